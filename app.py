@@ -1,0 +1,42 @@
+"""The Lambda entry point: builds the Chalice app and nothing else.
+
+API Gateway sends every request through one catch-all route; the in-app route table
+(chalicelib/api/router.py) picks the handler.  Scheduled and queue functions are
+registered here as they land, each a thin wrapper around a job in chalicelib/jobs.
+"""
+from chalice import Chalice
+
+from chalicelib.api.gateway import handle_event
+
+ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class NimbusApp(Chalice):
+    """Chalice for packaging, schedules and queues; HTTP goes to our own gateway.
+
+    Chalice's REST dispatcher would refuse content types the catch-all route does not
+    list (415) and binary responses without a matching Accept header (400), and cannot
+    bind greedy paths; our gateway handles the proxy event itself, the same way in
+    AWS, under the local server and in tests.
+    """
+
+    def __call__(self, event, context):
+        request_context = event.get("requestContext") or {}
+        if "resourcePath" in request_context and "httpMethod" in request_context:
+            return handle_event(event, context)
+        return super().__call__(event, context)
+
+
+app = NimbusApp(app_name="nimbus")
+# Every body travels base64-encoded, so git packs and archives pass API Gateway intact.
+app.api.binary_types = ["*/*"]
+
+
+@app.route("/", methods=ALL_METHODS, content_types=["*/*"])
+def root():  # pragma: no cover - NimbusApp.__call__ answers before Chalice routes
+    raise AssertionError("handled by the gateway")
+
+
+@app.route("/{proxy+}", methods=ALL_METHODS, content_types=["*/*"])
+def proxy():  # pragma: no cover - see root()
+    raise AssertionError("handled by the gateway")

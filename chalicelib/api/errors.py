@@ -1,0 +1,91 @@
+"""Typed API errors, rendered once (in gateway.py) in Forgejo's shapes.
+
+Services raise the domain errors from ``chalicelib.services.errors``; the gateway maps
+them to these.  Handlers may raise these directly for HTTP-only concerns.
+"""
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    status = 500
+    default_message = ""
+
+    def __init__(self, message: str | None = None, *, headers: dict | None = None,
+                 plain: bool = False):
+        super().__init__(message or self.default_message)
+        self.message = message if message is not None else self.default_message
+        self.headers = headers or {}
+        # Forgejo's auth/sudo 403s are plain maps: {"message"} without "url".
+        self.plain = plain
+
+    def body(self, swagger_url: str) -> dict:
+        if self.plain:
+            return {"message": self.message}
+        return {"message": self.message, "url": swagger_url}
+
+
+class BadRequest(ApiError):
+    status = 400
+
+
+class Unauthorized(ApiError):
+    status = 401
+    default_message = "token is required"
+
+
+class Forbidden(ApiError):
+    status = 403
+    default_message = "forbidden"
+
+
+class NotFound(ApiError):
+    status = 404
+    default_message = "The target couldn't be found."
+
+    def __init__(self, message: str | None = None, *, errors: list[str] | None = None, **kw):
+        super().__init__(message, **kw)
+        self.errors = errors or []
+
+    def body(self, swagger_url: str) -> dict:
+        return {"message": self.message, "url": swagger_url, "errors": self.errors}
+
+
+class MethodNotAllowed(ApiError):
+    status = 405
+    default_message = "method not allowed"
+
+
+class Conflict(ApiError):
+    status = 409
+    default_message = "conflict"
+
+
+class PreconditionFailed(ApiError):
+    status = 412
+
+
+class PayloadTooLarge(ApiError):
+    status = 413
+    default_message = "request body too large"
+
+
+class UnsupportedMediaType(ApiError):
+    status = 415
+    default_message = "unsupported content type"
+
+
+class ValidationFailed(ApiError):
+    """422: Forgejo phrases binding failures as ``[FieldName]: Rule``."""
+    status = 422
+
+    @classmethod
+    def field(cls, field: str, rule: str) -> "ValidationFailed":
+        return cls(f"[{field}]: {rule}")
+
+
+class Locked(ApiError):
+    status = 423
+
+
+class InternalError(ApiError):
+    status = 500

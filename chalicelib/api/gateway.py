@@ -1,0 +1,172 @@
+"""API Gateway proxy event -> route -> handler -> proxy result.
+
+The one entry point for every HTTP request, in AWS and locally (the local server
+builds the same events), so both take exactly the same code path.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import logging
+import zlib
+from typing import Any
+
+from chalicelib.api import auth, errors as api_errors
+from chalicelib.api.http import ApiRequest, ApiResponse, Headers
+from chalicelib.api.router import TABLE, normalize_path
+from chalicelib.services import errors as service_errors
+from chalicelib.settings import get_settings
+
+log = logging.getLogger("nimbus.gateway")
+
+API_PREFIX = "/api/v1"
+# Lambda takes at most 6 MB per request; locally there is no such limit, but an
+# inflated gzip body is capped so a small bomb cannot exhaust memory.
+MAX_INFLATED_BODY = 1 << 30
+
+_SERVICE_ERRORS = (
+    (service_errors.NotFoundError, lambda e: api_errors.NotFound(errors=[e.message])),
+    (service_errors.PermissionDenied, lambda e: api_errors.Forbidden(e.message)),
+    (service_errors.InvalidInput, lambda e: api_errors.ValidationFailed(e.message)),
+    (service_errors.AlreadyExists, lambda e: api_errors.ValidationFailed(e.message)),
+    (service_errors.BadInput, lambda e: api_errors.BadRequest(e.message)),
+    (service_errors.ConflictError, lambda e: api_errors.Conflict(e.message)),
+)
+
+
+def _load_routes() -> None:
+    # Importing the area modules registers their routes in TABLE.
+    import chalicelib.api.areas  # noqa: F401
+
+
+def _header_items(event: dict) -> list[tuple[str, str]]:
+    multi = event.get("multiValueHeaders") or {}
+    if multi:
+        return [(k, ", ".join(v)) for k, v in multi.items() if v is not None]
+    return list((event.get("headers") or {}).items())
+
+
+def _query(event: dict) -> dict[str, list[str]]:
+    multi = event.get("multiValueQueryStringParameters")
+    if multi:
+        return {k: list(v) for k, v in multi.items()}
+    single = event.get("queryStringParameters") or {}
+    return {k: [v] for k, v in single.items()}
+
+
+def _body(event: dict, headers: Headers) -> bytes:
+    raw = event.get("body") or b""
+    if event.get("isBase64Encoded"):
+        raw = base64.b64decode(raw)
+    elif isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    encoding = (headers.get("content-encoding") or "").lower()
+    if encoding in ("gzip", "x-gzip") and raw:
+        try:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            raw = inflater.decompress(raw, MAX_INFLATED_BODY)
+            if inflater.unconsumed_tail:
+                raise api_errors.PayloadTooLarge()
+        except (zlib.error, gzip.BadGzipFile):
+            raise api_errors.BadRequest("request body is not valid gzip") from None
+    return raw
+
+
+def request_from_event(event: dict) -> ApiRequest:
+    """The request line and headers; the body is decoded only once a route matched."""
+    context = event.get("requestContext") or {}
+    method = (event.get("httpMethod") or context.get("httpMethod") or "GET").upper()
+    # AWS puts the stage-less path at top level; chalice's local converter only in requestContext.
+    path = event.get("path") or context.get("path") or "/"
+    headers = Headers(_header_items(event))
+    return ApiRequest(
+        method=method, path=path, raw_path=path, query=_query(event), headers=headers,
+        body=b"", source_ip=(context.get("identity") or {}).get("sourceIp", ""),
+    )
+
+
+def _security_headers(response: ApiResponse, settings) -> None:
+    h = response.headers
+    h.setdefault("Cache-Control", "max-age=0, private, must-revalidate")
+    h.setdefault("X-Content-Type-Options", "nosniff")
+    if settings.cors.X_FRAME_OPTIONS:
+        h.setdefault("X-Frame-Options", settings.cors.X_FRAME_OPTIONS)
+    if settings.cors.ENABLED:
+        h.setdefault("Access-Control-Allow-Origin", settings.cors.ALLOW_DOMAIN)
+
+
+def _error_response(err: api_errors.ApiError, settings) -> ApiResponse:
+    resp = ApiResponse.json(err.body(settings.swagger_url), status=err.status)
+    resp.headers.update(err.headers)
+    return resp
+
+
+def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
+    path = normalize_path(req.raw_path)
+    is_api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
+    req.path = (path[len(API_PREFIX):] or "/") if is_api else path
+    route, found = TABLE.match(req.method, req.path, raw=not is_api)
+    if route is None:
+        if req.method == "OPTIONS" and settings.cors.ENABLED and found:
+            return _preflight(found, settings)
+        if found:
+            raise api_errors.MethodNotAllowed(headers={"Allow": ", ".join(found)})
+        raise api_errors.NotFound()
+    req.route, req.params = route, found
+    req.body = _body(event, req.headers)
+    auth.authorize(req, route, settings)
+    return route.handler(req)
+
+
+def _preflight(methods: list[str], settings) -> ApiResponse:
+    return ApiResponse(status=200, headers={
+        "Access-Control-Allow-Origin": settings.cors.ALLOW_DOMAIN,
+        "Access-Control-Allow-Methods": ", ".join(methods),
+        "Access-Control-Allow-Headers": "Authorization, Content-Type, X-Gitea-OTP, X-Forgejo-OTP, Sudo",
+        "Access-Control-Max-Age": "600",
+    })
+
+
+def handle(req: ApiRequest, event: dict) -> ApiResponse:
+    settings = get_settings()
+    try:
+        response = _dispatch(req, event, settings)
+    except api_errors.ApiError as err:
+        response = _error_response(err, settings)
+    except service_errors.ServiceError as err:
+        for kind, make in _SERVICE_ERRORS:
+            if isinstance(err, kind):
+                response = _error_response(make(err), settings)
+                break
+        else:  # pragma: no cover - every ServiceError subclass is mapped above
+            raise
+    except Exception:  # noqa: BLE001 - the one place unexpected errors become a 500
+        log.exception("unhandled error on %s %s", req.method, req.raw_path)
+        response = _error_response(api_errors.InternalError(""), settings)
+    _security_headers(response, settings)
+    if req.method == "HEAD":
+        response.body = b""
+    return response
+
+
+def to_proxy_result(response: ApiResponse) -> dict[str, Any]:
+    """API Gateway proxy result; binary bodies go base64 (binary media type */*)."""
+    body = response.body
+    result: dict[str, Any] = {
+        "statusCode": response.status,
+        "headers": dict(response.headers),
+        "multiValueHeaders": {k: list(v) for k, v in response.multi_headers.items()},
+    }
+    try:
+        result["body"] = body.decode("utf-8")
+        result["isBase64Encoded"] = False
+    except UnicodeDecodeError:
+        result["body"] = base64.b64encode(body).decode("ascii")
+        result["isBase64Encoded"] = True
+    return result
+
+
+def handle_event(event: dict, context: Any = None) -> dict[str, Any]:
+    _load_routes()
+    req = request_from_event(event)
+    return to_proxy_result(handle(req, event))

@@ -1,0 +1,100 @@
+"""Domain objects -> Forgejo JSON records, field for field.
+
+Each builder's fields are declared in ``schemas.RECORDS``; a test holds the two to
+each other and to Forgejo's own API description.
+"""
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from urllib.parse import quote
+
+from chalicelib.settings import get_settings
+from chalicelib.store.table import Account, PublicKey, TokenRef
+
+GO_ZERO_TIME = "0001-01-01T00:00:00Z"
+
+
+def rfc3339(unix: int | float | None) -> str:
+    """Second precision, UTC; a stored 0 prints as the epoch, as Forgejo's does."""
+    return datetime.fromtimestamp(int(unix or 0), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _app_url() -> str:
+    return get_settings().app_url
+
+
+def avatar_url(account: Account) -> str:
+    digest = hashlib.md5(account.email.strip().lower().encode(), usedforsecurity=False).hexdigest()
+    return f"https://secure.gravatar.com/avatar/{digest}?d=identicon"
+
+
+def visible_email(account: Account, viewer: Account | None) -> str:
+    """Anonymous callers, and others when the user hides it, see the no-reply address."""
+    settings = get_settings()
+    placeholder = f"{account.lower_name}@{settings.no_reply_address}"
+    if viewer is None:
+        return placeholder
+    if account.keep_email_private and viewer.id != account.id and not viewer.is_admin:
+        return placeholder
+    return account.email
+
+
+def user(account: Account, viewer: Account | None) -> dict:
+    """A User record as ``viewer`` may see it: private fields only for self and admins."""
+    privileged = viewer is not None and (viewer.id == account.id or viewer.is_admin)
+    return {
+        "id": int(account.id),
+        "login": account.login,
+        "login_name": account.login_name if privileged else "",
+        "source_id": int(account.source_id) if privileged else 0,
+        "full_name": account.full_name,
+        "email": visible_email(account, viewer),
+        "avatar_url": avatar_url(account),
+        "html_url": _app_url() + quote(account.login),
+        "language": account.language if privileged else "",
+        "is_admin": bool(account.is_admin) if privileged else False,
+        "last_login": rfc3339(account.last_login) if privileged else GO_ZERO_TIME,
+        "created": rfc3339(account.created),
+        "restricted": bool(account.restricted),
+        "active": bool(account.active) if privileged else False,
+        "prohibit_login": bool(account.prohibit_login) if privileged else False,
+        "location": account.location,
+        "pronouns": account.pronouns,
+        "website": account.website,
+        "description": account.description,
+        "visibility": account.visibility,
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": 0,
+        "username": account.login,
+    }
+
+
+def public_key(key: PublicKey, owner: Account, viewer: Account | None) -> dict:
+    return {
+        "id": int(key.id),
+        "key": key.content,
+        "url": f"{_app_url()}api/v1/user/keys/{int(key.id)}",
+        "title": key.title,
+        "fingerprint": key.fingerprint,
+        "created_at": rfc3339(key.created),
+        "updated_at": rfc3339(key.updated),
+        "user": user(owner, viewer),
+        "read_only": bool(key.read_only),
+        "key_type": key.key_type,
+        "verified": False,
+    }
+
+
+def access_token(token: TokenRef, secret: str = "") -> dict:
+    """``sha1`` holds the secret only in the creation response."""
+    return {
+        "id": int(token.id),
+        "name": token.name,
+        "sha1": secret,
+        "token_last_eight": token.last_eight,
+        "scopes": list(token.scopes),
+        "created_at": rfc3339(token.created),
+        "repositories": None,
+    }

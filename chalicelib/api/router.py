@@ -1,0 +1,131 @@
+"""The in-app route table: method + path pattern -> one handler per Forgejo operationId.
+
+API Gateway sees a single catch-all route; everything below is ours (why:
+``shared/spec/serverless-stack.md`` §1).  Patterns use ``{name}`` for one path segment
+and ``{name:path}`` for a greedy parameter that may hold slashes (raw file paths,
+branch names).  The same table drives the service's own ``/swagger.v1.json``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+_PARAM = re.compile(r"\{(\w+)(?::(path))?\}")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@dataclass
+class Param:
+    """A declared query parameter (for validation docs and swagger)."""
+    name: str
+    type: str = "string"
+    description: str = ""
+    required: bool = False
+
+
+@dataclass
+class Route:
+    method: str
+    pattern: str
+    operation_id: str
+    handler: Callable
+    tag: str
+    summary: str = ""
+    # Token scope category (read:/write: chosen by method); None = no scope needed.
+    scope: str | None = None
+    # Extra categories that are all required as well (e.g. user + organization).
+    extra_scopes: tuple[str, ...] = ()
+    signed_in: bool = False      # reqToken: anonymous callers get 401
+    site_admin: bool = False     # reqSiteAdmin: others get 403
+    basic_auth_only: bool = False  # token creation: a password login is required
+    query: tuple[Param, ...] = ()
+    body: str | None = None      # swagger definition name of the JSON body
+    consumes: tuple[str, ...] = ("application/json",)
+    produces: tuple[str, ...] = ("application/json",)
+    responses: dict[int, str] = field(default_factory=dict)
+    deprecated: bool = False
+    in_swagger: bool = True
+    # Path prefix outside /api/v1 (git smart HTTP, swagger page); None = API route.
+    raw: bool = False
+    regex: re.Pattern = field(init=False, repr=False)
+    param_names: tuple[str, ...] = field(init=False, repr=False)
+
+    def __post_init__(self):
+        parts, names, pos = [], [], 0
+        for m in _PARAM.finditer(self.pattern):
+            parts.append(re.escape(self.pattern[pos:m.start()]))
+            parts.append(f"(?P<{m.group(1)}>.+)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)")
+            names.append(m.group(1))
+            pos = m.end()
+        parts.append(re.escape(self.pattern[pos:]))
+        self.regex = re.compile("^" + "".join(parts) + "$")
+        self.param_names = tuple(names)
+
+    @property
+    def swagger_path(self) -> str:
+        return _PARAM.sub(lambda m: "{" + m.group(1) + "}", self.pattern)
+
+
+class RouteTable:
+    def __init__(self):
+        self.routes: list[Route] = []
+        self._by_op: dict[str, Route] = {}
+
+    def add(self, route: Route) -> Route:
+        self.routes.append(route)
+        self._by_op.setdefault(route.operation_id, route)
+        return route
+
+    def by_operation(self, operation_id: str) -> Route:
+        return self._by_op[operation_id]
+
+    def match(self, method: str, path: str, *, raw: bool = False):
+        """Return (route, params), or (None, allowed_methods) when nothing matches.
+
+        ``allowed_methods`` is non-empty when the path exists under another method
+        (the caller answers 405), empty when the path is unknown (404).
+        """
+        allowed: list[str] = []
+        for route in self.routes:
+            if route.raw != raw:
+                continue
+            m = route.regex.match(path)
+            if not m:
+                continue
+            if route.method == method or (method == "HEAD" and route.method == "GET"):
+                return route, m.groupdict()
+            if route.method not in allowed:
+                allowed.append(route.method)
+        return None, allowed
+
+
+TABLE = RouteTable()
+
+
+def route(method: str, pattern: str, operation_id: str, *, tag: str, **options):
+    """Register the decorated function as the handler of ``operation_id``."""
+    def register(func: Callable) -> Callable:
+        TABLE.add(Route(method=method, pattern=pattern, operation_id=operation_id,
+                        handler=func, tag=tag, **options))
+        return func
+    return register
+
+
+def alias(method: str, pattern: str, operation_id: str, *, same_as: str, **options) -> None:
+    """Serve another path (the seed's older one, or Forgejo's modern one) with an existing handler."""
+    original = TABLE.by_operation(same_as)
+    fields = {k: getattr(original, k) for k in (
+        "tag", "summary", "scope", "extra_scopes", "signed_in", "site_admin", "basic_auth_only",
+        "query", "body", "consumes", "produces", "responses", "raw")}
+    fields.update(options)
+    TABLE.add(Route(method=method, pattern=pattern, operation_id=operation_id,
+                    handler=original.handler, **fields))
+
+
+def normalize_path(path: str) -> str:
+    """Collapse '//' and drop a trailing slash, as Forgejo does before routing."""
+    path = re.sub(r"/{2,}", "/", path)
+    if len(path) > 1 and path.endswith("/"):
+        path = path.rstrip("/") or "/"
+    return path

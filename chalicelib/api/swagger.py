@@ -1,0 +1,184 @@
+"""The service's own Swagger 2.0 description, generated from the route table and the
+record definitions (only what is implemented), and a page that shows it."""
+from __future__ import annotations
+
+import functools
+import json
+from urllib.parse import urlsplit
+
+from chalicelib import API_COMPAT_VERSION, __version__
+from chalicelib.api import schemas
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.router import TABLE, Route, route
+from chalicelib.settings import get_settings
+
+INTEGER_PARAMS = {"id", "index", "attachment_id"}
+_STANDARD_RESPONSES = {
+    "empty": "APIEmpty is an empty response",
+    "error": "APIError is error format response",
+    "forbidden": "APIForbiddenError is a forbidden error response",
+    "notFound": "APINotFound is a not found empty response",
+    "unauthorized": "APIUnauthorizedError is a unauthorized error response",
+    "validationError": "APIValidationError is error format response related to input validation",
+    "conflict": "APIConflict is a conflict empty response",
+    "redirect": "APIRedirect is a redirect response",
+}
+
+
+def _parameters(r: Route) -> list[dict]:
+    params = []
+    for name in r.param_names:
+        kind = "integer" if name in INTEGER_PARAMS else "string"
+        entry = {"type": kind, "name": name, "in": "path", "required": True}
+        if kind == "integer":
+            entry["format"] = "int64"
+        params.append(entry)
+    for q in r.query:
+        params.append({"type": q.type, "name": q.name, "in": "query",
+                       "description": q.description, "required": q.required})
+    if r.body:
+        params.append({"name": "body", "in": "body", "schema": schemas.ref(r.body)})
+    return params
+
+
+def _responses(r: Route) -> dict:
+    out = {}
+    for code, name in sorted(r.responses.items()):
+        out[str(code)] = {"$ref": f"#/responses/{name}"}
+    return out or {"200": {"description": "OK"}}
+
+
+def _definitions() -> dict:
+    defs = {}
+    for name, props in schemas.RECORDS.items():
+        defs[name] = {"type": "object", "properties": props}
+    for name, (required, props) in schemas.OPTIONS.items():
+        defs[name] = {"type": "object", "properties": props}
+        if required:
+            defs[name]["required"] = required
+    return defs
+
+
+def _response_objects() -> dict:
+    out = {name: {"description": text} for name, text in _STANDARD_RESPONSES.items()}
+    for name in ("error", "forbidden", "unauthorized", "validationError"):
+        out[name]["schema"] = schemas.ref("APIError")
+    for name in schemas.RECORDS:
+        out[name] = {"description": name, "schema": schemas.ref(name)}
+    for name in schemas.LISTS:
+        out[f"{name}List"] = {"description": f"{name}List",
+                              "schema": {"type": "array", "items": schemas.ref(name)}}
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def document() -> dict:
+    from chalicelib.api import gateway
+
+    gateway._load_routes()
+    paths: dict[str, dict] = {}
+    for r in TABLE.routes:
+        if r.raw or not r.in_swagger:
+            continue
+        op = {"tags": [r.tag], "summary": r.summary, "operationId": r.operation_id,
+              "produces": list(r.produces), "parameters": _parameters(r),
+              "responses": _responses(r)}
+        if r.method in ("POST", "PUT", "PATCH"):
+            op["consumes"] = list(r.consumes)
+        if r.deprecated:
+            op["deprecated"] = True
+        paths.setdefault(r.swagger_path, {})[r.method.lower()] = op
+    root = urlsplit(get_settings().app_url)
+    return {
+        "swagger": "2.0",
+        "info": {"title": "Nimbus API", "description": "Forgejo/Gitea-compatible API of Nimbus.",
+                 "version": "1.1.1",
+                 "x-server-version": f"{API_COMPAT_VERSION}+nimbus-{__version__}",
+                 "license": {"name": "MIT", "url": "http://opensource.org/licenses/MIT"}},
+        "schemes": ["https", "http"],
+        "host": root.netloc,
+        "basePath": (root.path.rstrip("/") + "/api/v1"),
+        "consumes": ["application/json", "text/plain"],
+        "produces": ["application/json", "text/html"],
+        "paths": paths,
+        "definitions": _definitions(),
+        "responses": _response_objects(),
+        "securityDefinitions": {
+            "BasicAuth": {"type": "basic"},
+            "Token": {"type": "apiKey", "name": "token", "in": "query"},
+            "AccessToken": {"type": "apiKey", "name": "access_token", "in": "query"},
+            "AuthorizationHeaderToken": {"type": "apiKey", "name": "Authorization", "in": "header",
+                                         "description": "API tokens must be prepended with "
+                                                        "\"token\" followed by a space."},
+            "SudoParam": {"type": "apiKey", "name": "sudo", "in": "query"},
+            "SudoHeader": {"type": "apiKey", "name": "Sudo", "in": "header"},
+        },
+        "security": [{"BasicAuth": []}, {"Token": []}, {"AccessToken": []},
+                     {"AuthorizationHeaderToken": []}, {"SudoParam": []}, {"SudoHeader": []}],
+    }
+
+
+@route("GET", "/swagger.v1.json", "getSwaggerDocument", tag="miscellaneous", raw=True,
+       in_swagger=False)
+def swagger_json(req: ApiRequest) -> ApiResponse:
+    if not get_settings().api.ENABLE_SWAGGER:
+        from chalicelib.api.errors import NotFound
+        raise NotFound()
+    return ApiResponse(status=200, body=json.dumps(document(), indent=2).encode(),
+                       headers={"Content-Type": "application/json;charset=utf-8"})
+
+
+@route("GET", "/swagger", "redirectToSwaggerPage", tag="miscellaneous", in_swagger=False)
+def swagger_redirect(req: ApiRequest) -> ApiResponse:
+    return ApiResponse(status=301, headers={"Location": get_settings().app_url + "api/swagger"})
+
+
+@route("GET", "/api/swagger", "getSwaggerPage", tag="miscellaneous", raw=True, in_swagger=False,
+       produces=("text/html",))
+def swagger_page(req: ApiRequest) -> ApiResponse:
+    if not get_settings().api.ENABLE_SWAGGER:
+        from chalicelib.api.errors import NotFound
+        raise NotFound()
+    spec_url = get_settings().app_url + "swagger.v1.json"
+    return ApiResponse.text(_PAGE.replace("__SPEC_URL__", json.dumps(spec_url)),
+                            content_type="text/html; charset=utf-8")
+
+
+# A self-contained viewer: no third-party scripts, so it works offline and under a strict CSP.
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Nimbus API</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:70em;padding:1em 2em;color:#222}
+h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;margin-top:1.6em}
+.op{margin:.3em 0;padding:.35em .6em;border-radius:4px;background:#f6f8fa}
+.m{display:inline-block;min-width:4.5em;font-weight:600} .GET{color:#1a7f37}.POST{color:#0969da}
+.PUT{color:#9a6700}.PATCH{color:#8250df}.DELETE{color:#cf222e}
+code{font-size:13px} small{color:#666} details{margin:.2em 0 .2em 5em}
+</style></head><body>
+<h1>Nimbus API</h1><p id="meta">Loading the description&hellip;</p><div id="ops"></div>
+<script>
+fetch(__SPEC_URL__).then(r => r.json()).then(spec => {
+  const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+  document.getElementById('meta').innerHTML = 'Base path <code>' + esc(spec.basePath) +
+    '</code> &middot; server ' + esc(spec.info['x-server-version']) +
+    ' &middot; <a href="' + esc(__SPEC_URL__) + '">swagger.v1.json</a>';
+  const byTag = {};
+  for (const [path, ops] of Object.entries(spec.paths))
+    for (const [method, op] of Object.entries(ops))
+      (byTag[op.tags[0]] = byTag[op.tags[0]] || []).push([method.toUpperCase(), path, op]);
+  let html = '';
+  for (const tag of Object.keys(byTag).sort()) {
+    html += '<h2>' + esc(tag) + '</h2>';
+    for (const [method, path, op] of byTag[tag]) {
+      const params = (op.parameters || []).map(p => esc(p.name) + ' <small>(' + esc(p.in) +
+        (p.schema ? ', ' + esc(p.schema.$ref.split('/').pop()) : ', ' + esc(p.type)) + ')</small>').join(', ');
+      html += '<div class="op"><span class="m ' + method + '">' + method + '</span><code>' +
+        esc(path) + '</code> &mdash; ' + esc(op.summary) + ' <small>' + esc(op.operationId) +
+        '</small><details><summary>details</summary>parameters: ' + (params || 'none') +
+        '<br>responses: ' + Object.keys(op.responses).join(', ') + '</details></div>';
+    }
+  }
+  document.getElementById('ops').innerHTML = html;
+});
+</script></body></html>
+"""

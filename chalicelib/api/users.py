@@ -1,0 +1,108 @@
+"""Users as seen by users: the current user, profiles, tokens and public keys."""
+from __future__ import annotations
+
+from chalicelib.api import paging, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.router import Param, route
+from chalicelib.services import accounts, public_keys, tokens
+from chalicelib.services.errors import NotFoundError
+
+PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
+        Param("limit", "integer", "page size of results"))
+KEY_QUERY = (Param("fingerprint", "string", "fingerprint of the key"), *PAGE)
+USER = dict(tag="user", scope="user")
+
+
+@route("GET", "/user", "userGetCurrent", summary="Get the authenticated user",
+       signed_in=True, responses={200: "User", 401: "unauthorized", 403: "forbidden"}, **USER)
+def get_current(req: ApiRequest) -> ApiResponse:
+    return ApiResponse.json(records.user(req.actor, req.actor))
+
+
+@route("GET", "/users/{username}", "userGet", summary="Get a user",
+       responses={200: "User", 404: "notFound"}, **USER)
+def get_user(req: ApiRequest) -> ApiResponse:
+    account = accounts.get_visible_user(req.actor, req.params["username"])
+    return ApiResponse.json(records.user(account, req.actor))
+
+
+@route("GET", "/users/{username}/tokens", "userGetTokens",
+       summary="List the specified user's access tokens", signed_in=True, query=PAGE,
+       responses={200: "AccessTokenList", 403: "forbidden", 404: "notFound"}, **USER)
+def list_tokens(req: ApiRequest) -> ApiResponse:
+    found = tokens.list_tokens(req.actor, req.params["username"])
+    return paging.paged_json(req, found, records.access_token)
+
+
+@route("POST", "/users/{username}/tokens", "userCreateToken",
+       summary="Generate an access token for the specified user", basic_auth_only=True,
+       body="CreateAccessTokenOption",
+       responses={201: "AccessToken", 400: "error", 403: "forbidden", 404: "notFound"}, **USER)
+def create_token(req: ApiRequest) -> ApiResponse:
+    token, secret = tokens.create_token(req.actor, req.params["username"], req.json())
+    return ApiResponse.json(records.access_token(token, secret), status=201)
+
+
+@route("DELETE", "/users/{username}/tokens/{token}", "userDeleteAccessToken",
+       summary="Delete an access token from the specified user's account",
+       basic_auth_only=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "error"}, **USER)
+def delete_token(req: ApiRequest) -> ApiResponse:
+    tokens.delete_token(req.actor, req.params["username"], req.params["token"])
+    return ApiResponse.empty()
+
+
+def _keys_response(req: ApiRequest, owner) -> ApiResponse:
+    found = public_keys.list_keys(owner)
+    fingerprint = req.arg("fingerprint")
+    if fingerprint:
+        found = [k for k in found if k.fingerprint == fingerprint]
+    return paging.paged_json(req, found, lambda k: records.public_key(k, owner, req.actor))
+
+
+@route("GET", "/user/keys", "userCurrentListKeys",
+       summary="List the authenticated user's public keys", signed_in=True, query=KEY_QUERY,
+       responses={200: "PublicKeyList", 401: "unauthorized", 403: "forbidden"}, **USER)
+def list_own_keys(req: ApiRequest) -> ApiResponse:
+    return _keys_response(req, req.actor)
+
+
+@route("GET", "/users/{username}/keys", "userListKeys",
+       summary="List the given user's public keys", query=KEY_QUERY,
+       responses={200: "PublicKeyList", 404: "notFound"}, **USER)
+def list_user_keys(req: ApiRequest) -> ApiResponse:
+    return _keys_response(req, accounts.get_visible_user(req.actor, req.params["username"]))
+
+
+@route("POST", "/user/keys", "userCurrentPostKey", summary="Create a public key",
+       signed_in=True, body="CreateKeyOption",
+       responses={201: "PublicKey", 401: "unauthorized", 403: "forbidden",
+                  422: "validationError"}, **USER)
+def add_own_key(req: ApiRequest) -> ApiResponse:
+    key, owner = public_keys.add_key(req.actor, req.actor.login, req.json())
+    return ApiResponse.json(records.public_key(key, owner, req.actor), status=201)
+
+
+def _own_key(req: ApiRequest):
+    key_id = req.int_param("id")
+    for key in public_keys.list_keys(req.actor):
+        if key.id == key_id:
+            return key
+    raise NotFoundError(f"public key does not exist [id: {key_id}]")
+
+
+@route("GET", "/user/keys/{id}", "userCurrentGetKey", summary="Get a public key",
+       signed_in=True,
+       responses={200: "PublicKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
+       **USER)
+def get_own_key(req: ApiRequest) -> ApiResponse:
+    return ApiResponse.json(records.public_key(_own_key(req), req.actor, req.actor))
+
+
+@route("DELETE", "/user/keys/{id}", "userCurrentDeleteKey", summary="Delete a public key",
+       signed_in=True,
+       responses={204: "empty", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
+       **USER)
+def delete_own_key(req: ApiRequest) -> ApiResponse:
+    public_keys.delete_key(req.actor, req.actor.login, req.int_param("id"))
+    return ApiResponse.empty()

@@ -1,0 +1,261 @@
+"""Users: creation, editing, deletion and visibility rules.
+
+Every function takes the acting user (``actor``, ``None`` for anonymous) and enforces
+the rules itself, so the CLI and the API share them.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from chalicelib.services import events
+from chalicelib.services.errors import (AlreadyExists, InvalidInput, NotFoundError,
+                                        PermissionDenied)
+from chalicelib.services.passwords import hash_password, verify_password
+from chalicelib.settings import get_settings
+from chalicelib.store import accounts as store
+from chalicelib.store import ids
+from chalicelib.store.table import Account, keys
+
+VISIBILITIES = ("public", "limited", "private")
+MAX_NAME_LENGTH = 40
+# Names that collide with routes of the web and API surface (Forgejo reserves these too).
+RESERVED_NAMES = frozenset({
+    ".", "..", ".well-known", "admin", "api", "assets", "attachments", "avatar", "avatars",
+    "captcha", "commits", "debug", "devtest", "error", "explore", "favicon.ico", "ghost",
+    "issues", "login", "manifest.json", "metrics", "milestones", "new", "notifications",
+    "org", "pulls", "raw", "repo", "repo-avatars", "robots.txt", "search", "serviceworker.js",
+    "ssh_info", "swagger.v1.json", "user", "v2", "gitea-actions", "forgejo-actions",
+})
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|[-_.](?=[A-Za-z0-9]))*$")
+_EMAIL = re.compile(r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$")
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def validate_name(name: str, field: str = "Username") -> str:
+    if not name:
+        raise InvalidInput(f"[{field}]: Required")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidInput(f"[{field}]: MaxSize")
+    if not _NAME.match(name):
+        raise InvalidInput(f"[{field}]: invalid name: only letters, digits, '-', '_' and '.' "
+                           "are allowed, not at the start or end and not twice in a row")
+    if name.lower() in RESERVED_NAMES:
+        raise InvalidInput(f"name is reserved [name: {name}]")
+    return name
+
+
+def validate_email(email: str) -> str:
+    email = (email or "").strip()
+    if not email:
+        raise InvalidInput("[Email]: Required")
+    if len(email) > 254 or not _EMAIL.match(email):
+        raise InvalidInput(f"[Email]: Email: e-mail invalid [email: {email}]")
+    return email
+
+
+def validate_visibility(value: str) -> str:
+    if value not in VISIBILITIES:
+        raise InvalidInput(f"[Visibility]: must be one of {', '.join(VISIBILITIES)}")
+    return value
+
+
+def _check_password(password: str) -> str:
+    minimum = get_settings().security.MIN_PASSWORD_LENGTH
+    if len(password) < minimum:
+        raise InvalidInput(f"[Password]: password is too short: at least {minimum} characters")
+    return password
+
+
+def _require_site_admin(actor: Account | None) -> None:
+    if actor is None or not actor.is_admin:
+        raise PermissionDenied("user should be the site admin")
+
+
+def go_field(name: str) -> str:
+    """Forgejo names fields in 422 messages by their Go name: full_name -> FullName."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def optional(data: dict, name: str, kind: type):
+    """A typed optional field of a JSON option record; a wrong type is a 422."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        raise InvalidInput(f"[{go_field(name)}]: expected {_TYPE_NAMES[kind]}")
+    return value
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list"}
+
+
+def create_user(actor: Account | None, data: dict, *, is_admin: bool = False) -> Account:
+    """adminCreateUser: ``data`` is a CreateUserOption."""
+    _require_site_admin(actor)
+    return create_account(data, is_admin=is_admin, actor_id=actor.id)
+
+
+def create_account(data: dict, *, is_admin: bool, actor_id: int | None) -> Account:
+    """Create a user from a CreateUserOption without a permission check (operator use)."""
+    username = validate_name(optional(data, "username", str) or "")
+    email = validate_email(optional(data, "email", str) or "")
+    source_id = optional(data, "source_id", int) or 0
+    password = optional(data, "password", str) or ""
+    if source_id == 0:
+        _check_password(password)
+    visibility = validate_visibility(optional(data, "visibility", str) or "public")
+    created_at = optional(data, "created_at", str)
+    created = _parse_time(created_at) if created_at else now()
+    account = Account(
+        *keys.account(0),  # replaced below once the id is allocated
+        id=0, account_type="user", login=username, lower_name=username.lower(), email=email,
+        full_name=optional(data, "full_name", str) or "",
+        login_name=optional(data, "login_name", str) or username,
+        source_id=source_id,
+        password_hash=hash_password(password, get_settings().security.PASSWORD_HASH_COST)
+        if password else "",
+        is_admin=is_admin, restricted=bool(optional(data, "restricted", bool)),
+        must_change_password=bool(optional(data, "must_change_password", bool)),
+        keep_email_private=get_settings().service.DEFAULT_KEEP_EMAIL_PRIVATE,
+        visibility=visibility, created=created, updated=created,
+        gsi1pk=keys.login_gsi(username.lower())[0], gsi1sk=keys.login_gsi(username.lower())[1],
+    )
+    # Fail fast on a taken name before spending an id; the transaction still decides.
+    if store.get_by_name(username) is not None:
+        raise InvalidInput(f"user already exists [name: {username}]")
+    account.id = ids.next_id("account")
+    account.pk, account.sk = keys.account(account.id)
+    try:
+        store.create(account)
+    except AlreadyExists as exc:
+        if str(exc) == "email":
+            raise InvalidInput(f"e-mail already in use [email: {email}]") from None
+        raise InvalidInput(f"user already exists [name: {username}]") from None
+    events.publish(events.UserCreated(actor_id=actor_id, user_id=account.id, login=username))
+    return account
+
+
+def _parse_time(value: str) -> int:
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        raise InvalidInput("[CreatedAt]: invalid RFC 3339 time") from None
+
+
+def ensure_admin(username: str, password: str, email: str) -> bool:
+    """Create a site admin unless the name exists (operator bootstrap). True if created."""
+    if store.get_by_name(username) is not None:
+        return False
+    create_account({"username": username, "password": password, "email": email},
+            is_admin=True, actor_id=None)
+    return True
+
+
+def get_user(name: str) -> Account:
+    account = store.get_by_name(name)
+    if account is None or account.account_type != "user":
+        raise NotFoundError(f"user redirect does not exist [name: {name}]")
+    return account
+
+
+def can_see(viewer: Account | None, account: Account) -> bool:
+    """Visibility of a user or organization profile to ``viewer``."""
+    if account.visibility == "public":
+        return True
+    if viewer is None:
+        return False
+    if viewer.is_admin or viewer.id == account.id:
+        return True
+    if account.visibility == "limited":
+        return not viewer.restricted
+    return False  # private: members (organizations, a later issue) see it too
+
+
+def get_visible_user(viewer: Account | None, name: str) -> Account:
+    account = get_user(name)
+    if not can_see(viewer, account):
+        raise NotFoundError(f"user redirect does not exist [name: {name}]")
+    return account
+
+
+_BOOL_FIELDS = {
+    "active": "active", "admin": "is_admin", "allow_create_organization": "allow_create_organization",
+    "allow_git_hook": "allow_git_hook", "allow_import_local": "allow_import_local",
+    "hide_email": "keep_email_private", "must_change_password": "must_change_password",
+    "prohibit_login": "prohibit_login", "restricted": "restricted",
+}
+_TEXT_FIELDS = ("full_name", "location", "website", "description", "pronouns", "login_name")
+
+
+def edit_user(actor: Account | None, name: str, data: dict) -> Account:
+    """adminEditUser: ``data`` is an EditUserOption; absent fields stay as they are."""
+    _require_site_admin(actor)
+    account = get_user(name)
+    old_email = account.email
+    changed = []
+    for option, attr in _BOOL_FIELDS.items():
+        value = optional(data, option, bool)
+        if value is not None and getattr(account, attr) != value:
+            setattr(account, attr, value)
+            changed.append(option)
+    for option in _TEXT_FIELDS:
+        value = optional(data, option, str)
+        if value is not None and getattr(account, option) != value:
+            setattr(account, option, value)
+            changed.append(option)
+    for option in ("source_id", "max_repo_creation"):
+        value = optional(data, option, int)
+        if value is not None and getattr(account, option) != value:
+            setattr(account, option, value)
+            changed.append(option)
+    visibility = optional(data, "visibility", str)
+    if visibility is not None and visibility != account.visibility:
+        account.visibility = validate_visibility(visibility)
+        changed.append("visibility")
+    email = optional(data, "email", str)
+    if email is not None and email.lower() != account.email.lower():
+        account.email = validate_email(email)
+        changed.append("email")
+    password = optional(data, "password", str)
+    if password:
+        account.password_hash = hash_password(_check_password(password),
+                                              get_settings().security.PASSWORD_HASH_COST)
+        changed.append("password")
+    if not changed:
+        return account
+    account.updated = now()
+    try:
+        store.save_changes(account, old_email=old_email if "email" in changed else None)
+    except AlreadyExists:
+        raise InvalidInput(f"e-mail already in use [email: {account.email}]") from None
+    events.publish(events.UserEdited(actor_id=actor.id, user_id=account.id, changed=tuple(changed)))
+    return account
+
+
+def delete_user(actor: Account | None, name: str) -> None:
+    """adminDeleteUser: refused (422) while the user still owns repositories."""
+    _require_site_admin(actor)
+    account = get_user(name)
+    if account.num_repos:
+        raise InvalidInput(f"user still has ownership of repositories [uid: {account.id}]")
+    store.delete(account)
+    events.publish(events.UserDeleted(actor_id=actor.id, user_id=account.id, login=account.login))
+
+
+def check_password_login(name: str, password: str) -> Account | None:
+    """The account if ``password`` is right and password logins are allowed for it."""
+    account = store.get_by_name(name)
+    if account is None or account.account_type != "user" or not account.password_hash:
+        # Spend the same time as a real check, so timing does not reveal user names.
+        verify_password(password, _DUMMY_HASH)
+        return None
+    return account if verify_password(password, account.password_hash) else None
+
+
+_DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

@@ -1,0 +1,73 @@
+"""Domain events: services publish typed facts; subscribers (webhooks, later) react.
+
+One in-process publisher.  Subscribers run after the write has committed, and a
+failing subscriber is logged, never turned into a failed request.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+log = logging.getLogger("nimbus.events")
+
+
+@dataclass(frozen=True)
+class Event:
+    actor_id: int | None
+
+
+@dataclass(frozen=True)
+class UserCreated(Event):
+    user_id: int = 0
+    login: str = ""
+
+
+@dataclass(frozen=True)
+class UserDeleted(Event):
+    user_id: int = 0
+    login: str = ""
+
+
+@dataclass(frozen=True)
+class UserEdited(Event):
+    user_id: int = 0
+    changed: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class PublicKeyAdded(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class PublicKeyDeleted(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class TokenCreated(Event):
+    user_id: int = 0
+    token_id: int = 0
+
+
+_subscribers: list[tuple[type, Callable[[Any], None]]] = []
+
+
+def subscribe(kind: type, handler: Callable[[Any], None]) -> None:
+    _subscribers.append((kind, handler))
+
+
+def unsubscribe(handler: Callable[[Any], None]) -> None:
+    _subscribers[:] = [(k, h) for k, h in _subscribers if h is not handler]
+
+
+def publish(event: Event) -> None:
+    for kind, handler in list(_subscribers):
+        if isinstance(event, kind):
+            try:
+                handler(event)
+            except Exception:  # noqa: BLE001 - a subscriber must not fail the write
+                log.exception("subscriber %r failed on %r", handler, event)

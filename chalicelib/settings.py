@@ -1,0 +1,263 @@
+"""Gitea-style INI configuration with environment overrides, read into one typed object.
+
+Sources, later ones winning:
+1. defaults below;
+2. the INI file named by ``NIMBUS_CONFIG`` (optional);
+3. ``NIMBUS__<SECTION>__<KEY>`` environment variables.  Section names are
+   case-insensitive; characters that cannot appear in a variable name are written
+   ``_0X<hex>_`` (``NIMBUS__REPOSITORY_0X2E_SIGNING__FORMAT`` sets
+   ``[repository.signing] FORMAT``), as Gitea's environment-to-ini does.
+
+Bad values raise :class:`SettingsError` at start, naming the section and key.
+"""
+from __future__ import annotations
+
+import configparser
+import dataclasses
+import functools
+import os
+import re
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+ENV_PREFIX = "NIMBUS__"
+_ESCAPE = re.compile(r"_0X([0-9A-F]{2})_", re.IGNORECASE)
+
+
+class SettingsError(ValueError):
+    """A configuration value is missing or malformed."""
+
+
+def _section(name: str):
+    """Mark a dataclass as the typed form of INI section ``name``."""
+    def wrap(cls):
+        cls = dataclasses.dataclass(frozen=True)(cls)
+        cls.SECTION = name
+        return cls
+    return wrap
+
+
+@_section("server")
+class ServerSettings:
+    ROOT_URL: str = "http://127.0.0.1:8000/"
+    DOMAIN: str = ""
+    SSH_DOMAIN: str = ""
+    SSH_PORT: int = 22
+    SSH_USER: str = "git"
+    DISABLE_SSH: bool = False
+    APP_NAME: str = "Nimbus"
+
+
+@_section("aws")
+class AwsSettings:
+    REGION: str = "us-east-1"
+    TABLE: str = "nimbus"
+    BUCKET: str = "nimbus-data"
+    WEBHOOK_QUEUE: str = "nimbus-webhooks"
+    SIGNING_KEY_PARAMETER: str = "/nimbus/signing-key"
+    # Set locally to the embedded moto server; empty in AWS.
+    ENDPOINT_URL: str = ""
+
+
+@_section("security")
+class SecuritySettings:
+    DISABLE_QUERY_AUTH_TOKEN: bool = False
+    MIN_PASSWORD_LENGTH: int = 8
+    # scrypt cost parameter (a power of two); 2**14 with r=8 takes ~40 ms and 16 MiB.
+    PASSWORD_HASH_COST: int = 16384
+
+
+@_section("service")
+class ServiceSettings:
+    ENABLE_BASIC_AUTHENTICATION: bool = True
+    REQUIRE_SIGNIN_VIEW: bool = False
+    DEFAULT_KEEP_EMAIL_PRIVATE: bool = False
+    NO_REPLY_ADDRESS: str = ""
+
+
+@_section("api")
+class ApiSettings:
+    ENABLE_SWAGGER: bool = True
+    MAX_RESPONSE_ITEMS: int = 50
+    DEFAULT_PAGING_NUM: int = 30
+    DEFAULT_GIT_TREES_PER_PAGE: int = 1000
+    DEFAULT_MAX_BLOB_SIZE: int = 10485760
+
+
+@_section("cors")
+class CorsSettings:
+    ENABLED: bool = False
+    ALLOW_DOMAIN: str = "*"
+    X_FRAME_OPTIONS: str = "SAMEORIGIN"
+
+
+@_section("repository")
+class RepositorySettings:
+    DEFAULT_BRANCH: str = "main"
+    ENABLE_PUSH_CREATE_USER: bool = False
+    ENABLE_PUSH_CREATE_ORG: bool = False
+    DISABLE_HTTP_GIT: bool = False
+
+
+@_section("repository.signing")
+class SigningSettings:
+    FORMAT: str = "openpgp"
+    SIGNING_KEY: str = "default"
+    SIGNING_NAME: str = "Nimbus"
+    SIGNING_EMAIL: str = "noreply@nimbus.invalid"
+    INITIAL_COMMIT: str = "always"
+
+
+@_section("migrations")
+class MigrationSettings:
+    ALLOW_LOCALNETWORKS: bool = False
+    ALLOWED_DOMAINS: str = ""
+    BLOCKED_DOMAINS: str = ""
+    MAX_ATTEMPTS: int = 3
+
+
+@_section("webhook")
+class WebhookSettings:
+    ALLOWED_HOST_LIST: str = "external"
+    SKIP_TLS_VERIFY: bool = False
+    DELIVER_TIMEOUT: int = 5
+    MAX_ATTEMPTS: int = 5
+
+
+@_section("quota")
+class QuotaSettings:
+    ENABLED: bool = False
+    DEFAULT_TOTAL: int = -1
+
+
+_SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
+             CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
+             WebhookSettings, QuotaSettings)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    server: ServerSettings
+    aws: AwsSettings
+    security: SecuritySettings
+    service: ServiceSettings
+    api: ApiSettings
+    cors: CorsSettings
+    repository: RepositorySettings
+    signing: SigningSettings
+    migrations: MigrationSettings
+    webhook: WebhookSettings
+    quota: QuotaSettings
+
+    @property
+    def app_url(self) -> str:
+        """ROOT_URL, always ending in '/' (Gitea's AppURL)."""
+        return self.server.ROOT_URL
+
+    @property
+    def swagger_url(self) -> str:
+        return self.app_url + "api/swagger"
+
+    @property
+    def domain(self) -> str:
+        return self.server.DOMAIN or (urlsplit(self.app_url).hostname or "localhost")
+
+    @property
+    def no_reply_address(self) -> str:
+        return self.service.NO_REPLY_ADDRESS or "noreply." + self.domain
+
+
+def _convert(section: str, key: str, raw: str, kind: Any) -> Any:
+    raw = raw.strip()
+    if kind is bool or kind == "bool":
+        lowered = raw.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise SettingsError(f"[{section}] {key}: expected true or false, got {raw!r}")
+    if kind is int or kind == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise SettingsError(f"[{section}] {key}: expected an integer, got {raw!r}") from None
+    return raw
+
+
+def _decode_env_name(name: str) -> str:
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), name)
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for name, value in environ.items():
+        if not name.upper().startswith(ENV_PREFIX):
+            continue
+        rest = name[len(ENV_PREFIX):]
+        if "__" not in rest:
+            raise SettingsError(f"{name}: expected NIMBUS__<SECTION>__<KEY>")
+        section, key = rest.split("__", 1)
+        out.setdefault(_decode_env_name(section).lower(), {})[_decode_env_name(key).upper()] = value
+    return out
+
+
+def _read_ini(path: str) -> dict[str, dict[str, str]]:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str.upper  # Gitea keys are upper-case; accept any case
+    try:
+        with open(path, encoding="utf-8") as fh:
+            parser.read_file(fh)
+    except OSError as exc:
+        raise SettingsError(f"NIMBUS_CONFIG: cannot read {path}: {exc}") from None
+    except configparser.Error as exc:
+        raise SettingsError(f"NIMBUS_CONFIG: {path} is not valid INI: {exc}") from None
+    return {s.lower(): dict(parser.items(s)) for s in parser.sections()}
+
+
+def _validate(settings: Settings) -> None:
+    root = urlsplit(settings.server.ROOT_URL)
+    if root.scheme not in ("http", "https") or not root.netloc:
+        raise SettingsError(f"[server] ROOT_URL: expected an http(s) URL, got {settings.server.ROOT_URL!r}")
+    if settings.signing.FORMAT not in ("openpgp", "ssh"):
+        raise SettingsError(f"[repository.signing] FORMAT: expected openpgp or ssh, got {settings.signing.FORMAT!r}")
+    if not 1 <= settings.api.MAX_RESPONSE_ITEMS or not 1 <= settings.api.DEFAULT_PAGING_NUM:
+        raise SettingsError("[api] MAX_RESPONSE_ITEMS and DEFAULT_PAGING_NUM must be at least 1")
+    cost = settings.security.PASSWORD_HASH_COST
+    if cost < 2 or cost & (cost - 1):
+        raise SettingsError(f"[security] PASSWORD_HASH_COST: expected a power of two, got {cost}")
+    if not 1 <= settings.server.SSH_PORT <= 65535:
+        raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    environ = os.environ if environ is None else environ
+    values: dict[str, dict[str, str]] = {}
+    if environ.get("NIMBUS_CONFIG"):
+        values = _read_ini(environ["NIMBUS_CONFIG"])
+    for section, keys in _env_overrides(environ).items():
+        values.setdefault(section, {}).update(keys)
+
+    built = {}
+    for cls in _SECTIONS:
+        given = values.get(cls.SECTION, {})
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        kwargs = {k: _convert(cls.SECTION, k, v, fields[k].type)
+                  for k, v in given.items() if k in fields}
+        attr = "signing" if cls is SigningSettings else "migrations" if cls is MigrationSettings \
+            else cls.SECTION
+        built[attr] = cls(**kwargs)
+    if not built["server"].ROOT_URL.endswith("/"):
+        built["server"] = dataclasses.replace(built["server"], ROOT_URL=built["server"].ROOT_URL + "/")
+    settings = Settings(**built)
+    _validate(settings)
+    return settings
+
+
+@functools.lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once per Lambda container)."""
+    return load_settings()
+
+
+def reset_settings_cache() -> None:
+    get_settings.cache_clear()

@@ -1,0 +1,76 @@
+"""Create the service's AWS resources: the table, the bucket, the webhook queue and its
+dead-letter queue.  Idempotent.  The local runtime calls this against embedded moto;
+``python -m infra.bootstrap`` runs it against a real account (see infra/README.md).
+
+The table's key schema and indexes come from the PynamoDB models, so code and
+infrastructure cannot drift apart; ``infra/template.py`` renders the same description
+as CloudFormation.
+"""
+from __future__ import annotations
+
+import json
+
+from chalicelib import aws
+from chalicelib.settings import Settings, get_settings
+from chalicelib.store import table
+
+
+def table_definition(settings: Settings) -> dict:
+    """CreateTable arguments derived from the models."""
+    schema = table.Item._get_schema()  # already in the API's key spelling
+    return {
+        "TableName": settings.aws.TABLE,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": schema["attribute_definitions"],
+        "KeySchema": schema["key_schema"],
+        "GlobalSecondaryIndexes": [
+            {"IndexName": index["index_name"], "KeySchema": index["key_schema"],
+             "Projection": index["projection"]}
+            for index in schema["global_secondary_indexes"]],
+    }
+
+
+def dead_letter_queue_name(settings: Settings) -> str:
+    return settings.aws.WEBHOOK_QUEUE + "-dlq"
+
+
+def ensure_table(settings: Settings) -> None:
+    ddb = aws.client("dynamodb")
+    existing = ddb.list_tables().get("TableNames", [])
+    if settings.aws.TABLE not in existing:
+        ddb.create_table(**table_definition(settings))
+        ddb.get_waiter("table_exists").wait(TableName=settings.aws.TABLE)
+
+
+def ensure_bucket(settings: Settings) -> None:
+    s3 = aws.client("s3")
+    names = {b["Name"] for b in s3.list_buckets().get("Buckets", [])}
+    if settings.aws.BUCKET in names:
+        return
+    kwargs = {"Bucket": settings.aws.BUCKET}
+    if settings.aws.REGION != "us-east-1":
+        kwargs["CreateBucketConfiguration"] = {"LocationConstraint": settings.aws.REGION}
+    s3.create_bucket(**kwargs)
+
+
+def ensure_queues(settings: Settings) -> None:
+    sqs = aws.client("sqs")
+    dlq_url = sqs.create_queue(QueueName=dead_letter_queue_name(settings))["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(
+        QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.create_queue(QueueName=settings.aws.WEBHOOK_QUEUE, Attributes={
+        "VisibilityTimeout": "120",
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
+    })
+
+
+def ensure_resources(settings: Settings | None = None) -> None:
+    settings = settings or get_settings()
+    ensure_table(settings)
+    ensure_bucket(settings)
+    ensure_queues(settings)
+
+
+if __name__ == "__main__":
+    ensure_resources()
+    print("resources ready")

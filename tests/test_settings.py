@@ -1,0 +1,46 @@
+"""Configuration: INI file, environment overrides, and clear failures on bad values."""
+import pytest
+
+from chalicelib.settings import SettingsError, load_settings
+
+
+def test_defaults():
+    s = load_settings({})
+    assert s.app_url == "http://127.0.0.1:8000/"
+    assert s.api.DEFAULT_PAGING_NUM == 30 and s.api.MAX_RESPONSE_ITEMS == 50
+    assert s.signing.FORMAT == "openpgp"
+    assert s.migrations.ALLOW_LOCALNETWORKS is False
+
+
+def test_ini_file_and_env_overrides(tmp_path):
+    ini = tmp_path / "app.ini"
+    ini.write_text("[server]\nROOT_URL = https://git.example.com\n"
+                   "[Repository.Signing]\nformat = ssh\nSIGNING_KEY = /k.pub\n"
+                   "[aws]\nTABLE = from-ini\n")
+    s = load_settings({"NIMBUS_CONFIG": str(ini), "NIMBUS__AWS__TABLE": "from-env",
+                       "NIMBUS__api__MAX_RESPONSE_ITEMS": "20"})
+    assert s.app_url == "https://git.example.com/"
+    assert s.signing.FORMAT == "ssh" and s.signing.SIGNING_KEY == "/k.pub"
+    assert s.aws.TABLE == "from-env"
+    assert s.api.MAX_RESPONSE_ITEMS == 20
+
+
+def test_escaped_section_names():
+    s = load_settings({"NIMBUS__REPOSITORY_0X2E_SIGNING__FORMAT": "ssh",
+                       "NIMBUS__WEBHOOK__ALLOWED_HOST_LIST": "loopback"})
+    assert s.signing.FORMAT == "ssh"
+    assert s.webhook.ALLOWED_HOST_LIST == "loopback"
+
+
+@pytest.mark.parametrize("env, fragment", [
+    ({"NIMBUS__SERVER__ROOT_URL": "ftp://x"}, "[server] ROOT_URL"),
+    ({"NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS": "maybe"}, "[migrations] ALLOW_LOCALNETWORKS"),
+    ({"NIMBUS__API__MAX_RESPONSE_ITEMS": "lots"}, "[api] MAX_RESPONSE_ITEMS"),
+    ({"NIMBUS__REPOSITORY_0X2E_SIGNING__FORMAT": "x509"}, "[repository.signing] FORMAT"),
+    ({"NIMBUS__NOSEPARATOR": "1"}, "NIMBUS__<SECTION>__<KEY>"),
+    ({"NIMBUS_CONFIG": "/does/not/exist.ini"}, "cannot read"),
+])
+def test_bad_values_fail_clearly(env, fragment):
+    with pytest.raises(SettingsError) as err:
+        load_settings(env)
+    assert fragment in str(err.value)
