@@ -1,6 +1,7 @@
 """Users, tokens and public keys: status codes and record shapes."""
 import json
 import pathlib
+from urllib.parse import quote
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -254,7 +255,7 @@ def test_public_keys(api):
     token = api.create_token("kay")
     mine = api.get("/user/keys", token=token)
     assert mine.status == 200 and len(mine.json) == 2
-    only = api.get(f"/user/keys?fingerprint={created['fingerprint']}", token=token)
+    only = api.get(f"/user/keys?fingerprint={quote(created['fingerprint'], safe='')}", token=token)
     assert [k["id"] for k in only.json] == [created["id"]]
     assert api.delete(f"/admin/users/kay/keys/{created['id']}", auth=ADMIN).status == 204
     assert api.delete(f"/admin/users/kay/keys/{created['id']}", auth=ADMIN).status == 404

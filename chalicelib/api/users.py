@@ -5,7 +5,6 @@ from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.router import Param, route
 from chalicelib.services import accounts, public_keys, tokens
-from chalicelib.services.errors import NotFoundError
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))
@@ -83,20 +82,13 @@ def add_own_key(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json(records.public_key(key, owner, req.actor), status=201)
 
 
-def _own_key(req: ApiRequest):
-    key_id = req.int_param("id")
-    for key in public_keys.list_keys(req.actor):
-        if key.id == key_id:
-            return key
-    raise NotFoundError(f"public key does not exist [id: {key_id}]")
-
-
 @route("GET", "/user/keys/{id}", "userCurrentGetKey", summary="Get a public key",
        signed_in=True,
        responses={200: "PublicKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def get_own_key(req: ApiRequest) -> ApiResponse:
-    return ApiResponse.json(records.public_key(_own_key(req), req.actor, req.actor))
+    key = public_keys.get_key(req.actor, req.int_param("id"))
+    return ApiResponse.json(records.public_key(key, req.actor, req.actor))
 
 
 @route("DELETE", "/user/keys/{id}", "userCurrentDeleteKey", summary="Delete a public key",

@@ -125,7 +125,7 @@ def create_account(data: dict, *, is_admin: bool, actor_id: int | None) -> Accou
         gsi1pk=keys.login_gsi(username.lower())[0], gsi1sk=keys.login_gsi(username.lower())[1],
     )
     # Fail fast on a taken name before spending an id; the transaction still decides.
-    if store.get_by_name(username) is not None:
+    if store.name_taken(username):
         raise InvalidInput(f"user already exists [name: {username}]")
     account.id = ids.next_id("account")
     account.pk, account.sk = keys.account(account.id)
@@ -150,14 +150,17 @@ def _parse_time(value: str) -> int:
 
 def ensure_admin(username: str, password: str, email: str) -> bool:
     """Create a site admin unless the name exists (operator bootstrap). True if created."""
-    if store.get_by_name(username) is not None:
+    if store.name_taken(username):
         return False
     create_account({"username": username, "password": password, "email": email},
             is_admin=True, actor_id=None)
     return True
 
 
-def get_user(name: str) -> Account:
+def get_user(name: str, actor: Account | None = None) -> Account:
+    """The user called ``name``; the caller's own account needs no read."""
+    if actor is not None and actor.lower_name == name.lower():
+        return actor
     account = store.get_by_name(name)
     if account is None or account.account_type != "user":
         raise NotFoundError(f"user redirect does not exist [name: {name}]")
@@ -178,7 +181,7 @@ def can_see(viewer: Account | None, account: Account) -> bool:
 
 
 def get_visible_user(viewer: Account | None, name: str) -> Account:
-    account = get_user(name)
+    account = get_user(name, viewer)
     if not can_see(viewer, account):
         raise NotFoundError(f"user redirect does not exist [name: {name}]")
     return account

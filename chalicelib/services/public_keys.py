@@ -83,7 +83,7 @@ def parse_ssh_key(text: str) -> ParsedKey:
 
 def add_key(actor: Account | None, username: str, data: dict) -> tuple[PublicKey, Account]:
     """adminCreatePublicKey (actor must be a site admin) or the user's own key."""
-    user = get_user(username)
+    user = get_user(username, actor)
     if actor is None or (actor.id != user.id and not actor.is_admin):
         raise PermissionDenied("user should be the site admin")
     title = (optional(data, "title", str) or "").strip()
@@ -110,12 +110,16 @@ def list_keys(user: Account) -> list[PublicKey]:
     return store.list_for_user(user.id)
 
 
-def delete_key(actor: Account | None, username: str, key_id: int) -> None:
-    user = get_user(username)
-    if actor is None or (actor.id != user.id and not actor.is_admin):
-        raise PermissionDenied("user should be the site admin")
+def get_key(user: Account, key_id: int) -> PublicKey:
     key = store.get(user.id, key_id)
     if key is None:
         raise NotFoundError(f"public key does not exist [id: {key_id}]")
-    store.delete(key)
+    return key
+
+
+def delete_key(actor: Account | None, username: str, key_id: int) -> None:
+    user = get_user(username, actor)
+    if actor is None or (actor.id != user.id and not actor.is_admin):
+        raise PermissionDenied("user should be the site admin")
+    store.delete(get_key(user, key_id))
     events.publish(events.PublicKeyDeleted(actor_id=actor.id, user_id=user.id, key_id=key_id))

@@ -22,7 +22,7 @@ def hash_token(secret: str) -> str:
 
 def _owner_for(actor: Account | None, username: str) -> Account:
     """reqSelfOrAdmin."""
-    user = get_user(username)
+    user = get_user(username, actor)
     if actor is None or (actor.id != user.id and not actor.is_admin):
         raise PermissionDenied("user should be the user themself or a site admin")
     return user
@@ -62,16 +62,13 @@ def list_tokens(actor: Account | None, username: str) -> list[TokenRef]:
 def delete_token(actor: Account | None, username: str, which: str) -> None:
     """``which`` is the token's numeric id, or else its name."""
     user = _owner_for(actor, username)
-    tokens = store.list_for_user(user.id)
     if which.isdigit() and int(which) > 0:
-        matches = [t for t in tokens if t.id == int(which)]
+        found = next((t for t in store.list_for_user(user.id) if t.id == int(which)), None)
     else:
-        matches = [t for t in tokens if t.name == which]
-    if len(matches) > 1:
-        raise InvalidInput(f"multiple matches for token name '{which}'")
-    if not matches:
+        found = store.get_ref(user.id, which)  # names are unique per user: one read
+    if found is None:
         raise NotFoundError(f"access token does not exist [id: {which}]")
-    store.delete(user.id, matches[0])
+    store.delete(user.id, found)
 
 
 def lookup(secret: str) -> Token | None:

@@ -13,6 +13,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib.services.errors import AlreadyExists, ConflictError
 from chalicelib.store.table import Account, Claim, Item, connection, keys
+from chalicelib.store.transact import put_new
 
 
 def get_by_id(account_id: int) -> Account | None:
@@ -35,26 +36,28 @@ def get_by_name(name: str) -> Account | None:
     return get_by_id(int(claim.owner_id))
 
 
+def name_taken(name: str) -> bool:
+    """One consistent read of the name claim (no index lag)."""
+    try:
+        Claim.get(*keys.login(name.lower()), consistent_read=True)
+    except DoesNotExist:
+        return False
+    return True
+
+
 def _claim(key: tuple[str, str], owner_id: int) -> Claim:
     return Claim(*key, owner_id=owner_id)
 
 
 def create(account: Account) -> None:
-    """Write the account with its name (and e-mail) claims, all or nothing."""
+    """Write the account with its name (and e-mail) claims, all or nothing.
+
+    Raises AlreadyExists("name") or AlreadyExists("email").
+    """
     claims = [("name", _claim(keys.login(account.lower_name), account.id))]
     if account.email:
         claims.append(("email", _claim(keys.email(account.email.lower()), account.id)))
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            for _, claim in claims:
-                tx.save(claim, condition=Claim.pk.does_not_exist())
-            tx.save(account, condition=Account.pk.does_not_exist())
-    except TransactWriteError as exc:
-        reasons = [r.code if r else None for r in (exc.cancellation_reasons or [])]
-        for (what, _), code in zip(claims, reasons):
-            if code == "ConditionalCheckFailed":
-                raise AlreadyExists(what) from None
-        raise
+    put_new(*claims, ("account", account))
 
 
 def save_changes(account: Account, *, old_email: str | None = None,

@@ -5,25 +5,18 @@ key usable by one account only (git over SSH must map a key to exactly one user)
 """
 from __future__ import annotations
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.transactions import TransactWrite
 
-from chalicelib.services.errors import AlreadyExists
 from chalicelib.store.accounts import partition
 from chalicelib.store.table import Claim, PublicKey, connection, keys
+from chalicelib.store.transact import put_new
 
 
 def create(key: PublicKey) -> None:
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.save(Claim(*keys.key_fingerprint(key.fingerprint), owner_id=key.user_id),
-                    condition=Claim.pk.does_not_exist())
-            tx.save(key, condition=PublicKey.pk.does_not_exist())
-    except TransactWriteError as exc:
-        first = (exc.cancellation_reasons or [None])[0]
-        if first is not None and first.code == "ConditionalCheckFailed":
-            raise AlreadyExists("key") from None
-        raise
+    """Raises AlreadyExists when any account already has this key."""
+    claim = Claim(*keys.key_fingerprint(key.fingerprint), owner_id=key.user_id)
+    put_new(("key", claim), ("record", key))
 
 
 def get(user_id: int, key_id: int) -> PublicKey | None:

@@ -6,12 +6,12 @@ lists the user's tokens and keeps their names unique.
 """
 from __future__ import annotations
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.transactions import TransactWrite
 
-from chalicelib.services.errors import AlreadyExists
 from chalicelib.store.accounts import partition
 from chalicelib.store.table import Token, TokenRef, connection, keys
+from chalicelib.store.transact import put_new
 
 
 def get_by_hash(token_hash: str) -> Token | None:
@@ -22,15 +22,15 @@ def get_by_hash(token_hash: str) -> Token | None:
 
 
 def create(token: Token, ref: TokenRef) -> None:
+    """Raises AlreadyExists when the user has a token of that name."""
+    put_new(("token name", ref), ("token", token))
+
+
+def get_ref(user_id: int, name: str) -> TokenRef | None:
     try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.save(ref, condition=TokenRef.pk.does_not_exist())
-            tx.save(token, condition=Token.pk.does_not_exist())
-    except TransactWriteError as exc:
-        first = (exc.cancellation_reasons or [None])[0]
-        if first is not None and first.code == "ConditionalCheckFailed":
-            raise AlreadyExists("token name") from None
-        raise
+        return TokenRef.get(*keys.token_ref(user_id, name))
+    except DoesNotExist:
+        return None
 
 
 def list_for_user(user_id: int) -> list[TokenRef]:

@@ -1,0 +1,47 @@
+"""Shared by the benchmarks: the repo root on sys.path and a Lambda-like environment.
+
+The scripts run as ``.venv/bin/python bench/<name>.py`` from the repo root, so only
+``bench/`` is on sys.path by default; ``app`` and ``chalicelib`` need the root.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# What a Lambda function sees: credentials and a region, nothing of ours configured.
+# The keys are fake: nothing here may reach a real AWS account.
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing", "AWS_SECURITY_TOKEN": "testing",
+    "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def lambda_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The current environment minus any AWS/Nimbus settings, plus FAKE_AWS and ``extra``.
+
+    Dropping inherited AWS_* (profiles, endpoint URLs) and NIMBUS_* keeps a developer's
+    shell from changing what is measured.
+    """
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AWS_", "NIMBUS_", "PYTHON"))}
+    env.update(FAKE_AWS)
+    env.update(extra or {})
+    return env
+
+
+def use_repo(extra_env: dict[str, str] | None = None) -> None:
+    """Make this process import the app as the Lambda would; call before importing it.
+
+    Settings are read once per process, so the environment must be final first.
+    """
+    env = lambda_env(extra_env)
+    for name in list(os.environ):
+        if name not in env:
+            del os.environ[name]
+    os.environ.update(env)
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))

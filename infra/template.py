@@ -1,0 +1,96 @@
+"""Render the CloudFormation resources that `chalice package` does not make: the table,
+the bucket, the webhook queue and its dead-letter queue.  Written as a merge template
+(``chalice package --merge-template infra/resources.json``), from the same definitions
+``infra/bootstrap.py`` creates locally.
+
+    python -m infra.template > infra/resources.json
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from chalicelib.settings import get_settings
+from infra.bootstrap import dead_letter_queue_name, table_definition
+
+FUNCTION_NAMES = ("APIHandler",)  # grows as scheduled and queue functions land
+# Chalice picks the runtime from the packaging interpreter; AWS closed python3.11 to new
+# functions on 2026-07-31, so the package runs on 3.12 (our code and wheels support it:
+# the only binary dependency, cryptography, ships abi3 wheels).
+LAMBDA_RUNTIME = "python3.12"
+
+
+# Data outlives a stack update or deletion.
+_RETAIN = {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+
+
+def resources(settings) -> dict:
+    table = table_definition(settings)
+    env = {
+        "NIMBUS__AWS__TABLE": {"Ref": "NimbusTable"},
+        "NIMBUS__AWS__BUCKET": {"Ref": "NimbusBucket"},
+        "NIMBUS__AWS__WEBHOOK_QUEUE": {"Fn::GetAtt": ["WebhookQueue", "QueueName"]},
+        "NIMBUS__AWS__REGION": {"Ref": "AWS::Region"},
+    }
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow",
+             "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+                        "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
+                        "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem",
+                        "dynamodb:DescribeTable"],
+             "Resource": [{"Fn::GetAtt": ["NimbusTable", "Arn"]},
+                          {"Fn::Sub": "${NimbusTable.Arn}/index/*"}]},
+            {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+             "Resource": {"Fn::Sub": "${NimbusBucket.Arn}/*"}},
+            {"Effect": "Allow", "Action": ["s3:ListBucket"],
+             "Resource": {"Fn::GetAtt": ["NimbusBucket", "Arn"]}},
+            {"Effect": "Allow", "Action": ["sqs:SendMessage", "sqs:ReceiveMessage",
+                                           "sqs:DeleteMessage", "sqs:GetQueueAttributes"],
+             "Resource": [{"Fn::GetAtt": ["WebhookQueue", "Arn"]},
+                          {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]}]},
+            {"Effect": "Allow", "Action": ["ssm:GetParameter"],
+             "Resource": {"Fn::Sub": "arn:${AWS::Partition}:ssm:${AWS::Region}:"
+                                     "${AWS::AccountId}:parameter/nimbus/*"}},
+            {"Effect": "Allow", "Action": ["logs:CreateLogGroup", "logs:CreateLogStream",
+                                           "logs:PutLogEvents"], "Resource": "*"},
+        ],
+    }
+    out = {
+        "NimbusTable": {"Type": "AWS::DynamoDB::Table", **_RETAIN, "Properties": {
+            "BillingMode": table["BillingMode"],
+            "AttributeDefinitions": table["AttributeDefinitions"],
+            "KeySchema": table["KeySchema"],
+            "GlobalSecondaryIndexes": table["GlobalSecondaryIndexes"],
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        }},
+        "NimbusBucket": {"Type": "AWS::S3::Bucket", **_RETAIN, "Properties": {
+            "PublicAccessBlockConfiguration": {
+                "BlockPublicAcls": True, "BlockPublicPolicy": True,
+                "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
+            "BucketEncryption": {"ServerSideEncryptionConfiguration": [
+                {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
+        }},
+        "WebhookDeadLetters": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": dead_letter_queue_name(settings), "MessageRetentionPeriod": 1209600}},
+        "WebhookQueue": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": settings.aws.WEBHOOK_QUEUE, "VisibilityTimeout": 120,
+            "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]},
+                              "maxReceiveCount": 5}}},
+        "NimbusRole": {"Type": "AWS::IAM::Role", "Properties": {
+            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [{
+                "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
+                "Action": "sts:AssumeRole"}]},
+            "Policies": [{"PolicyName": "nimbus", "PolicyDocument": policy}]}},
+    }
+    for name in FUNCTION_NAMES:
+        out[name] = {"Properties": {"Role": {"Fn::GetAtt": ["NimbusRole", "Arn"]},
+                                    "Runtime": LAMBDA_RUNTIME,
+                                    "Environment": {"Variables": env}}}
+    return {"Resources": out}
+
+
+if __name__ == "__main__":
+    json.dump(resources(get_settings()), sys.stdout, indent=2)
+    sys.stdout.write("\n")
