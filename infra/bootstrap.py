@@ -58,10 +58,17 @@ def ensure_queues(settings: Settings) -> None:
     dlq_url = sqs.create_queue(QueueName=dead_letter_queue_name(settings))["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(
         QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    sqs.create_queue(QueueName=settings.aws.WEBHOOK_QUEUE, Attributes={
+    attributes = {
         "VisibilityTimeout": "120",
         "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
-    })
+    }
+    try:
+        url = sqs.get_queue_url(QueueName=settings.aws.WEBHOOK_QUEUE)["QueueUrl"]
+    except sqs.exceptions.QueueDoesNotExist:
+        sqs.create_queue(QueueName=settings.aws.WEBHOOK_QUEUE, Attributes=attributes)
+    else:
+        # An existing queue (e.g. restored local state) takes the current attributes.
+        sqs.set_queue_attributes(QueueUrl=url, Attributes=attributes)
 
 
 def ensure_resources(settings: Settings | None = None) -> None:

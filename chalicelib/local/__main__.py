@@ -1,0 +1,93 @@
+"""``python -m chalicelib.local`` (``make run``): Nimbus on this machine, no AWS needed.
+
+Environment:
+  PORT (8000), NIMBUS_HOST (127.0.0.1)   where to serve HTTP
+  NIMBUS_DATA_DIR (./.nimbus)            saved state; see chalicelib/local/persistence.py
+  NIMBUS_ADMIN_USER, NIMBUS_ADMIN_PASSWORD, NIMBUS_ADMIN_EMAIL
+                                         create this site admin at start unless it exists
+  NIMBUS_LOG_LEVEL (WARNING)             level of the app's own log lines
+  NIMBUS_CONFIG, NIMBUS__<SECTION>__<KEY> settings (chalicelib/settings.py)
+
+SIGTERM or Ctrl-C stops cleanly: running requests finish, state is saved, exit 0.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import traceback
+from typing import Mapping
+
+from chalicelib.local.runtime import DEFAULT_DATA_DIR, LocalRuntime
+from chalicelib.services.errors import ServiceError
+
+ADMIN_VARIABLES = ("NIMBUS_ADMIN_USER", "NIMBUS_ADMIN_PASSWORD", "NIMBUS_ADMIN_EMAIL")
+# Start-up failures a user causes and can fix from the message alone: a bad setting
+# (ValueError), the port or data dir in use, an admin password the rules refuse.
+_USER_ERRORS = (ValueError, OSError, RuntimeError, ServiceError)
+
+
+def ensure_admin_from_env(environ: Mapping[str, str]) -> str:
+    """Create the admin the environment names, if any; a line saying what happened."""
+    username, password, email = (environ.get(name, "") for name in ADMIN_VARIABLES)
+    if username and password and email:
+        from chalicelib.services.accounts import ensure_admin  # needs the settings in place
+
+        created = ensure_admin(username, password, email)
+        return f"admin user {username!r} " + ("created" if created else "already exists")
+    # The CLI finds this server's moto through runtime.json in the data dir.
+    return (
+        "NIMBUS_ADMIN_USER, NIMBUS_ADMIN_PASSWORD, NIMBUS_ADMIN_EMAIL not all set: no admin "
+        "created. To create one, restart with all three set or, while this server runs:\n"
+        "  .venv/bin/python -m chalicelib.cli admin user create "
+        "--username NAME --password PW --email E --admin")
+
+
+def _cannot_start(exc: Exception) -> int:
+    if not isinstance(exc, _USER_ERRORS):
+        traceback.print_exc()
+    print(f"nimbus: cannot start: {exc}", file=sys.stderr)
+    return 1
+
+
+def main() -> int:
+    logging.basicConfig(level=os.environ.get("NIMBUS_LOG_LEVEL", "WARNING").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop_requested = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop_requested.set())
+
+    try:
+        runtime = LocalRuntime(host=os.environ.get("NIMBUS_HOST", "127.0.0.1"),
+                               port=int(os.environ.get("PORT", "8000")),
+                               data_dir=os.environ.get("NIMBUS_DATA_DIR") or DEFAULT_DATA_DIR)
+        runtime.prepare()
+    except Exception as exc:  # noqa: BLE001 - reported by _cannot_start
+        return _cannot_start(exc)
+    try:
+        # Before serving, so the admin exists by the time the first request arrives.
+        print(ensure_admin_from_env(os.environ), flush=True)
+        runtime.serve()
+    except Exception as exc:  # noqa: BLE001 - reported by _cannot_start
+        runtime.stop()
+        return _cannot_start(exc)
+
+    print(f"Nimbus is serving {runtime.url}/api/v1/version\n"
+          f"data dir: {runtime.data_dir}\n"
+          "Ctrl-C to stop", flush=True)
+    while not stop_requested.wait(1):
+        pass
+    print("stopping: saving state ...", flush=True)
+    try:
+        runtime.stop()
+    except Exception:  # noqa: BLE001 - report, and tell the caller state may be stale
+        logging.getLogger("nimbus.local").exception("final snapshot failed")
+        return 1
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

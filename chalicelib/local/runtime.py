@@ -1,0 +1,259 @@
+"""LocalRuntime: all of Nimbus in one process, for ``make run`` and for tests.
+
+    with LocalRuntime(port=0, data_dir=tmp) as rt:      # port 0: any free port
+        urllib.request.urlopen(rt.url + "/api/v1/version")
+
+Start, in order: bind the HTTP port (a taken port fails before anything else);
+lock the data dir; start embedded moto on a free loopback port; point
+this process's AWS configuration at it with fake credentials (every AWS_* variable is
+replaced, so a real profile or key can never be used); restore the saved state; create
+missing resources with infra.bootstrap, as a deployment does; serve HTTP; start the
+background threads (the periodic snapshot and whatever add_background() registered).
+stop() undoes this in reverse: no new requests, running ones and background work
+finish, a final snapshot, moto stops, the environment is put back.
+
+One runtime per process at a time: moto's state is process-global.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+from chalicelib.local.moto_backend import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, MotoServer
+from chalicelib.local.persistence import Snapshots
+from chalicelib.local.server import LambdaHandler, LocalHTTPServer
+
+log = logging.getLogger("nimbus.local")
+
+DEFAULT_DATA_DIR = ".nimbus"
+SNAPSHOT_INTERVAL = 5.0   # seconds between checks for changes to save
+DRAIN_TIMEOUT = 30.0      # seconds stop() waits for running requests
+BACKGROUND_JOIN_TIMEOUT = 10.0
+
+Background = Callable[[threading.Event], None]
+
+
+def _aws_environment(region: str, endpoint: str) -> dict[str, str]:
+    return {
+        "AWS_ACCESS_KEY_ID": FAKE_ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": FAKE_SECRET_KEY,
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": region,
+        "AWS_REGION": region,
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "NIMBUS__AWS__ENDPOINT_URL": endpoint,
+    }
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Drop every AWS_* variable, set ``values``; put the old environment back after."""
+    touched = {k for k in os.environ if k.startswith("AWS_")} | set(values)
+    saved = {k: os.environ.get(k) for k in touched}
+    for name in touched:
+        os.environ.pop(name, None)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _reload_settings():
+    """Make chalicelib read the environment again: settings, boto3 clients and the
+    PynamoDB models are set up once per process and may predate the moto endpoint."""
+    from chalicelib import aws, settings
+    from chalicelib.store import table
+
+    settings.reset_settings_cache()
+    aws.reset_clients()
+    current = settings.get_settings()
+    table.configure(current)
+    return current
+
+
+@contextlib.contextmanager
+def _locked(data_dir: Path) -> Iterator[None]:
+    """Hold the data dir: two processes snapshotting into it would undo each other."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / "lock", "a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"{data_dir} is in use by another Nimbus process") from None
+        yield  # closing the file releases the lock
+
+
+def _load_app() -> LambdaHandler:
+    from app import app  # imported only now: chalicelib reads its settings on import
+    return app
+
+
+class LocalRuntime:
+    def __init__(self, host: str = "127.0.0.1", port: int = 8000,
+                 data_dir: str | os.PathLike = DEFAULT_DATA_DIR, *,
+                 handler: LambdaHandler | None = None,
+                 snapshot_interval: float = SNAPSHOT_INTERVAL, access_log: bool = True):
+        """``handler`` replaces the app's Lambda handler (tests of the server itself)."""
+        self.host, self.port = host, port
+        self.data_dir = Path(data_dir).resolve()
+        self.snapshot_interval = snapshot_interval
+        self.access_log = access_log
+        self.settings = None
+        self.moto: MotoServer | None = None
+        self._handler = handler
+        self._snapshots: Snapshots | None = None
+        self._snapshot_lock = threading.Lock()
+        self._server: LocalHTTPServer | None = None
+        self._serving = False
+        self._background: list[Background] = [self._snapshot_periodically]
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._stack = contextlib.ExitStack()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "LocalRuntime":
+        self.prepare()
+        self.serve()
+        return self
+
+    def prepare(self) -> None:
+        """Everything but answering HTTP: port bound, moto running, state restored,
+        resources created."""
+        with self._undo_on_error():
+            from chalicelib.settings import ServerSettings, load_settings
+
+            # Reading the settings first also rejects a bad configuration before anything starts.
+            configured = load_settings()
+            region = configured.aws.REGION
+            self._server = LocalHTTPServer((self.host, self.port), self.access_log)
+            self._stack.callback(self._server.server_close)
+            self._stack.enter_context(_locked(self.data_dir))
+            self.moto = MotoServer(region)
+            self.moto.start()
+            self._stack.callback(self.moto.stop)
+            self.moto.reset()
+            self._stack.callback(_reload_settings)  # runs after the environment is restored
+            environment = _aws_environment(region, self.moto.endpoint)
+            if configured.server.ROOT_URL == ServerSettings().ROOT_URL:
+                # Unconfigured: links in records should point at where we actually listen.
+                environment["NIMBUS__SERVER__ROOT_URL"] = self.url + "/"
+            self._stack.enter_context(_environment(environment))
+            self.settings = _reload_settings()
+
+            self._snapshots = Snapshots(self.data_dir, self.moto.client)
+            self._snapshots.restore()
+            self.moto.changes.take()  # moto now holds exactly what is on disk
+            self._stack.callback(self.snapshot)  # the final snapshot, before moto stops
+
+            from infra.bootstrap import ensure_resources
+            ensure_resources(self.settings)
+            self._publish_endpoint()
+
+    def _publish_endpoint(self) -> None:
+        """Tell operator commands (chalicelib.cli, another process) where moto listens."""
+        from chalicelib.cli import RUNTIME_FILE
+
+        path = self.data_dir / RUNTIME_FILE
+        path.write_text(json.dumps({"pid": os.getpid(), "moto_endpoint": self.moto.endpoint}))
+        self._stack.callback(path.unlink, missing_ok=True)
+
+    def serve(self) -> None:
+        """Answer HTTP on host:port and start the background threads."""
+        with self._undo_on_error():
+            self._server.lambda_handler = self._handler or _load_app()
+            self._stack.callback(self._stop_background)  # after HTTP has stopped
+            thread = threading.Thread(target=self._server.serve_forever, name="nimbus-http",
+                                      kwargs={"poll_interval": 0.2}, daemon=True)
+            thread.start()
+            self._stack.callback(self._stop_http, thread)
+            self._serving = True
+            for task in self._background:
+                self._start_thread(task)
+
+    def stop(self) -> None:
+        """Stop everything; raises if the final snapshot failed (after stopping the rest)."""
+        self._stack.close()
+
+    def __enter__(self) -> "LocalRuntime":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    def add_background(self, task: Background) -> None:
+        """Run ``task(stopping)`` in a daemon thread while the runtime serves.
+        ``stopping`` is a threading.Event set by stop(); the task should return soon after."""
+        self._background.append(task)
+        if self._serving and not self._stopping.is_set():
+            self._start_thread(task)
+
+    def snapshot(self) -> None:
+        """Save what changed since the last snapshot.  If saving fails the changes stay
+        marked, so the next snapshot tries again."""
+        with self._snapshot_lock:
+            changed = self.moto.changes.take()
+            if not changed:
+                return
+            try:
+                self._snapshots.save(changed)
+            except BaseException:
+                self.moto.changes.put_back(changed)
+                raise
+
+    @contextlib.contextmanager
+    def _undo_on_error(self) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def _snapshot_periodically(self, stopping: threading.Event) -> None:
+        while not stopping.wait(self.snapshot_interval):
+            try:
+                self.snapshot()
+            except Exception:  # noqa: BLE001 - keep serving; the next round retries
+                log.exception("snapshot failed; retrying in %ss", self.snapshot_interval)
+
+    def _start_thread(self, task: Background) -> None:
+        def run() -> None:
+            try:
+                task(self._stopping)
+            except Exception:  # noqa: BLE001 - one failed task must not go unnoticed
+                log.exception("background task %s failed", getattr(task, "__name__", task))
+
+        thread = threading.Thread(target=run, daemon=True,
+                                  name=f"nimbus-{getattr(task, '__name__', 'task')}")
+        thread.start()
+        self._threads.append(thread)
+
+    def _stop_http(self, thread: threading.Thread) -> None:
+        self._server.shutdown()
+        thread.join()
+        if not self._server.drain(DRAIN_TIMEOUT):
+            log.warning("requests still running after %ss; stopping anyway", DRAIN_TIMEOUT)
+        self._server.server_close()  # refuse connections now, not after the final snapshot
+
+    def _stop_background(self) -> None:
+        self._stopping.set()
+        for thread in self._threads:
+            thread.join(BACKGROUND_JOIN_TIMEOUT)
+            if thread.is_alive():
+                log.warning("%s did not stop within %ss", thread.name, BACKGROUND_JOIN_TIMEOUT)

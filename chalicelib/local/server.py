@@ -1,0 +1,201 @@
+"""The local stand-in for API Gateway: a threaded HTTP/1.1 server that turns every
+request into a proxy event, calls the Lambda handler and writes its result back.
+
+The server only frames bytes: it de-chunks request bodies and passes every header
+through unchanged (``Content-Encoding: gzip`` included: the app's gateway inflates
+bodies itself, as it must behind the real API Gateway).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import IO, Any, Callable
+
+from chalicelib.local.events import build_event, read_result
+
+log = logging.getLogger("nimbus.local")
+
+LambdaHandler = Callable[[dict, Any], dict]
+
+# API Gateway gives up on an integration after 29 s; handlers that budget their work by
+# the remaining time get the same budget here (it is not enforced).
+API_GATEWAY_TIMEOUT_MS = 29_000
+MAX_LINE = 64 * 1024
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+# Framing headers belong to one connection; this server sets its own.
+_HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length",
+                         "te", "trailer", "upgrade"})
+
+
+class BadRequestBody(ValueError):
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def read_chunked(stream: IO[bytes]) -> bytes:
+    """The body of a ``Transfer-Encoding: chunked`` request (RFC 9112 §7.1); chunk
+    extensions and trailer fields are read and dropped."""
+    body = bytearray()
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line.endswith(b"\n"):
+            raise BadRequestBody("truncated or overlong chunk-size line")
+        size_field = line.split(b";", 1)[0].strip()
+        if not _CHUNK_SIZE.fullmatch(size_field):
+            raise BadRequestBody(f"invalid chunk size {size_field[:20]!r}")
+        size = int(size_field, 16)
+        if size == 0:
+            break
+        chunk = stream.read(size)
+        if len(chunk) != size:
+            raise BadRequestBody("chunked body ended inside a chunk")
+        body += chunk
+        if stream.readline(MAX_LINE + 1) not in (b"\r\n", b"\n"):
+            raise BadRequestBody("chunk not followed by CRLF")
+    while True:  # trailer section, ended by an empty line
+        line = stream.readline(MAX_LINE + 1)
+        if not line.endswith(b"\n"):
+            raise BadRequestBody("chunked body ended inside its trailer")
+        if line in (b"\r\n", b"\n"):
+            return bytes(body)
+
+
+class LambdaContext:
+    """The parts of the Lambda context object that handlers read."""
+    function_name = "nimbus-local"
+    function_version = "$LATEST"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:nimbus-local"
+    memory_limit_in_mb = "1024"
+    log_group_name = "/aws/lambda/nimbus-local"
+    log_stream_name = "local"
+
+    def __init__(self, timeout_ms: int = API_GATEWAY_TIMEOUT_MS):
+        self.aws_request_id = str(uuid.uuid4())
+        self._deadline = time.monotonic() + timeout_ms / 1000
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+class LocalHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], access_log: bool = True):
+        """Binds at once; set ``lambda_handler`` before ``serve_forever()``."""
+        super().__init__(address, ProxyRequestHandler)
+        self.lambda_handler: LambdaHandler | None = None
+        self.access_log = access_log
+        self.stopping = False
+        self._in_flight = 0
+        self._idle = threading.Condition()
+
+    def track(self, delta: int) -> None:
+        with self._idle:
+            self._in_flight += delta
+            self._idle.notify_all()
+
+    def drain(self, timeout: float) -> bool:
+        """Refuse new requests and wait for those in progress; False on timeout."""
+        self.stopping = True
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+
+    def handle_error(self, request, client_address) -> None:
+        # A client hanging up or idling out is routine, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
+class ProxyRequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive; every response carries its length
+    server_version = "nimbus-local"
+    timeout = 120  # seconds a connection may stay silent (idle keep-alive, stalled upload)
+    server: LocalHTTPServer
+
+    def _proxy(self) -> None:
+        started = time.monotonic()
+        self.server.track(+1)
+        try:
+            status = self._exchange()
+        finally:
+            self.server.track(-1)
+        if self.server.access_log:
+            # The query string stays out of the log: it may carry an access_token.
+            path = self.path.split("?", 1)[0]
+            elapsed = (time.monotonic() - started) * 1000
+            sys.stderr.write(f"{self.command} {path} {status} {elapsed:.0f}ms\n")
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _proxy
+
+    def _exchange(self) -> int:
+        if self.server.stopping:
+            return self._send_message(503, "server is shutting down")
+        try:
+            body = self._read_body()
+        except BadRequestBody as exc:
+            # The connection's framing is lost: answer and close.
+            return self._send_message(exc.status, str(exc))
+        event = build_event(self.command, self.path, self.headers.items(), body,
+                            self.client_address[0])
+        try:
+            status, headers, data = read_result(self.server.lambda_handler(event, LambdaContext()))
+        except Exception:  # noqa: BLE001 - a crashed Lambda, which API Gateway answers with 502
+            log.exception("handler failed on %s %s", self.command, self.path.split("?", 1)[0])
+            return self._send_message(502, "Internal server error", close=False)
+        self._send(status, headers, data)
+        return status
+
+    def _read_body(self) -> bytes:
+        coding = self.headers.get("Transfer-Encoding")
+        if coding:  # wins over Content-Length (RFC 9112 §6.3)
+            if coding.strip().lower() != "chunked":
+                raise BadRequestBody(f"unsupported Transfer-Encoding: {coding}", status=501)
+            return read_chunked(self.rfile)
+        length = (self.headers.get("Content-Length") or "0").strip()
+        if not length.isdigit():
+            raise BadRequestBody(f"invalid Content-Length: {length[:20]!r}")
+        body = self.rfile.read(int(length))
+        if len(body) != int(length):
+            raise BadRequestBody("request body shorter than its Content-Length")
+        return body
+
+    def _send(self, status: int, headers: list[tuple[str, str]], body: bytes,
+              close: bool = False) -> None:
+        is_head = self.command == "HEAD"
+        bodiless = is_head or status < 200 or status in (204, 304)
+        self.send_response(status)
+        for name, value in headers:
+            lowered = name.lower()
+            # A HEAD answer's Content-Length describes the GET body, so it passes.
+            if lowered in _HOP_BY_HOP and not (is_head and lowered == "content-length"):
+                continue
+            self.send_header(name, value)
+        if not bodiless:
+            self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")  # also sets self.close_connection
+        self.end_headers()
+        if not bodiless:
+            self.wfile.write(body)
+
+    def _send_message(self, status: int, message: str, close: bool = True) -> int:
+        body = json.dumps({"message": message}).encode()
+        self._send(status, [("Content-Type", "application/json")], body, close=close)
+        return status
+
+    def version_string(self) -> str:
+        return self.server_version  # without the Python version BaseHTTPRequestHandler adds
+
+    def log_request(self, code="-", size="-") -> None:
+        pass  # _proxy writes one line per request, with its duration
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - base-class signature
+        if not format.startswith("Request timed out"):  # an idle keep-alive connection
+            log.warning("%s: %s", self.address_string(), format % args)
