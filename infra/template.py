@@ -1,9 +1,9 @@
 """Render the CloudFormation resources that `chalice package` does not make: the table,
 the bucket, the webhook queue and its dead-letter queue.  Written as a merge template
-(``chalice package --merge-template infra/resources.json``), from the same definitions
+(``chalice package --merge-template <file>``; infra/deploy.sh does this), from the same definitions
 ``infra/bootstrap.py`` creates locally.
 
-    python -m infra.template > infra/resources.json
+    python -m infra.template > resources.json
 """
 from __future__ import annotations
 

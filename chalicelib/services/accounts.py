@@ -19,9 +19,10 @@ from chalicelib.store.table import Account, keys
 
 VISIBILITIES = ("public", "limited", "private")
 MAX_NAME_LENGTH = 40
-# Names that collide with routes of the web and API surface (Forgejo reserves these too).
+# Names that collide with top-level paths (Forgejo reserves these too).  "admin" is
+# allowed: we serve no web admin pages, and it is the name operators reach for first.
 RESERVED_NAMES = frozenset({
-    ".", "..", ".well-known", "admin", "api", "assets", "attachments", "avatar", "avatars",
+    ".", "..", ".well-known", "api", "assets", "attachments", "avatar", "avatars",
     "captcha", "commits", "debug", "devtest", "error", "explore", "favicon.ico", "ghost",
     "issues", "login", "manifest.json", "metrics", "milestones", "new", "notifications",
     "org", "pulls", "raw", "repo", "repo-avatars", "robots.txt", "search", "serviceworker.js",
