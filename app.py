@@ -40,3 +40,20 @@ def root():  # pragma: no cover - NimbusApp.__call__ answers before Chalice rout
 @app.route("/{proxy+}", methods=ALL_METHODS, content_types=["*/*"])
 def proxy():  # pragma: no cover - see root()
     raise AssertionError("handled by the gateway")
+
+
+# Scheduled functions: thin wrappers around chalicelib/jobs (the local runtime runs the
+# same jobs from background threads).
+from chalice import Rate  # noqa: E402
+
+from chalicelib.jobs import schedules  # noqa: E402
+
+
+@app.schedule(Rate(10, unit=Rate.MINUTES), name="mirror_sync")
+def mirror_sync(event):
+    return {"synced": schedules.sync_mirrors()}
+
+
+@app.schedule(Rate(1, unit=Rate.DAYS), name="pack_compaction")
+def pack_compaction(event):
+    return {"compacted": schedules.compact_packs()}

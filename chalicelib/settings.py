@@ -44,7 +44,8 @@ class ServerSettings:
     SSH_DOMAIN: str = ""
     SSH_PORT: int = 22
     SSH_USER: str = "git"
-    DISABLE_SSH: bool = False
+    # Lambda serves HTTP only; set false when an SSH front end exists for ssh_url to name.
+    DISABLE_SSH: bool = True
     APP_NAME: str = "Nimbus"
 
 

@@ -36,10 +36,20 @@ def dead_letter_queue_name(settings: Settings) -> str:
 
 def ensure_table(settings: Settings) -> None:
     ddb = aws.client("dynamodb")
+    wanted = table_definition(settings)
     existing = ddb.list_tables().get("TableNames", [])
     if settings.aws.TABLE not in existing:
-        ddb.create_table(**table_definition(settings))
+        ddb.create_table(**wanted)
         ddb.get_waiter("table_exists").wait(TableName=settings.aws.TABLE)
+        return
+    # A table made by an older version gains the indexes added since.
+    described = ddb.describe_table(TableName=settings.aws.TABLE)["Table"]
+    have = {i["IndexName"] for i in described.get("GlobalSecondaryIndexes", [])}
+    for index in wanted["GlobalSecondaryIndexes"]:
+        if index["IndexName"] not in have:
+            ddb.update_table(TableName=settings.aws.TABLE,
+                             AttributeDefinitions=wanted["AttributeDefinitions"],
+                             GlobalSecondaryIndexUpdates=[{"Create": index}])
 
 
 def ensure_bucket(settings: Settings) -> None:

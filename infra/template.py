@@ -13,7 +13,8 @@ import sys
 from chalicelib.settings import get_settings
 from infra.bootstrap import dead_letter_queue_name, table_definition
 
-FUNCTION_NAMES = ("APIHandler",)  # grows as scheduled and queue functions land
+# Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
+FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction")
 # Chalice picks the runtime from the packaging interpreter; AWS closed python3.11 to new
 # functions on 2026-07-31, so the package runs on 3.12 (our code and wheels support it:
 # the only binary dependency, cryptography, ships abi3 wheels).
@@ -88,6 +89,12 @@ def resources(settings) -> dict:
         out[name] = {"Properties": {"Role": {"Fn::GetAtt": ["NimbusRole", "Arn"]},
                                     "Runtime": LAMBDA_RUNTIME,
                                     "Environment": {"Variables": env}}}
+    # /tmp caches pack indexes and packs across warm invocations.
+    out["APIHandler"]["Properties"]["EphemeralStorage"] = {"Size": 2048}
+    # Jobs run longer than a request may: mirror fetches and repacks.
+    for name in ("MirrorSync", "PackCompaction"):
+        out[name]["Properties"].update({"Timeout": 900, "MemorySize": 2048,
+                                        "EphemeralStorage": {"Size": 4096}})
     return {"Resources": out}
 
 

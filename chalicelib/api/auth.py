@@ -63,11 +63,12 @@ def _from_basic(value: str, settings) -> Principal:
     return Principal(user=user, via="password")
 
 
-def authenticate(req: ApiRequest, settings) -> Principal | None:
+def _credentials(req: ApiRequest, settings) -> tuple[str, str] | None:
+    """("token", secret), ("basic", base64 value) or None, by Forgejo's precedence."""
     if not settings.security.DISABLE_QUERY_AUTH_TOKEN:
         query_token = req.arg("token") or req.arg("access_token")
         if query_token:
-            return _from_token(query_token)
+            return "token", query_token
     header = (req.headers.get("authorization") or "").strip()
     if not header:
         return None
@@ -76,10 +77,50 @@ def authenticate(req: ApiRequest, settings) -> Principal | None:
         raise _bad_credentials()
     scheme, value = fields[0].lower(), fields[1]
     if scheme in ("token", "bearer"):
-        return _from_token(value)
+        return "token", value
     if scheme == "basic":
-        return _from_basic(value, settings)
+        return "basic", value
     raise _bad_credentials()
+
+
+def _possible_tokens(req: ApiRequest, settings) -> list[str]:
+    """Secrets that may be tokens, known without a read (for batching)."""
+    try:
+        found = _credentials(req, settings)
+    except Unauthorized:
+        return []
+    if found is None:
+        return []
+    kind, value = found
+    if kind == "token":
+        return [value.strip()]
+    try:
+        username, password = base64.b64decode(value, validate=True).decode().split(":", 1)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return []
+    return [username] if password in ("", "x-oauth-basic") else [password]
+
+
+def credential_keys(req: ApiRequest, settings) -> list:
+    """Table keys authentication will read first: the token items."""
+    return [tokens.token_key(s) for s in _possible_tokens(req, settings) if tokens.looks_like(s)]
+
+
+def caller_id(req: ApiRequest, settings) -> int | None:
+    """The token owner's id if the token is already known (after a prefetch), else None."""
+    for secret in _possible_tokens(req, settings):
+        token = tokens.lookup(secret) if tokens.looks_like(secret) else None
+        if token is not None:
+            return int(token.user_id)
+    return None
+
+
+def authenticate(req: ApiRequest, settings) -> Principal | None:
+    found = _credentials(req, settings)
+    if found is None:
+        return None
+    kind, value = found
+    return _from_token(value) if kind == "token" else _from_basic(value, settings)
 
 
 def _check_account_state(user: Account) -> None:

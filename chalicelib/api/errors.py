@@ -89,3 +89,11 @@ class Locked(ApiError):
 
 class InternalError(ApiError):
     status = 500
+
+
+class PlainTextError(ApiError):
+    """An error whose body is plain text (git prints it to the user verbatim)."""
+
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message, headers=headers)
+        self.status = status

@@ -16,6 +16,8 @@ from chalicelib.api.http import ApiRequest, ApiResponse, Headers
 from chalicelib.api.router import TABLE, normalize_path
 from chalicelib.services import errors as service_errors
 from chalicelib.settings import get_settings
+from chalicelib.store import session
+from chalicelib.store.table import keys as account_keys
 
 log = logging.getLogger("nimbus.gateway")
 
@@ -96,7 +98,10 @@ def _security_headers(response: ApiResponse, settings) -> None:
 
 
 def _error_response(err: api_errors.ApiError, settings) -> ApiResponse:
-    resp = ApiResponse.json(err.body(settings.swagger_url), status=err.status)
+    if isinstance(err, api_errors.PlainTextError):
+        resp = ApiResponse.text(err.message + "\n", status=err.status)
+    else:
+        resp = ApiResponse.json(err.body(settings.swagger_url), status=err.status)
     resp.headers.update(err.headers)
     return resp
 
@@ -114,8 +119,22 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
         raise api_errors.NotFound()
     req.route, req.params = route, found
     req.body = _body(event, req.headers)
+    _preload(req, route, settings)
     auth.authorize(req, route, settings)
     return route.handler(req)
+
+
+def _preload(req: ApiRequest, route, settings) -> None:
+    """Two batched reads: what the request names, then what that reveals."""
+    first = auth.credential_keys(req, settings) + (route.preload(req) if route.preload else [])
+    if not first:
+        return
+    session.prefetch(first)
+    user_id = auth.caller_id(req, settings)
+    second = [account_keys.account(user_id)] if user_id is not None else []
+    if route.preload_more:
+        second += route.preload_more(req, user_id)
+    session.prefetch(second)
 
 
 def _preflight(methods: list[str], settings) -> ApiResponse:
@@ -130,7 +149,8 @@ def _preflight(methods: list[str], settings) -> ApiResponse:
 def handle(req: ApiRequest, event: dict) -> ApiResponse:
     settings = get_settings()
     try:
-        response = _dispatch(req, event, settings)
+        with session.request_session():
+            response = _dispatch(req, event, settings)
     except api_errors.ApiError as err:
         response = _error_response(err, settings)
     except service_errors.ServiceError as err:

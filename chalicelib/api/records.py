@@ -6,7 +6,7 @@ each other and to Forgejo's own API description.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from urllib.parse import quote
 
 from chalicelib.settings import get_settings
@@ -97,4 +97,150 @@ def access_token(token: TokenRef, secret: str = "") -> dict:
         "scopes": list(token.scopes),
         "created_at": rfc3339(token.created),
         "repositories": None,
+    }
+
+
+def rfc3339_offset(unix: int, offset_seconds: int) -> str:
+    """A git time in its own zone, as Forgejo prints commit times."""
+    tz = timezone(timedelta(seconds=offset_seconds))
+    return datetime.fromtimestamp(int(unix), tz=tz).isoformat().replace("+00:00", "Z")
+
+
+def _ssh_url(owner: str, name: str) -> str:
+    server = get_settings().server
+    if server.DISABLE_SSH:
+        return ""
+    host = server.SSH_DOMAIN or get_settings().domain
+    if ":" in host:
+        host = f"[{host}]"
+    if server.SSH_PORT == 22:
+        return f"{server.SSH_USER}@{host}:{owner}/{name}.git"
+    return f"ssh://{server.SSH_USER}@{host}:{server.SSH_PORT}/{owner}/{name}.git"
+
+
+def go_duration(seconds: int) -> str:
+    """Go's time.Duration text: 8h0m0s, 10m0s, 0s."""
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{minutes}m{secs}s"
+    return f"{secs}s"
+
+
+def repository(view, viewer: Account | None, parent: dict | None = None) -> dict:
+    """A Repository record; ``view`` is a services.repos.RepoView."""
+    from chalicelib.services.permissions import Access
+
+    repo, owner = view.repo, view.owner
+    owner_path, name_path = quote(owner.login), quote(repo.name)
+    html_url = f"{_app_url()}{owner_path}/{name_path}"
+    api_url = f"{_app_url()}api/v1/repos/{owner_path}/{name_path}"
+    record = {
+        "id": int(repo.id),
+        "owner": user(owner, viewer),
+        "name": repo.name,
+        "full_name": f"{owner.login}/{repo.name}",
+        "description": repo.description,
+        "empty": bool(repo.empty),
+        "private": bool(repo.private),
+        "fork": bool(repo.fork),
+        "template": bool(repo.template),
+        "parent": parent,
+        "mirror": bool(repo.mirror),
+        "size": int(repo.size) // 1024,
+        "language": "",
+        "languages_url": f"{api_url}/languages",
+        "html_url": html_url,
+        "url": api_url,
+        "link": "",
+        "ssh_url": _ssh_url(owner_path, name_path),
+        "clone_url": f"{html_url}.git",
+        "original_url": repo.original_url,
+        "website": repo.website,
+        "stars_count": int(repo.num_stars),
+        "forks_count": int(repo.num_forks),
+        "watchers_count": int(repo.num_watches),
+        "open_issues_count": int(repo.num_open_issues),
+        "open_pr_counter": int(repo.num_open_pulls),
+        "release_counter": int(repo.num_releases),
+        "default_branch": repo.default_branch,
+        "archived": bool(repo.archived),
+        "created_at": rfc3339(repo.created),
+        "updated_at": rfc3339(repo.updated),
+        "archived_at": rfc3339(repo.archived_at),
+        "permissions": {"admin": view.access >= Access.ADMIN, "push": view.access >= Access.WRITE,
+                        "pull": view.access >= Access.READ},
+        "has_issues": True,
+        "internal_tracker": {"enable_time_tracker": True,
+                             "allow_only_contributors_to_track_time": True,
+                             "enable_issue_dependencies": True},
+        "has_wiki": True,
+        "wiki_branch": repo.default_branch,
+        "globally_editable_wiki": False,
+        "has_pull_requests": True,
+        "has_projects": True,
+        "has_releases": True,
+        "has_packages": True,
+        "has_actions": True,
+        "ignore_whitespace_conflicts": False,
+        "allow_merge_commits": True,
+        "allow_rebase": True,
+        "allow_rebase_explicit": True,
+        "allow_squash_merge": True,
+        "allow_fast_forward_only_merge": True,
+        "allow_rebase_update": True,
+        "default_delete_branch_after_merge": False,
+        "default_merge_style": "merge",
+        "default_update_style": "merge",
+        "default_allow_maintainer_edit": False,
+        "avatar_url": "",
+        "internal": not repo.private and owner.visibility == "private",
+        "mirror_interval": go_duration(repo.mirror_interval) if repo.mirror else "",
+        "object_format_name": repo.object_format,
+        "mirror_updated": rfc3339(repo.mirror_updated) if repo.mirror else GO_ZERO_TIME,
+        "repo_transfer": None,
+        "topics": [],
+        "wiki_clone_url": f"{html_url}.wiki.git",
+        "wiki_ssh_url": _ssh_url(owner_path, name_path + ".wiki"),
+        "has_wiki_contents": False,
+    }
+    return record
+
+
+def payload_user(name: str, email: str, username: str = "") -> dict:
+    return {"name": name, "email": email, "username": username}
+
+
+def branch(info, view, *, usernames: dict[str, str] | None = None) -> dict:
+    """A Branch record from a stored BranchInfo; ``usernames`` maps e-mails to logins."""
+    usernames = usernames or {}
+    html_url = f"{_app_url()}{quote(view.owner.login)}/{quote(view.repo.name)}"
+    can_write = view.can_write
+    return {
+        "name": info.name,
+        "commit": {
+            "id": info.commit_id,
+            "message": info.message,
+            "url": f"{html_url}/commit/{info.commit_id}",
+            "author": payload_user(info.author_name, info.author_email,
+                                   usernames.get(info.author_email.lower(), "")),
+            "committer": payload_user(info.committer_name, info.committer_email,
+                                      usernames.get(info.committer_email.lower(), "")),
+            "verification": {"verified": False, "reason": "gpg.error.not_signed_commit",
+                             "signature": info.signature, "signer": None,
+                             "payload": info.signed_payload},
+            "timestamp": rfc3339_offset(info.author_time, info.author_tz),
+            "added": None,
+            "removed": None,
+            "modified": None,
+        },
+        "protected": False,
+        "required_approvals": 0,
+        "enable_status_check": False,
+        "status_check_contexts": [],
+        "user_can_push": can_write,
+        "user_can_merge": can_write,
+        "effective_branch_protection_name": "",
     }

@@ -46,8 +46,12 @@ class Route:
     responses: dict[int, str] = field(default_factory=dict)
     deprecated: bool = False
     in_swagger: bool = True
-    # Path prefix outside /api/v1 (git smart HTTP, swagger page); None = API route.
+    # Served outside /api/v1 (git smart HTTP, swagger page).
     raw: bool = False
+    # Keys to read before authentication, batched with the token (e.g. the repository
+    # in the path), and keys that depend on them and on the caller's id.
+    preload: Callable | None = None        # (req) -> list[key]
+    preload_more: Callable | None = None   # (req, user_id | None) -> list[key]
     regex: re.Pattern = field(init=False, repr=False)
     param_names: tuple[str, ...] = field(init=False, repr=False)
 
@@ -117,7 +121,7 @@ def alias(method: str, pattern: str, operation_id: str, *, same_as: str, **optio
     original = TABLE.by_operation(same_as)
     fields = {k: getattr(original, k) for k in (
         "tag", "summary", "scope", "extra_scopes", "signed_in", "site_admin", "basic_auth_only",
-        "query", "body", "consumes", "produces", "responses", "raw")}
+        "query", "body", "consumes", "produces", "responses", "raw", "preload", "preload_more")}
     fields.update(options)
     TABLE.add(Route(method=method, pattern=pattern, operation_id=operation_id,
                     handler=original.handler, **fields))

@@ -39,6 +39,44 @@ RECORDS: dict[str, dict[str, dict]] = {
         "default_max_blob_size": I,
     },
     "APIError": {"message": S, "url": S},
+    "Permission": {"admin": B, "push": B, "pull": B},
+    "InternalTracker": {"enable_time_tracker": B, "allow_only_contributors_to_track_time": B,
+                        "enable_issue_dependencies": B},
+    "Repository": {
+        "id": I, "owner": ref("User"), "name": S, "full_name": S, "description": S, "empty": B,
+        "private": B, "fork": B, "template": B, "parent": ref("Repository"), "mirror": B,
+        "size": I, "language": S, "languages_url": S, "html_url": S, "url": S, "link": S,
+        "ssh_url": S, "clone_url": S, "original_url": S, "website": S, "stars_count": I,
+        "forks_count": I, "watchers_count": I, "open_issues_count": I, "open_pr_counter": I,
+        "release_counter": I, "default_branch": S, "archived": B, "created_at": T,
+        "updated_at": T, "archived_at": T, "permissions": ref("Permission"), "has_issues": B,
+        "internal_tracker": ref("InternalTracker"), "has_wiki": B, "wiki_branch": S,
+        "globally_editable_wiki": B, "has_pull_requests": B, "has_projects": B,
+        "has_releases": B, "has_packages": B, "has_actions": B, "ignore_whitespace_conflicts": B,
+        "allow_merge_commits": B, "allow_rebase": B, "allow_rebase_explicit": B,
+        "allow_squash_merge": B, "allow_fast_forward_only_merge": B, "allow_rebase_update": B,
+        "default_delete_branch_after_merge": B, "default_merge_style": S,
+        "default_update_style": S, "default_allow_maintainer_edit": B, "avatar_url": S,
+        "internal": B, "mirror_interval": S, "object_format_name": S, "mirror_updated": T,
+        "repo_transfer": ref("RepoTransfer"), "topics": STRINGS, "wiki_clone_url": S,
+        "wiki_ssh_url": S, "has_wiki_contents": B,
+    },
+    "RepoTransfer": {"doer": ref("User"), "recipient": ref("User"),
+                     "teams": {"type": "array", "items": {"type": "object"}}},
+    "SearchResults": {"ok": B, "data": {"type": "array", "items": ref("Repository")}},
+    "PayloadUser": {"name": S, "email": EMAIL, "username": S},
+    "PayloadCommitVerification": {"verified": B, "reason": S, "signature": S,
+                                  "signer": ref("PayloadUser"), "payload": S},
+    "PayloadCommit": {
+        "id": S, "message": S, "url": S, "author": ref("PayloadUser"),
+        "committer": ref("PayloadUser"), "verification": ref("PayloadCommitVerification"),
+        "timestamp": T, "added": STRINGS, "removed": STRINGS, "modified": STRINGS,
+    },
+    "Branch": {
+        "name": S, "commit": ref("PayloadCommit"), "protected": B, "required_approvals": I,
+        "enable_status_check": B, "status_check_contexts": STRINGS, "user_can_push": B,
+        "user_can_merge": B, "effective_branch_protection_name": S,
+    },
 }
 
 # Request bodies: (required fields, properties).
@@ -57,7 +95,19 @@ OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
     }),
     "CreateKeyOption": (["title", "key"], {"title": S, "key": S, "read_only": B}),
     "CreateAccessTokenOption": (["name"], {"name": S, "scopes": STRINGS}),
+    "CreateRepoOption": (["name"], {
+        "name": S, "description": S, "private": B, "auto_init": B, "gitignores": S,
+        "license": S, "readme": S, "issue_labels": S, "default_branch": S, "template": B,
+        "trust_model": S, "object_format_name": S,
+    }),
+    "CreateForkOption": ([], {"name": S, "organization": S}),
+    "MigrateRepoOptions": (["clone_addr", "repo_name"], {
+        "clone_addr": S, "auth_username": S, "auth_password": S, "auth_token": S, "uid": I,
+        "repo_owner": S, "repo_name": S, "service": S, "mirror": B, "mirror_interval": S,
+        "private": B, "description": S, "wiki": B, "milestones": B, "labels": B, "issues": B,
+        "pull_requests": B, "releases": B, "lfs": B, "lfs_endpoint": S,
+    }),
 }
 
 # Lists are arrays of a record: responses named <Record>List.
-LISTS = ("User", "PublicKey", "AccessToken")
+LISTS = ("User", "PublicKey", "AccessToken", "Repository", "Branch")

@@ -20,6 +20,7 @@ import threading
 import traceback
 from typing import Mapping
 
+from chalicelib.jobs.schedules import SCHEDULES
 from chalicelib.local.runtime import DEFAULT_DATA_DIR, LocalRuntime
 from chalicelib.services.errors import ServiceError
 
@@ -43,6 +44,17 @@ def ensure_admin_from_env(environ: Mapping[str, str]) -> str:
         "created. To create one, restart with all three set or, while this server runs:\n"
         "  .venv/bin/python -m chalicelib.cli admin user create "
         "--username NAME --password PW --email E --admin")
+
+
+def every(schedule):
+    """A background task running ``schedule`` as often as its Lambda would run."""
+    def task(stopping: threading.Event) -> None:
+        while not stopping.wait(schedule.minutes * 60):
+            try:
+                schedule.run()
+            except Exception:  # noqa: BLE001 - keep the schedule alive, as Lambda would
+                logging.getLogger("nimbus.jobs").exception("%s failed", schedule.name)
+    return task
 
 
 def _cannot_start(exc: Exception) -> int:
@@ -69,6 +81,8 @@ def main() -> int:
     try:
         # Before serving, so the admin exists by the time the first request arrives.
         print(ensure_admin_from_env(os.environ), flush=True)
+        for schedule in SCHEDULES:
+            runtime.add_background(every(schedule))
         runtime.serve()
     except Exception as exc:  # noqa: BLE001 - reported by _cannot_start
         runtime.stop()

@@ -71,3 +71,42 @@ def publish(event: Event) -> None:
                 handler(event)
             except Exception:  # noqa: BLE001 - a subscriber must not fail the write
                 log.exception("subscriber %r failed on %r", handler, event)
+
+
+@dataclass(frozen=True)
+class RepositoryCreated(Event):
+    repo_id: int = 0
+
+
+@dataclass(frozen=True)
+class RepositoryForked(Event):
+    repo_id: int = 0
+    parent_id: int = 0
+
+
+@dataclass(frozen=True)
+class RepositoryDeleted(Event):
+    repo_id: int = 0
+
+
+@dataclass(frozen=True)
+class PushedCommit:
+    id: str
+    message: str
+    author_name: str
+    author_email: str
+    committer_name: str
+    committer_email: str
+    timestamp: int
+    tz_offset: int
+
+
+@dataclass(frozen=True)
+class RepositoryPushed(Event):
+    """One ref moved (created, updated or deleted) by a push, the API or a mirror sync."""
+    repo_id: int = 0
+    ref: str = ""
+    before: str = ""
+    after: str = ""
+    commits: tuple[PushedCommit, ...] = ()
+    total_commits: int = 0

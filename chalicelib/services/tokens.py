@@ -71,8 +71,17 @@ def delete_token(actor: Account | None, username: str, which: str) -> None:
     store.delete(user.id, found)
 
 
+def looks_like(secret: str) -> bool:
+    """Token secrets are 40 lowercase hex digits; anything else is not worth a read."""
+    return len(secret) == 40 and all(c in "0123456789abcdef" for c in secret)
+
+
+def token_key(secret: str):
+    return keys.token(hash_token(secret))
+
+
 def lookup(secret: str) -> Token | None:
     """The token a secret belongs to (one read), or None."""
-    if len(secret) != 40:
+    if not looks_like(secret):
         return None
     return store.get_by_hash(hash_token(secret))

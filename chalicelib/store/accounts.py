@@ -12,15 +12,13 @@ from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib.services.errors import AlreadyExists, ConflictError
+from chalicelib.store import session
 from chalicelib.store.table import Account, Claim, Item, connection, keys
 from chalicelib.store.transact import put_new
 
 
 def get_by_id(account_id: int) -> Account | None:
-    try:
-        return Account.get(*keys.account(account_id))
-    except DoesNotExist:
-        return None
+    return session.get(Account, keys.account(account_id))
 
 
 def get_by_name(name: str) -> Account | None:
@@ -28,6 +26,7 @@ def get_by_name(name: str) -> Account | None:
     hit = next(iter(Item.gsi1.query(keys.login_gsi(lower)[0],
                                     Item.gsi1sk == keys.login_gsi(lower)[1], limit=1)), None)
     if hit is not None:
+        session.remember(keys.account(hit.id), hit)
         return hit
     try:
         claim = Claim.get(*keys.login(lower), consistent_read=True)
@@ -131,6 +130,7 @@ def delete(account: Account) -> None:
         if _condition_failed(exc):
             raise ConflictError("the account changed while it was being deleted") from None
         raise
+    session.forget(keys.account(account.id))
     pk = keys.account(account.id)[0]
     leftovers = list(Item.query(pk))
     with Item.batch_write() as batch:

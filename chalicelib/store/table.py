@@ -8,7 +8,7 @@ item fails loudly.  Key layouts are listed in ``docs/data-model.md``; the helper
 from __future__ import annotations
 
 from pynamodb.attributes import (BooleanAttribute, DiscriminatorAttribute, ListAttribute,
-                                 NumberAttribute, UnicodeAttribute)
+                                 NumberAttribute, NumberSetAttribute, UnicodeAttribute)
 from pynamodb.connection import Connection
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
@@ -26,6 +26,17 @@ class GSI1(GlobalSecondaryIndex):
     gsi1sk = UnicodeAttribute(range_key=True)
 
 
+class GSI2(GlobalSecondaryIndex):
+    """Instance-wide listings (all repositories, for search)."""
+    class Meta:
+        index_name = "gsi2"
+        projection = AllProjection()
+        billing_mode = "PAY_PER_REQUEST"
+
+    gsi2pk = UnicodeAttribute(hash_key=True)
+    gsi2sk = UnicodeAttribute(range_key=True)
+
+
 class Item(Model):
     class Meta:
         table_name = "nimbus"
@@ -39,6 +50,9 @@ class Item(Model):
     gsi1pk = UnicodeAttribute(null=True)
     gsi1sk = UnicodeAttribute(null=True)
     gsi1 = GSI1()
+    gsi2pk = UnicodeAttribute(null=True)
+    gsi2sk = UnicodeAttribute(null=True)
+    gsi2 = GSI2()
 
     @classmethod
     def _get_connection(cls):
@@ -124,6 +138,88 @@ class PublicKey(Item, discriminator="publickey"):
     updated = NumberAttribute()
 
 
+class Repo(Item, discriminator="repo"):
+    """A repository, keyed by its owner's and its own lower-case name, so a request
+    naming ``owner/repo`` finds it with one read; everything else about the repository
+    is keyed by the immutable ``id``."""
+    id = NumberAttribute()
+    owner_id = NumberAttribute()
+    owner_login = UnicodeAttribute()
+    name = UnicodeAttribute()
+    lower_name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    website = UnicodeAttribute(default="")
+    private = BooleanAttribute(default=False)
+    template = BooleanAttribute(default=False)
+    archived = BooleanAttribute(default=False)
+    archived_at = NumberAttribute(default=0)
+    empty = BooleanAttribute(default=True)
+    default_branch = UnicodeAttribute()
+    object_format = UnicodeAttribute(default="sha1")
+    size = NumberAttribute(default=0)           # bytes of the packs this repository added
+    # Forks share their parent's object pool (packs), so a fork costs no copying.
+    pool_id = NumberAttribute()
+    fork = BooleanAttribute(default=False)
+    parent_id = NumberAttribute(default=0)
+    num_forks = NumberAttribute(default=0)
+    num_stars = NumberAttribute(default=0)
+    num_watches = NumberAttribute(default=0)
+    num_open_issues = NumberAttribute(default=0)
+    num_open_pulls = NumberAttribute(default=0)
+    num_releases = NumberAttribute(default=0)
+    mirror = BooleanAttribute(default=False)
+    mirror_interval = NumberAttribute(default=0)     # seconds; 0 = no periodic sync
+    mirror_updated = NumberAttribute(default=0)
+    mirror_next = NumberAttribute(default=0)
+    original_url = UnicodeAttribute(default="")      # without credentials
+    # Credentials for pulling a private mirror (table is encrypted at rest).
+    mirror_auth = UnicodeAttribute(default="")
+    created = NumberAttribute()
+    updated = NumberAttribute()
+    version = NumberAttribute(default=1)
+
+
+class RepoName(Item, discriminator="reponame"):
+    """Finds a repository from its id (forks' parents, jobs)."""
+    repo_pk = UnicodeAttribute()
+
+
+class ForkLink(Item, discriminator="forklink"):
+    """One per fork, in its parent's partition: lists forks with one Query."""
+    fork_pk = UnicodeAttribute()
+
+
+class Pool(Item, discriminator="pool"):
+    """An object pool: the packs a repository and its forks share.  Listed in gsi2
+    ``POOLS`` for the compaction job, which needs every member's refs."""
+    members = NumberAttribute(default=0)
+    repo_ids = NumberSetAttribute(default=set)
+
+
+class BranchInfo(Item, discriminator="branch"):
+    """The head commit of a branch, kept on every ref change so branch lists need no
+    git reads."""
+    name = UnicodeAttribute()
+    commit_id = UnicodeAttribute()
+    message = UnicodeAttribute(default="")
+    author_name = UnicodeAttribute(default="")
+    author_email = UnicodeAttribute(default="")
+    author_time = NumberAttribute(default=0)
+    author_tz = NumberAttribute(default=0)
+    committer_name = UnicodeAttribute(default="")
+    committer_email = UnicodeAttribute(default="")
+    committer_time = NumberAttribute(default=0)
+    committer_tz = NumberAttribute(default=0)
+    signature = UnicodeAttribute(default="")
+    signed_payload = UnicodeAttribute(default="")
+
+
+class MirrorDue(Item, discriminator="mirrordue"):
+    """A pull mirror's next sync time; the schedule is one small partition."""
+    repo_pk = UnicodeAttribute(default="")
+    due = NumberAttribute(default=0)
+
+
 class keys:  # noqa: N801 - a namespace of key builders
     """Key layouts of the table (see docs/data-model.md)."""
 
@@ -163,6 +259,46 @@ class keys:  # noqa: N801 - a namespace of key builders
     def key_fingerprint(fingerprint: str) -> tuple[str, str]:
         return f"KEYFP#{fingerprint}", "CLAIM"
 
+    @staticmethod
+    def repo(owner_lower: str, name_lower: str) -> tuple[str, str]:
+        return f"REPO#{owner_lower}/{name_lower}", "REPO"
+
+    @staticmethod
+    def repo_owner_gsi(owner_id: int, name_lower: str) -> tuple[str, str]:
+        return f"OWNS#{owner_id}", f"REPO#{name_lower}"
+
+    ALL_REPOS_GSI = "REPOS"
+    ALL_POOLS_GSI = "POOLS"
+
+    @staticmethod
+    def repo_name(repo_id: int) -> tuple[str, str]:
+        return f"REPOID#{repo_id}", "NAME"
+
+    @staticmethod
+    def fork_link(parent_id: int, fork_id: int) -> tuple[str, str]:
+        return f"R#{parent_id}", f"FORK#{fork_id:015d}"
+
+    @staticmethod
+    def pool(pool_id: int) -> tuple[str, str]:
+        return f"POOL#{pool_id}", "POOL"
+
+    @staticmethod
+    def branch(repo_id: int, name: str) -> tuple[str, str]:
+        return f"R#{repo_id}", f"BRANCH#{name}"
+
+    @staticmethod
+    def repo_partition(repo_id: int) -> str:
+        return f"R#{repo_id}"
+
+    MIRROR_SCHEDULE = "MIRRORS"
+
+    @staticmethod
+    def mirror_due(repo_id: int) -> tuple[str, str]:
+        return "MIRRORS", f"{repo_id:015d}"
+
+    BRANCH_PREFIX = "BRANCH#"
+    FORK_PREFIX = "FORK#"
+
     # Prefixes of items that live in an account's partition.
     TOKEN_PREFIX = "TOKEN#"
     KEY_PREFIX = "KEY#"
@@ -173,7 +309,7 @@ def configure(settings: Settings | None = None) -> None:
     """Point every model at the configured table and endpoint (moto locally)."""
     settings = settings or get_settings()
     host = settings.aws.ENDPOINT_URL or None
-    for model in (Item, GSI1):
+    for model in (Item, GSI1, GSI2):
         model.Meta.table_name = settings.aws.TABLE
         model.Meta.region = settings.aws.REGION
         model.Meta.host = host

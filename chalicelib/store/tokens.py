@@ -9,16 +9,14 @@ from __future__ import annotations
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.store import session
 from chalicelib.store.accounts import partition
 from chalicelib.store.table import Token, TokenRef, connection, keys
 from chalicelib.store.transact import put_new
 
 
 def get_by_hash(token_hash: str) -> Token | None:
-    try:
-        return Token.get(*keys.token(token_hash))
-    except DoesNotExist:
-        return None
+    return session.get(Token, keys.token(token_hash))
 
 
 def create(token: Token, ref: TokenRef) -> None:
@@ -38,6 +36,7 @@ def list_for_user(user_id: int) -> list[TokenRef]:
 
 
 def delete(user_id: int, ref: TokenRef) -> None:
+    session.forget(keys.token(ref.token_hash))
     with TransactWrite(connection=connection()) as tx:
         tx.delete(ref)
         tx.delete(Token(*keys.token(ref.token_hash)))

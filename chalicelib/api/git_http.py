@@ -1,0 +1,143 @@
+"""Git smart HTTP (protocol v0) at ``/{owner}/{repo}[.git]/…``, for the git CLI.
+
+Who may do what follows Forgejo: anonymous callers may pull public repositories of
+public owners; everything else needs credentials (401 with a Basic challenge, so git
+asks for them); signed-in callers who cannot see the repository get 404; pushing needs
+write access and a token with ``write:repository``.
+"""
+from __future__ import annotations
+
+import os
+
+from chalicelib.api import auth
+from chalicelib.api.errors import PlainTextError
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import caller, repo_preload, repo_preload_more
+from chalicelib.api.router import route
+from chalicelib.services import pushes, repos, scopes
+from chalicelib.services.errors import NotFoundError
+from chalicelib.settings import get_settings
+
+SERVICES = ("git-upload-pack", "git-receive-pack")
+NO_CACHE = {"Expires": "Fri, 01 Jan 1980 00:00:00 GMT", "Pragma": "no-cache",
+            "Cache-Control": "no-cache, max-age=0, must-revalidate"}
+# A Lambda response carries at most 6 MB; leave room for headers and base64.
+LAMBDA_RESPONSE_LIMIT = 4_400_000
+# Tests set this to simulate a crash after the pack is stored and before refs move.
+before_commit_hook = None
+GIT = dict(tag="git", raw=True, in_swagger=False, preload=repo_preload,
+           preload_more=repo_preload_more)
+
+
+def _plain(status: int, text: str, headers: dict | None = None) -> PlainTextError:
+    return PlainTextError(status, text, headers)
+
+
+def _challenge() -> PlainTextError:
+    return _plain(401, "Unauthorized", {"WWW-Authenticate": auth.REALM})
+
+
+def _authorize(req: ApiRequest, *, push: bool) -> repos.RepoView:
+    settings = get_settings()
+    if settings.repository.DISABLE_HTTP_GIT:
+        raise _plain(403, "Interacting with repositories by HTTP protocol is not allowed")
+    who = caller(req)
+    if who.user is None:
+        # Anonymous: only a pull of something the public may read; otherwise ask for
+        # credentials without revealing whether the repository exists.
+        if push or settings.service.REQUIRE_SIGNIN_VIEW:
+            raise _challenge()
+        try:
+            return repos.find(who, req.params["owner"], req.params["repo"])
+        except NotFoundError:
+            raise _challenge() from None
+    try:
+        view = repos.find(who, req.params["owner"], req.params["repo"])
+    except NotFoundError:
+        raise _plain(404, "Repository not found") from None
+    token_scopes = req.principal.scopes
+    level = "write" if push else "read"
+    if token_scopes is not None and not scopes.allows(token_scopes, "repository", level):
+        raise _plain(403, f"token does not have the required scope: {level}:repository")
+    if push:
+        if not view.can_write:
+            raise _plain(403, "User permission denied: you may read but not push to "
+                              "this repository")
+        if view.repo.mirror:
+            raise _plain(403, "mirror repository is read-only")
+        if view.repo.archived:
+            raise _plain(403, "repository is archived: pushes are refused")
+    return view
+
+
+def _service_response(body: bytes, service: str, kind: str) -> ApiResponse:
+    return ApiResponse(status=200, body=body,
+                       headers={"Content-Type": f"application/x-{service}-{kind}", **NO_CACHE})
+
+
+def _check_request_type(req: ApiRequest, service: str) -> None:
+    if req.content_type != f"application/x-{service}-request":
+        raise _plain(400, f"expected Content-Type application/x-{service}-request")
+
+
+def _too_big_for_lambda(size: int) -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and size > LAMBDA_RESPONSE_LIMIT
+
+
+def _pkt(line: str) -> bytes:
+    data = line.encode()
+    return f"{len(data) + 4:04x}".encode() + data
+
+
+@route("GET", "/{owner}/{repo}/info/refs", "gitInfoRefs", **GIT)
+def info_refs(req: ApiRequest) -> ApiResponse:
+    from chalicelib.gitstore import smart_http
+
+    service = req.arg("service")
+    if service not in SERVICES:
+        raise _plain(403, "only the smart HTTP protocol is supported (git 1.6.6 or later)")
+    view = _authorize(req, push=service == "git-receive-pack")
+    git = repos_git(view)
+    return _service_response(smart_http.advertise(git, service), service, "advertisement")
+
+
+@route("POST", "/{owner}/{repo}/git-upload-pack", "gitUploadPack", **GIT)
+def upload_pack(req: ApiRequest) -> ApiResponse:
+    from chalicelib.gitstore import smart_http
+
+    _check_request_type(req, "git-upload-pack")
+    view = _authorize(req, push=False)
+    body = smart_http.upload_pack(repos_git(view), req.body)
+    if _too_big_for_lambda(len(body)):
+        # git shows "remote error: …" for an ERR line: say why instead of a bare 502.
+        body = _pkt(f"ERR this clone needs {len(body) // 1_000_000} MB but a Lambda response "
+                    "carries at most 6 MB; see Limits in the Nimbus README\n")
+    return _service_response(body, "git-upload-pack", "result")
+
+
+@route("POST", "/{owner}/{repo}/git-receive-pack", "gitReceivePack", **GIT)
+def receive_pack(req: ApiRequest) -> ApiResponse:
+    from chalicelib.gitstore import smart_http
+
+    _check_request_type(req, "git-receive-pack")
+    view = _authorize(req, push=True)
+    git = repos_git(view)
+    actor_id = req.actor.id if req.actor else None
+
+    def on_updated(updates, added_bytes=0):
+        pushes.after_update(view.repo, git, [_text(u) for u in updates], actor_id=actor_id,
+                            added_bytes=added_bytes)
+
+    body = smart_http.receive_pack(git, req.body, on_updated=on_updated,
+                                   before_commit=before_commit_hook)
+    return _service_response(body, "git-receive-pack", "result")
+
+
+def _text(update) -> tuple[str, str, str]:
+    return tuple(v.decode() if isinstance(v, bytes) else v for v in update)
+
+
+def repos_git(view: repos.RepoView):
+    from chalicelib.gitstore import repo as gitrepo
+
+    return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))

@@ -1,0 +1,189 @@
+"""Repositories: create, get, delete, search, list, fork."""
+from __future__ import annotations
+
+from chalicelib.api import paging, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.router import Param, route
+from chalicelib.services import accounts, repos
+from chalicelib.services.errors import InvalidInput
+from chalicelib.services.scopes import is_public_only
+
+PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
+        Param("limit", "integer", "page size of results"))
+REPO = dict(tag="repository", scope="repository")
+
+
+def caller(req: ApiRequest) -> repos.Caller:
+    principal = req.principal
+    if principal is None:
+        return repos.ANONYMOUS
+    return repos.Caller(principal.user, bool(principal.scopes and is_public_only(principal.scopes)))
+
+
+def repo_preload(req: ApiRequest) -> list:
+    return repos.preload_keys(req.params["owner"], req.params["repo"])
+
+
+def repo_preload_more(req: ApiRequest, user_id: int | None) -> list:
+    return repos.preload_more_keys(req.params["owner"], req.params["repo"], user_id)
+
+
+# Every /repos/{owner}/{repo}/… route reads the repository together with the token.
+IN_REPO = dict(REPO, preload=repo_preload, preload_more=repo_preload_more)
+
+
+def current_repo(req: ApiRequest) -> repos.RepoView:
+    return repos.find(caller(req), req.params["owner"], req.params["repo"])
+
+
+def repo_record(req: ApiRequest, view: repos.RepoView) -> dict:
+    parent = repos.parent_of(view, caller(req))
+    parent_record = records.repository(parent, req.actor) if parent is not None else None
+    return records.repository(view, req.actor, parent_record)
+
+
+def repo_list(req: ApiRequest, views: list[repos.RepoView]) -> ApiResponse:
+    return paging.paged_json(req, views, lambda v: repo_record(req, v))
+
+
+@route("POST", "/user/repos", "createCurrentUserRepo",
+       summary="Create a repository", signed_in=True, body="CreateRepoOption",
+       responses={201: "Repository", 400: "error", 401: "unauthorized", 403: "forbidden",
+                  409: "conflict", 422: "validationError"}, **REPO)
+def create_current_user_repo(req: ApiRequest) -> ApiResponse:
+    view = repos.create_repo(caller(req), req.actor, req.json())
+    return ApiResponse.json(records.repository(view, req.actor), status=201)
+
+
+@route("POST", "/admin/users/{username}/repos", "adminCreateRepo",
+       summary="Create a repository on behalf of a user", body="CreateRepoOption",
+       tag="admin", scope="admin", site_admin=True,
+       responses={201: "Repository", 400: "error", 403: "forbidden", 404: "notFound",
+                  409: "conflict", 422: "validationError"})
+def admin_create_repo(req: ApiRequest) -> ApiResponse:
+    owner = accounts.get_user(req.params["username"])
+    view = repos.create_repo(caller(req), owner, req.json())
+    return ApiResponse.json(records.repository(view, req.actor), status=201)
+
+
+@route("GET", "/repos/{owner}/{repo}", "repoGet", summary="Get a repository",
+       responses={200: "Repository", 404: "notFound"}, **IN_REPO)
+def repo_get(req: ApiRequest) -> ApiResponse:
+    return ApiResponse.json(repo_record(req, current_repo(req)))
+
+
+@route("DELETE", "/repos/{owner}/{repo}", "repoDelete", summary="Delete a repository",
+       signed_in=True, responses={204: "empty", 403: "forbidden", 404: "notFound"}, **IN_REPO)
+def repo_delete(req: ApiRequest) -> ApiResponse:
+    repos.delete_repo(caller(req), current_repo(req))
+    return ApiResponse.empty()
+
+
+def _bool_arg(req: ApiRequest, name: str) -> bool | None:
+    raw = req.arg(name)
+    if raw is None or raw == "":
+        return None
+    if raw.lower() in ("true", "1"):
+        return True
+    if raw.lower() in ("false", "0"):
+        return False
+    raise InvalidInput(f"[{name}]: expected true or false")
+
+
+def _int_arg(req: ApiRequest, name: str) -> int:
+    raw = req.arg(name)
+    try:
+        return int(raw) if raw else 0
+    except ValueError:
+        raise InvalidInput(f"[{name}]: expected an integer") from None
+
+
+@route("GET", "/repos/search", "repoSearch", summary="Search for repositories",
+       query=(Param("q", "string", "keyword"),
+              Param("includeDesc", "boolean", "include search of keyword within descriptions"),
+              Param("uid", "integer", "search only for repos that the user with the given id "
+                                       "owns or contributes to"),
+              Param("private", "boolean", "include private repositories this user has access to"),
+              Param("is_private", "boolean", "show only public, private or all repositories"),
+              Param("template", "boolean", "include template repositories"),
+              Param("archived", "boolean", "show only archived, non-archived or all repositories"),
+              Param("mode", "string", "type of repository to search for: fork, source, mirror, "
+                                      "collaborative"),
+              Param("exclusive", "boolean", "with uid: only repositories the user owns"),
+              Param("sort", "string", "alpha, created, updated, size, or id"),
+              Param("order", "string", "asc or desc"), *PAGE),
+       responses={200: "SearchResults", 422: "validationError"}, **REPO)
+def repo_search(req: ApiRequest) -> ApiResponse:
+    include_private = _bool_arg(req, "private")
+    query = repos.SearchQuery(
+        keyword=req.arg("q", "") or "", include_description=bool(_bool_arg(req, "includeDesc")),
+        uid=_int_arg(req, "uid"), exclusive=bool(_bool_arg(req, "exclusive")),
+        mode=req.arg("mode", "") or "",
+        include_private=True if include_private is None else include_private,
+        is_private=_bool_arg(req, "is_private"), template=_bool_arg(req, "template"),
+        archived=_bool_arg(req, "archived"), sort=req.arg("sort", "alpha") or "alpha",
+        order=req.arg("order", "asc") or "asc")
+    if query.order not in ("asc", "desc"):
+        raise InvalidInput(f'Invalid sort order: "{query.order}"')
+    found = repos.search(caller(req), query)
+    page = paging.page_of(req)
+    body = {"ok": True, "data": [repo_record(req, v) for v in page.slice(found)]}
+    return paging.set_headers(ApiResponse.json(body), req, page, len(found))
+
+
+@route("GET", "/user/repos", "userCurrentListRepos",
+       summary="List the repos that the authenticated user owns", signed_in=True,
+       query=(*PAGE, Param("order_by", "string", "order the repositories by name (default), "
+                                                  "id, newest, oldest, recentupdate, leastupdate, "
+                                                  "reversealphabetically, alphabetically, size")),
+       responses={200: "RepositoryList", 401: "unauthorized", 403: "forbidden",
+                  422: "validationError"}, **REPO)
+def current_user_repos(req: ApiRequest) -> ApiResponse:
+    views = repos.owned_by(caller(req), req.actor)
+    return repo_list(req, repos.order(views, req.arg("order_by")))
+
+
+@route("GET", "/users/{username}/repos", "userListRepos",
+       summary="List the repos owned by the given user", query=PAGE,
+       responses={200: "RepositoryList", 404: "notFound"}, **REPO)
+def user_repos(req: ApiRequest) -> ApiResponse:
+    owner = accounts.get_visible_user(req.actor, req.params["username"])
+    return repo_list(req, repos.order(repos.owned_by(caller(req), owner), "name"))
+
+
+@route("GET", "/repos/{owner}/{repo}/forks", "listForks", summary="List a repository's forks",
+       query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **IN_REPO)
+def list_forks(req: ApiRequest) -> ApiResponse:
+    return repo_list(req, repos.forks(caller(req), current_repo(req)))
+
+
+@route("POST", "/repos/{owner}/{repo}/forks", "createFork", summary="Fork a repository",
+       signed_in=True, body="CreateForkOption",
+       responses={202: "Repository", 403: "forbidden", 404: "notFound", 409: "conflict",
+                  422: "validationError"}, **IN_REPO)
+def create_fork(req: ApiRequest) -> ApiResponse:
+    source = current_repo(req)
+    view = repos.fork_repo(caller(req), source, req.json(required=False))
+    parent = records.repository(source, req.actor)
+    return ApiResponse.json(records.repository(view, req.actor, parent), status=202)
+
+
+@route("POST", "/repos/migrate", "repoMigrate", summary="Migrate a remote git repository",
+       signed_in=True, body="MigrateRepoOptions",
+       responses={201: "Repository", 403: "forbidden", 409: "conflict", 422: "validationError"},
+       **REPO)
+def repo_migrate(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import migrations
+
+    view = migrations.migrate(caller(req), req.json())
+    return ApiResponse.json(records.repository(view, req.actor), status=201)
+
+
+@route("POST", "/repos/{owner}/{repo}/mirror-sync", "repoMirrorSync",
+       summary="Sync a mirrored repository", signed_in=True,
+       responses={200: "empty", 403: "forbidden", 404: "notFound"}, **IN_REPO)
+def repo_mirror_sync(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import migrations
+
+    migrations.sync_requested(caller(req), current_repo(req))
+    return ApiResponse.empty(200)
