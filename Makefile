@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/aws_calls.py
 	$(PY) bench/cold_start.py
+	$(PY) bench/git_transfer.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -30,6 +30,8 @@ from moto import mock_aws  # noqa: E402
 
 # (operationId, auth) -> most AWS calls allowed for that request.
 BUDGETS = {
+    ("repoGet", "token"): 2,
+    ("repoGet", "anon"): 2,
     ("userGetCurrent", "token"): 2,   # token GetItem + account GetItem
     ("userGet", "anon"): 1,           # one gsi1 Query by name
     ("getVersion", "anon"): 0,
@@ -116,6 +118,12 @@ class Scene:
             "username": USER[0], "password": USER[1], "email": "alice@example.com"})
         self.tokens["token"] = self.new_token("bench")
         self.key_id = self.new_key()
+        self.must("POST", "/user/repos", "token", {"name": "demo", "auto_init": True})
+
+    def new_repo(self, auto_init: bool = False) -> str:
+        name = self.unique("repo")
+        self.must("POST", "/user/repos", "token", {"name": name, "auto_init": auto_init})
+        return name
 
 
 def ssh_key() -> str:
@@ -157,6 +165,25 @@ SCENARIOS = {
                                            {"title": s.unique("key"), "key": ssh_key()}, 201)],
     "adminDeleteUserPublicKey": lambda s: [Req("DELETE", f"/admin/users/alice/keys/{s.new_key()}",
                                                "admin", expect=204)],
+    "createCurrentUserRepo": lambda s: [Req("POST", "/user/repos", "token",
+                                            {"name": s.unique("repo")}, 201)],
+    "adminCreateRepo": lambda s: [Req("POST", "/admin/users/alice/repos", "admin",
+                                      {"name": s.unique("repo")}, 201)],
+    "repoGet": lambda s: [Req("GET", "/repos/alice/demo"), Req("GET", "/repos/alice/demo", "token")],
+    "repoDelete": lambda s: [Req("DELETE", f"/repos/alice/{s.new_repo()}", "token", expect=204)],
+    "repoSearch": lambda s: [Req("GET", "/repos/search?q=demo")],
+    "userCurrentListRepos": lambda s: [Req("GET", "/user/repos", "token")],
+    "userListRepos": lambda s: [Req("GET", "/users/alice/repos")],
+    "listForks": lambda s: [Req("GET", "/repos/alice/demo/forks")],
+    "createFork": lambda s: [Req("POST", "/repos/alice/demo/forks", "admin",
+                                 {"name": s.unique("fork")}, 202)],
+    "repoListBranches": lambda s: [Req("GET", "/repos/alice/demo/branches")],
+    "repoGetBranch": lambda s: [Req("GET", "/repos/alice/demo/branches/main")],
+    "repoGetRawFile": lambda s: [Req("GET", "/repos/alice/demo/raw/README.md")],
+    "repoGetEditorConfig": lambda s: [Req("GET", "/repos/alice/demo/editorconfig/a.py",
+                                          expect=404)],
+    "repoGetArchive": lambda s: [Req("GET", "/repos/alice/demo/archive/main.zip")],
+    "gitInfoRefs": lambda s: [Req("GET", "/alice/demo.git/info/refs?service=git-upload-pack")],
 }
 
 

@@ -5,6 +5,7 @@ import pathlib
 from chalicelib.api import records, schemas
 from chalicelib.api.router import TABLE
 from tests.conftest import ADMIN
+from tests.test_users import OMITTED_WHEN_UNSET
 
 FORGEJO = json.loads((pathlib.Path(__file__).parent / "fixtures" /
                       "forgejo_definitions.json").read_text())["definitions"]
@@ -28,10 +29,6 @@ def test_swagger_document_lists_implemented_operations(api):
         assert ref in doc["definitions"], ref
     for ref in set(part.split('"')[0] for part in text.split('"#/responses/')[1:]):
         assert ref in doc["responses"], ref
-
-
-# Fields Forgejo leaves out of a record while they are unset (omitempty).
-OMITTED_WHEN_UNSET = {"Repository": {"external_tracker", "external_wiki"}}
 
 
 def test_declared_definitions_match_forgejo():

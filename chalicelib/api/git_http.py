@@ -124,9 +124,8 @@ def receive_pack(req: ApiRequest) -> ApiResponse:
     git = repos_git(view)
     actor_id = req.actor.id if req.actor else None
 
-    def on_updated(updates, added_bytes=0):
-        pushes.after_update(view.repo, git, [_text(u) for u in updates], actor_id=actor_id,
-                            added_bytes=added_bytes)
+    def on_updated(updates):
+        pushes.after_update(view.repo, git, [_text(u) for u in updates], actor_id=actor_id)
 
     body = smart_http.receive_pack(git, req.body, on_updated=on_updated,
                                    before_commit=before_commit_hook)

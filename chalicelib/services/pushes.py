@@ -59,8 +59,15 @@ def _pushed_commits(git, before: str, after: str) -> tuple[list, int]:
     return found, total
 
 
+def pool_size(pool_id: int) -> int:
+    """Bytes of live packs in the repository's object pool (shared with its forks)."""
+    from chalicelib.gitstore import packdb
+
+    return sum(info.pack_size for info in packdb.list_packs(pool_id).values())
+
+
 def after_update(repo: Repo, git, updates: list[tuple[str, str, str]], *,
-                 actor_id: int | None, added_bytes: int = 0) -> None:
+                 actor_id: int | None) -> None:
     """Bring metadata in line with refs that moved (called after the refs committed)."""
     with BranchInfo.batch_write() as batch:
         for ref, _, new in updates:
@@ -72,10 +79,8 @@ def after_update(repo: Repo, git, updates: list[tuple[str, str, str]], *,
             else:
                 batch.save(branch_info(int(repo.id), name, git[new.encode()]))
     has_branches = any(r.startswith(HEADS.encode()) for r in git.refs.allkeys())
-    actions = [Repo.empty.set(not has_branches), Repo.updated.set(int(time.time()))]
-    if added_bytes:
-        actions.append(Repo.size.add(added_bytes))
-    repo.update(actions=actions)
+    repo.update(actions=[Repo.empty.set(not has_branches), Repo.updated.set(int(time.time())),
+                         Repo.size.set(pool_size(int(repo.pool_id)))])
     for ref, old, new in updates:
         commits, total = _pushed_commits(git, old, new)
         events.publish(events.RepositoryPushed(

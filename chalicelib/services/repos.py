@@ -173,9 +173,8 @@ def create_repo(caller: Caller, owner: Account, data: dict) -> RepoView:
 
 
 def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
-    """createFork: O(1) — the fork shares its parent's object pool."""
-    from chalicelib.gitstore import repo as gitrepo
-
+    """createFork: O(1) in data — the fork shares its parent's object pool; only the
+    refs are copied."""
     opt = accounts.optional
     owner = caller.user
     org_name = opt(data, "organization", str)
@@ -196,7 +195,7 @@ def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
     repo.empty, repo.size = root.empty, root.size
     _insert(repo, parent=root)
     try:
-        gitrepo.copy_refs(root.id, repo.id)
+        _copy_refs(int(root.id), int(repo.id))
         from chalicelib.services import pushes
         pushes.refresh_branches(repo)
     except BaseException:
@@ -205,6 +204,22 @@ def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
     events.publish(events.RepositoryForked(actor_id=caller.user.id, repo_id=repo.id,
                                            parent_id=root.id))
     return RepoView(repo, owner, Access.OWNER)
+
+
+def _copy_refs(source_id: int, target_id: int) -> None:
+    from chalicelib.gitstore import refdb
+    from chalicelib.services.pushes import ZERO
+
+    refs = refdb.load_refs(source_id)
+    plain = [(name, ZERO, value.sha) for name, value in refs.items() if value.sha]
+    peeled = {name: value.peeled for name, value in refs.items() if value.peeled}
+    for start in range(0, len(plain), refdb.MAX_REF_UPDATES):
+        chunk = plain[start:start + refdb.MAX_REF_UPDATES]
+        refdb.commit_updates(target_id, chunk,
+                             peeled={n: peeled[n] for n, _, _ in chunk if n in peeled})
+    for name, value in refs.items():
+        if value.symref:
+            refdb.put_symref(target_id, name, value.symref)
 
 
 def delete_repo(caller: Caller, view: RepoView) -> None:
@@ -218,7 +233,7 @@ def delete_repo(caller: Caller, view: RepoView) -> None:
 
 
 def _remove(repo: Repo, *, parent: Repo | None) -> None:
-    from chalicelib.gitstore import repo as gitrepo
+    from chalicelib import gitstore
     from chalicelib.services import archives
 
     remaining = store.delete(repo, parent=parent)
@@ -226,7 +241,7 @@ def _remove(repo: Repo, *, parent: Repo | None) -> None:
     for fork in store.forks_of(repo):
         fork.fork, fork.parent_id = False, 0
         store.save(fork)
-    gitrepo.delete_repo_refs(repo.id)
+    gitstore.delete_repo_refs(int(repo.id))
     for item in store.repo_partition(repo.id):
         item.delete()
     archives.forget(repo)
@@ -234,8 +249,7 @@ def _remove(repo: Repo, *, parent: Repo | None) -> None:
         from chalicelib.services import migrations
         migrations.forget(repo)
     if remaining <= 0:
-        from chalicelib.gitstore import objects
-        objects.delete_pool(int(repo.pool_id))
+        gitstore.delete_pool(int(repo.pool_id))
         session.forget(keys.pool(int(repo.pool_id)))
 
 

@@ -46,13 +46,12 @@ def create(repo: Repo, *, parent: Repo | None = None) -> None:
     repo_key = (repo.pk, repo.sk)
     try:
         with TransactWrite(connection=connection()) as tx:
-            tx.condition_check(Account, keys.account(repo.owner_id),
-                               condition=Account.pk.exists())
             tx.save(repo, condition=Repo.pk.does_not_exist())
             tx.save(RepoName(*keys.repo_name(repo.id), repo_pk=repo.pk),
                     condition=RepoName.pk.does_not_exist())
             tx.update(Account(*keys.account(repo.owner_id)),
-                      actions=[Account.num_repos.add(1), Account.version.add(1)])
+                      actions=[Account.num_repos.add(1), Account.version.add(1)],
+                      condition=Account.pk.exists())
             if parent is None:
                 tx.save(Pool(*keys.pool(repo.pool_id), members=1, repo_ids={int(repo.id)},
                              gsi2pk=keys.ALL_POOLS_GSI, gsi2sk=f"{int(repo.pool_id):015d}"),
@@ -65,11 +64,11 @@ def create(repo: Repo, *, parent: Repo | None = None) -> None:
                 tx.update(parent, actions=[Repo.num_forks.add(1)], condition=Repo.pk.exists())
     except TransactWriteError as exc:
         reasons = _reasons(exc)
-        # Grouped order: the condition check first, then puts (repository first).
+        # Grouped order: puts (the repository first), then updates (the owner first).
         if reasons and reasons[0] == "ConditionalCheckFailed":
-            raise NotFoundError("the owner does not exist") from None
-        if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
             raise AlreadyExists("repository") from None
+        if len(reasons) > 3 and reasons[3] == "ConditionalCheckFailed":
+            raise NotFoundError("the owner does not exist") from None
         if "ConditionalCheckFailed" in reasons:
             raise NotFoundError("the repository being forked no longer exists") from None
         raise

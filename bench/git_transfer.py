@@ -1,0 +1,245 @@
+"""Git transfer speed: Nimbus (local runtime, moto S3/DynamoDB) against C git's own
+smart HTTP server (`git http-backend`) on a bare copy, in the same run.
+
+    .venv/bin/python bench/git_transfer.py [--megabytes 20] [--runs 3] [--json]
+
+Prints push and clone times of a generated repository for both servers and their
+ratio, the S3 GETs a clone makes (cold cache and warm), and the DynamoDB calls of
+``repoGet`` (anonymous and with a token).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import use_repo  # noqa: E402
+
+
+def git(*args, cwd=None, env=None):
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, timeout=600)
+    if done.returncode:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode()}")
+    return done.stdout.decode()
+
+
+def make_source(root: Path, megabytes: int) -> Path:
+    """A repository of about ``megabytes`` of pack data in 10 commits."""
+    src = root / "source"
+    src.mkdir()
+    git("init", "-q", "-b", "main", cwd=src)
+    rng = random.Random(42)
+    words = [bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
+             for _ in range(5000)]
+    per_commit = megabytes * 1_000_000 // 10
+    for c in range(10):
+        written = 0
+        n = 0
+        while written < per_commit:
+            # Random words compress about 2:1, like source text; random bytes keep the
+            # pack near the requested size.
+            body = b" ".join(rng.choice(words) for _ in range(4000)) + rng.randbytes(30000)
+            (src / f"dir{c}").mkdir(exist_ok=True)
+            (src / f"dir{c}" / f"file{n}.txt").write_bytes(body)
+            written += len(body) // 2 + 30000
+            n += 1
+        git("add", ".", cwd=src)
+        git("commit", "-q", "-m", f"commit {c}", cwd=src)
+    return src
+
+
+class _Backend(BaseHTTPRequestHandler):
+    """CGI bridge to `git http-backend` (what Apache or nginx would do)."""
+    root = ""
+
+    def log_message(self, *args):
+        pass
+
+    def _run(self):
+        path, _, query = self.path.partition("?")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else (
+            _read_chunked(self.rfile) if self.headers.get("Transfer-Encoding") == "chunked" else b"")
+        env = {"GIT_PROJECT_ROOT": self.root, "GIT_HTTP_EXPORT_ALL": "1",
+               "PATH_INFO": path, "QUERY_STRING": query, "REQUEST_METHOD": self.command,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+               "CONTENT_LENGTH": str(len(body)), "REMOTE_USER": "bench",
+               "REMOTE_ADDR": "127.0.0.1", "PATH": os.environ["PATH"]}
+        if self.headers.get("Content-Encoding"):
+            env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
+        if self.headers.get("Git-Protocol"):
+            env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
+        out = subprocess.run(["git", "http-backend"], input=body, env=env,
+                             capture_output=True).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        status = 200
+        headers = []
+        for line in head.decode().split("\r\n"):
+            name, _, value = line.partition(": ")
+            if name.lower() == "status":
+                status = int(value.split()[0])
+            elif name:
+                headers.append((name, value))
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = _run
+
+
+def _read_chunked(rfile) -> bytes:
+    data = b""
+    while True:
+        size = int(rfile.readline().split(b";")[0], 16)
+        if size == 0:
+            rfile.readline()
+            return data
+        data += rfile.read(size)
+        rfile.readline()
+
+
+def serve_http_backend(root: Path) -> tuple[ThreadingHTTPServer, str]:
+    handler = type("Backend", (_Backend,), {"root": str(root)})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def drop_cached_packs(cache: Path) -> None:
+    """A cold start for reads: what a new Lambda container's empty /tmp would have."""
+    for path in cache.rglob("*"):
+        if path.is_file() and "tmp" not in path.relative_to(cache).parts:
+            path.unlink()
+
+
+def timed_git(*args, cwd=None, env=None) -> float:
+    start = time.perf_counter()
+    git(*args, cwd=cwd, env=env)
+    return time.perf_counter() - start
+
+
+def git_env(home: Path) -> dict:
+    home.mkdir(exist_ok=True)
+    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = b@example.com\n")
+    return {**os.environ, "HOME": str(home), "GIT_TERMINAL_PROMPT": "0"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--megabytes", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="nimbus-bench-"))
+    cache = work / "pack-cache"
+    use_repo({"NIMBUS_CACHE_DIR": str(cache), "NIMBUS_LOG_LEVEL": "ERROR"})
+    import httpx
+
+    from chalicelib import aws
+    from chalicelib.local.runtime import LocalRuntime
+
+    try:
+        src = make_source(work, args.megabytes)
+        pack_bytes = sum(p.stat().st_size for p in (src / ".git" / "objects").rglob("*")
+                         if p.is_file())
+        env = git_env(work / "home")
+        result = {"megabytes_requested": args.megabytes, "source_objects_bytes": pack_bytes,
+                  "runs": args.runs}
+
+        # C git: git http-backend over a bare repository.
+        backend_root = work / "backend"
+        backend_root.mkdir()
+        backend, backend_url = serve_http_backend(backend_root)
+        c_push, c_clone = [], []
+        for run in range(args.runs):
+            git("init", "-q", "--bare", str(backend_root / f"r{run}.git"))
+            git("-C", str(backend_root / f"r{run}.git"), "config", "http.receivepack", "true")
+            c_push.append(timed_git("push", "-q", f"{backend_url}/r{run}.git", "main",
+                                    cwd=src, env=env))
+            c_clone.append(timed_git("clone", "-q", f"{backend_url}/r{run}.git",
+                                     str(work / f"c-clone{run}"), env=env))
+        backend.shutdown()
+
+        # Nimbus: the local runtime (same handler code as Lambda) on moto.
+        with LocalRuntime(port=0, data_dir=work / "data", access_log=False,
+                          snapshot_interval=3600) as rt:
+            from chalicelib.services.accounts import ensure_admin
+
+            ensure_admin("bench", "bench-password", "bench@example.com")
+            api = f"{rt.url}/api/v1"
+            token = httpx.post(f"{api}/users/bench/tokens", auth=("bench", "bench-password"),
+                               json={"name": "b", "scopes": ["all"]}).json()["sha1"]
+            headers = {"Authorization": f"token {token}"}
+            host = rt.url.split("://")[1]
+            calls = Counter()
+
+            def hook(model, **_):
+                calls[f"{model.service_model.service_name}:{model.name}"] += 1
+
+            aws.add_call_hook(hook)
+            n_push, n_clone, s3_cold, s3_warm = [], [], [], []
+            for run in range(args.runs):
+                httpx.post(f"{api}/user/repos", headers=headers, json={"name": f"r{run}"})
+                remote = f"http://bench:{token}@{host}/bench/r{run}.git"
+                n_push.append(timed_git("push", "-q", remote, "main", cwd=src, env=env))
+                drop_cached_packs(cache)
+                calls.clear()
+                n_clone.append(timed_git("clone", "-q", remote, str(work / f"n-clone{run}"),
+                                         env=env))
+                s3_cold.append(calls["s3:GetObject"])
+                calls.clear()
+                git("clone", "-q", remote, str(work / f"n-warm{run}"), env=env)
+                s3_warm.append(calls["s3:GetObject"])
+            # repoGet, counted the way bench/aws_calls.py counts (one fresh request each).
+            calls.clear()
+            httpx.get(f"{api}/repos/bench/r0")
+            repo_get_anon = sum(v for k, v in calls.items() if k.startswith("dynamodb"))
+            calls.clear()
+            httpx.get(f"{api}/repos/bench/r0", headers=headers)
+            repo_get_token = sum(v for k, v in calls.items() if k.startswith("dynamodb"))
+
+        med = statistics.median
+        result.update({
+            "c_git": {"push_s": med(c_push), "clone_s": med(c_clone)},
+            "nimbus": {"push_s": med(n_push), "clone_s": med(n_clone)},
+            "ratio": {"push": med(n_push) / med(c_push), "clone": med(n_clone) / med(c_clone)},
+            "s3_gets_per_clone": {"cold_cache": med(s3_cold), "warm_cache": med(s3_warm)},
+            "dynamodb_calls_repoGet": {"anonymous": repo_get_anon, "token": repo_get_token},
+        })
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"repository: ~{args.megabytes} MB requested, {result['source_objects_bytes'] / 1e6:.1f} MB "
+          f"of objects; median of {args.runs} runs")
+    print(f"{'':8}{'C git http-backend':>20}{'Nimbus':>12}{'ratio':>8}")
+    for op in ("push", "clone"):
+        c, n = result["c_git"][f"{op}_s"], result["nimbus"][f"{op}_s"]
+        print(f"{op:8}{c:>19.2f}s{n:>11.2f}s{n / c:>7.1f}x")
+    s3 = result["s3_gets_per_clone"]
+    print(f"S3 GETs per clone: {s3['cold_cache']} with a cold /tmp cache, {s3['warm_cache']} warm")
+    ddb = result["dynamodb_calls_repoGet"]
+    print(f"DynamoDB calls per repoGet: {ddb['anonymous']} anonymous, {ddb['token']} with a token")
+    return 0 if ddb["token"] <= 2 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The git storage engine: dulwich over S3 (packs) and DynamoDB (pack list, refs).
+
+Modules (dulwich is imported only by the starred ones, so ``import chalicelib.gitstore``
+and the data-only helpers stay cheap for the API Lambda's cold start):
+
+* ``models``      - PynamoDB items and key layouts (the table of keys is in its docstring)
+* ``errors``      - typed errors, each also a ``services.errors`` kind
+* ``refdb``       - refs in DynamoDB: conditional writes, multi-ref transactions
+* ``packdb``      - pack files in S3, the live pack list, retirement and sweeping
+* ``cache``       - the bounded local-disk cache of pack files
+* ``objects``*    - ``S3ObjectStore``
+* ``ranged``*     - reading single objects of big packs with ranged GETs
+* ``refs``*       - ``DynamoRefsContainer``
+* ``repo``*       - ``NimbusRepo``, ``open_repo``, ``init_repo``
+* ``smart_http``* - ``advertise``, ``upload_pack``, ``receive_pack``
+* ``compaction``* - ``compact_pool``
+
+The names below are importable from the package; each loads its module on first use.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "open_repo": "repo", "init_repo": "repo", "NimbusRepo": "repo",
+    "delete_repo_refs": "refdb", "commit_updates": "refdb", "load_refs": "refdb",
+    "S3ObjectStore": "objects", "DynamoRefsContainer": "refs",
+    "retire_packs": "packdb", "delete_pool": "packdb", "sweep_pool": "packdb",
+    "list_packs": "packdb",
+    "advertise": "smart_http", "upload_pack": "smart_http", "receive_pack": "smart_http",
+    "compact_pool": "compaction",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,280 @@
+"""``S3ObjectStore``: a dulwich pack-only object store over S3, listed from DynamoDB.
+
+* Packs live in S3 under ``packs/<pool>/pack-<checksum>.{pack,idx}`` and are listed by
+  their ``PACK#`` items (``packdb``), never by an S3 listing.  A pool is shared by a
+  repository and its forks, so the store knows pools, not repositories.
+* ``.idx`` files are downloaded whole into the local disk cache (``cache.py``).  A
+  ``.pack`` smaller than ``NIMBUS_PACK_RANGED_MIN_BYTES`` (default 8 MiB) is too;
+  a bigger one is read object by object with ranged GETs until something scans it
+  whole (``ranged.py``).  Packs we write ourselves go into the cache as we upload them.
+* Incoming packs (pushes: thin; in-process writes: ``add_objects``) are indexed with
+  their external delta bases resolved from the store, completed with those bases
+  (``extend_pack``), every object parsed, checked for references to objects that
+  exist nowhere, uploaded, then published.
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import BinaryIO, Callable
+
+from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
+from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree, hex_to_sha
+from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, PackStreamCopier,
+                          extend_pack, load_pack_index, write_pack_index)
+
+from chalicelib.gitstore import packdb
+from chalicelib.gitstore.cache import DiskCache, default_cache
+from chalicelib.gitstore.errors import MissingObjects
+from chalicelib.gitstore.models import check_id
+from chalicelib.gitstore.packdb import PackInfo, delete_pool, retire_packs
+from chalicelib.gitstore.ranged import RangedPackData, RangeReader
+
+__all__ = ["S3ObjectStore", "PackInfo", "retire_packs", "delete_pool"]
+
+DEFAULT_RANGED_MIN_BYTES = 8 << 20
+
+
+class S3ObjectStore(BucketBasedObjectStore):
+    def __init__(self, pool_id: object, *, object_format=None, cache: DiskCache | None = None,
+                 rescan_interval: float = 2.0, ranged_min_bytes: int | None = None,
+                 verify_connectivity: bool = True):
+        """``rescan_interval``: a lookup miss re-queries the pack list at most this often
+        (misses are common: fetch negotiation asks about objects we do not have).
+        ``verify_connectivity``: refuse received packs that refer to absent objects
+        (turn off only to ingest a shallow fetch)."""
+        super().__init__(object_format=object_format)
+        self.pool_id = check_id(pool_id, "pool id")
+        self.cache = cache or default_cache()
+        self.rescan_interval = rescan_interval
+        if ranged_min_bytes is None:
+            ranged_min_bytes = int(os.environ.get("NIMBUS_PACK_RANGED_MIN_BYTES")
+                                   or DEFAULT_RANGED_MIN_BYTES)
+        self.ranged_min_bytes = ranged_min_bytes
+        self.verify_connectivity = verify_connectivity
+        self._infos: dict[str, PackInfo] = {}
+        self._listed_at: float | None = None
+
+    def __repr__(self) -> str:
+        return f"S3ObjectStore({self.pool_id!r})"
+
+    # -- the pack list ------------------------------------------------------------------
+    def _iter_pack_names(self):
+        now = time.monotonic()
+        if self._listed_at is None or now - self._listed_at >= self.rescan_interval:
+            self._infos = packdb.list_packs(self.pool_id)
+            self._listed_at = now
+        return iter(list(self._infos))
+
+    def refresh(self) -> None:
+        """Re-read the pack list now (after another writer published or retired packs)."""
+        self._listed_at = None
+        self._update_pack_cache()
+
+    def pack_infos(self) -> dict[str, PackInfo]:
+        self._iter_pack_names()
+        return dict(self._infos)
+
+    # -- reading packs ------------------------------------------------------------------
+    def _key(self, name: str, ext: str) -> str:
+        return f"{self.pool_id}/{name}.{ext}"
+
+    def _get_pack(self, name: str) -> Pack:
+        info = self._infos[name]
+        pack = Pack(self.cache.path(f"{self.pool_id}/{name}"), object_format=self.object_format,
+                    delta_base_cache_limit=self.delta_base_cache_limit)
+        # Both load lazily: listing a pool costs no S3 call, a lookup costs the .idx.
+        pack._idx_load = lambda: self._load_index(name)
+        pack._data_load = lambda: self._load_data(name, info, pack)
+        return pack
+
+    def _load_index(self, name: str):
+        return self.cache.open(
+            self._key(name, "idx"),
+            fill=lambda f: packdb.download(self.pool_id, name, "idx", f),
+            opener=lambda path: load_pack_index(path, self.object_format))
+
+    def _open_data(self, path: str) -> PackData:
+        return PackData(path, object_format=self.object_format,
+                        delta_base_cache_limit=self.delta_base_cache_limit)
+
+    def _load_data(self, name: str, info: PackInfo, pack: Pack) -> PackData:
+        key = self._key(name, "pack")
+        cached = self.cache.open_cached(key, self._open_data)
+        if cached is not None:
+            return cached
+
+        def whole() -> PackData:
+            return self.cache.open(
+                key, fill=lambda f: packdb.download(self.pool_id, name, "pack", f),
+                opener=self._open_data)
+
+        if info.pack_size < self.ranged_min_bytes:
+            return whole()
+        index = pack.index
+        reader = RangeReader(lambda start, end: packdb.read_range(self.pool_id, name, start, end),
+                             info.pack_size)
+        return RangedPackData(key, self.object_format, size=info.pack_size,
+                              num_objects=len(index), checksum=index.get_pack_checksum(),
+                              reader=reader, materialize=whole)
+
+    # -- writing packs ------------------------------------------------------------------
+    def add_thin_pack(self, read_all: Callable[[int], bytes],
+                      read_some: Callable[[int], bytes] | None, progress=None,
+                      *, max_input_size: int | None = None) -> Pack | None:
+        """Receive a (possibly thin) pack from the wire, complete it, store it."""
+        if max_input_size:
+            read_all, read_some = _bound_read_callables(read_all, read_some, max_input_size)
+        f = self.cache.new_temp_file("incoming-")
+        try:
+            hash_func = self.object_format.hash_func
+            indexer = PackIndexer(f, hash_func, resolve_ext_ref=self.get_raw,
+                                  object_format=self.object_format)
+            copier = PackStreamCopier(hash_func, read_all, read_some, f, delta_iter=indexer)
+            copier.verify(progress=progress)
+            f.flush()
+            f.seek(0)
+            with PackData(f.name, file=f, object_format=self.object_format) as data:
+                indexer.set_pack_data(data)
+                entries = list(indexer)
+                ext_refs = set(indexer.ext_refs())
+            return self._store_pack(f, entries, ext_refs, verify=self.verify_connectivity,
+                                    progress=progress)
+        finally:
+            _discard(f)
+
+    def add_pack(self) -> tuple[BinaryIO, Callable[[], Pack | None], Callable[[], None]]:
+        """A file to write a pack into, a commit function and an abort function (used by
+        ``add_objects``/``add_pack_data`` and dulwich's fetch)."""
+        f = self.cache.new_temp_file("incoming-")
+
+        def commit() -> Pack | None:
+            try:
+                f.flush()
+                if f.tell() == 0:
+                    return None
+                f.seek(0)
+                with PackData(f.name, file=f, object_format=self.object_format) as data:
+                    indexer = PackIndexer.for_pack_data(data, resolve_ext_ref=self.get_raw)
+                    entries = list(indexer)
+                    ext_refs = set(indexer.ext_refs())
+                return self._store_pack(f, entries, ext_refs, verify=False)
+            finally:
+                _discard(f)
+
+        return f, commit, lambda: _discard(f)
+
+    def add_object(self, obj) -> None:
+        """One object, one pack: use ``add_objects`` for several."""
+        self.add_objects([(obj, None)])
+
+    def _store_pack(self, f, entries: list, ext_refs: set, *, verify: bool,
+                    progress=None, role: str = "push") -> Pack | None:
+        """Complete the pack in ``f`` with its external bases, check it, upload it,
+        publish it, and keep the files in the local cache."""
+        pack_sha, extra = extend_pack(f, ext_refs, get_raw=self.get_raw,
+                                      object_format=self.object_format,
+                                      compression_level=self.pack_compression_level,
+                                      progress=progress)
+        f.flush()
+        entries.extend(extra)
+        if not entries:
+            return None  # e.g. a push that only creates a branch at an existing commit
+        entries.sort()
+        self._check_pack(f.name, pack_sha, entries, verify)
+        idx_file = self.cache.new_temp_file("incoming-idx-")
+        try:
+            with idx_file:
+                write_pack_index(idx_file, entries, pack_sha, version=self.pack_index_version)
+            info = self.upload(f.name, idx_file.name, pack_sha.hex(), role=role)
+            return self.publish(info, f.name, idx_file.name)
+        finally:
+            _discard(idx_file)
+
+    def upload(self, pack_path: str, idx_path: str, checksum_hex: str, *,
+               role: str = "push") -> PackInfo:
+        """Upload a finished pack and its index; readers do not see it until published."""
+        name = f"pack-{checksum_hex}"
+        packdb.upload_pack_files(self.pool_id, name, pack_path, idx_path)
+        return PackInfo(name, os.path.getsize(pack_path), os.path.getsize(idx_path),
+                        round(time.time(), 3), role)
+
+    def publish(self, info: PackInfo, pack_path: str, idx_path: str) -> Pack:
+        """Make an uploaded pack live, move its local files into the cache, and return
+        it, readable through this store.  Publishing a name that is already live is
+        harmless (same bytes), and never skipped: our view of the list may be stale."""
+        packdb.publish_pack(self.pool_id, info, lambda: packdb.upload_pack_files(
+            self.pool_id, info.name, pack_path, idx_path))
+        self.keep_local(info, pack_path, idx_path)
+        return self.pack_by_name(info.name)
+
+    def keep_local(self, info: PackInfo, pack_path: str, idx_path: str) -> None:
+        """Move a pack's local files into the disk cache (saves downloading our own
+        writes) and let this store list it."""
+        self.cache.adopt(self._key(info.name, "pack"), pack_path)
+        self.cache.adopt(self._key(info.name, "idx"), idx_path)
+        self._infos.setdefault(info.name, info)
+
+    def pack_by_name(self, name: str) -> Pack:
+        """A live (or just uploaded) pack of this pool, loaded lazily."""
+        pack = self._pack_cache.get(name)
+        if pack is None:
+            pack = self._get_pack(name)
+            self._add_cached_pack(name, pack)
+        return pack
+
+    def _check_pack(self, pack_path: str, pack_sha: bytes, entries: list,
+                    verify_refs: bool) -> None:
+        """Parse every object (malformed trees or commits are refused, as dulwich's
+        disk store does) and, for pushes, refuse references to objects that exist
+        neither in the pack nor in the store."""
+        in_pack = {sha for sha, _, _ in entries}
+        checked: set[bytes] = set()
+        missing = []
+        with self._open_data(pack_path) as data:
+            if data.get_stored_checksum() != pack_sha or len(data) != len(entries):
+                raise AssertionError("completed pack does not match its entries")
+            for obj in PackInflater.for_pack_data(data):
+                if not verify_refs:
+                    continue
+                for ref in _references(obj):
+                    if ref in checked:
+                        continue
+                    checked.add(ref)
+                    if hex_to_sha(ref) not in in_pack and ref not in self:
+                        missing.append(ref.decode("ascii"))
+        if missing:
+            raise MissingObjects(sorted(missing))
+
+    def _remove_pack(self, pack: Pack) -> None:
+        self._remove_pack_by_name(os.path.basename(pack._basename))
+
+    def _remove_pack_by_name(self, name: str) -> None:
+        """Retire (tombstone) a pack; its files go after the sweeper's grace period."""
+        packdb.retire(self.pool_id, [name])
+        self._infos.pop(name, None)
+        pack = self._pack_cache.pop(name, None)
+        if pack is not None:
+            pack.close()
+
+
+def _references(obj) -> list[bytes]:
+    """Objects ``obj`` points at (submodule commits excepted: they live elsewhere)."""
+    if isinstance(obj, Commit):
+        return [obj.tree, *obj.parents]
+    if isinstance(obj, Tree):
+        return [sha for _, mode, sha in obj.iteritems() if not S_ISGITLINK(mode)]
+    if isinstance(obj, Tag):
+        return [obj.object[1]]
+    return []
+
+
+def _discard(f) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass
+    try:
+        os.unlink(f.name)
+    except FileNotFoundError:
+        pass

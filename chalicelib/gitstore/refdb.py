@@ -1,0 +1,170 @@
+"""Refs of a repository in DynamoDB, one item per ref (no dulwich; layout in models.py).
+
+Every change is conditional: a create on ``attribute_not_exists(pk)``, an update or a
+delete on ``sha = :old``.  ``commit_updates`` moves several refs in one transaction.
+Values are hex strings; an all-zero sha means "absent" as in the git protocol.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.gitstore.errors import InvalidName, RefsBusy, StaleRefs, TooManyRefUpdates
+from chalicelib.gitstore.models import GitRef, gitkeys
+from chalicelib.store.table import connection
+
+MAX_REF_UPDATES = 100       # DynamoDB's limit of actions per transaction
+_BUSY_ATTEMPTS = 4
+_MAX_KEY_BYTES = 1024       # DynamoDB's limit for a sort key
+
+
+@dataclass(frozen=True)
+class RefValue:
+    sha: str | None = None      # set for a plain ref
+    symref: str | None = None   # set for a symbolic ref (HEAD)
+    peeled: str | None = None   # the object after peeling tags, when known
+
+
+def is_zero(sha: str | None) -> bool:
+    return bool(sha) and not sha.strip("0")
+
+
+def _text(value: str | bytes) -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidName(f"ref name {value!r} is not UTF-8") from None
+    return value
+
+
+def check_ref_name(name: str | bytes) -> str:
+    name = _text(name)
+    if not name or "\0" in name or len(name.encode()) > _MAX_KEY_BYTES:
+        raise InvalidName(f"invalid ref name {name!r}")
+    return name
+
+
+def _conditional_failure(exc: PutError | DeleteError) -> bool:
+    return exc.cause_response_code == "ConditionalCheckFailedException"
+
+
+def load_refs(repo_id: object) -> dict[str, RefValue]:
+    """Every ref of a repository: one consistent Query."""
+    return {item.sk: RefValue(item.sha, item.symref, item.peeled)
+            for item in GitRef.query(gitkeys.refs_pk(repo_id), consistent_read=True)}
+
+
+def put_ref(repo_id: object, name: str | bytes, new: str, old: str | None = None,
+            peeled: str | None = None) -> bool:
+    """Set ``name`` to ``new`` if it holds ``old`` (zero: absent; None: whatever it
+    holds - dulwich's unconditional set).  False when the condition failed."""
+    if old is None:
+        condition = None
+    elif is_zero(old):
+        condition = GitRef.pk.does_not_exist()
+    else:
+        condition = GitRef.sha == old
+    item = GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name), sha=new, peeled=peeled)
+    try:
+        item.save(condition=condition)
+    except PutError as exc:
+        if _conditional_failure(exc):
+            return False
+        raise
+    return True
+
+
+def delete_ref(repo_id: object, name: str | bytes, old: str | None = None) -> bool:
+    """Delete ``name`` if it holds ``old`` (None: unconditionally; zero: succeeds only
+    when it is already absent).  False when the condition failed."""
+    if old is None:
+        condition = None
+    elif is_zero(old):
+        condition = GitRef.pk.does_not_exist()
+    else:
+        condition = GitRef.sha == old
+    item = GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name))
+    try:
+        item.delete(condition=condition)
+    except DeleteError as exc:
+        if _conditional_failure(exc):
+            return False
+        raise
+    return True
+
+
+def put_symref(repo_id: object, name: str | bytes, target: str | bytes,
+               *, only_if_new: bool = False) -> bool:
+    item = GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name),
+                  symref=check_ref_name(target))
+    try:
+        item.save(condition=GitRef.pk.does_not_exist() if only_if_new else None)
+    except PutError as exc:
+        if _conditional_failure(exc):
+            return False
+        raise
+    return True
+
+
+def commit_updates(repo_id: object, updates: Iterable[tuple[str | bytes, str | bytes, str | bytes]],
+                   *, peeled: Mapping[str, str] | None = None) -> None:
+    """Apply ``(ref, old, new)`` changes all together or not at all.
+
+    ``old`` zero creates (the ref must be absent), ``new`` zero deletes, otherwise the
+    ref must hold ``old``.  ``peeled`` optionally maps a ref to its peeled value.
+    Raises StaleRefs naming every ref whose condition failed, RefsBusy when concurrent
+    transactions kept colliding, TooManyRefUpdates beyond 100 changes.
+    """
+    changes = [(check_ref_name(ref), _text(old), _text(new)) for ref, old, new in updates]
+    if not changes:
+        return
+    if len(changes) > MAX_REF_UPDATES:
+        raise TooManyRefUpdates(len(changes), MAX_REF_UPDATES)
+    names = [ref for ref, _, _ in changes]
+    if len(set(names)) != len(names):
+        raise InvalidName("a ref appears twice in one update")
+    pk = gitkeys.refs_pk(repo_id)
+    peeled = peeled or {}
+    # PynamoDB sends condition checks, then deletes, then puts, then updates, and
+    # DynamoDB's cancellation reasons follow that order: keep ours the same.
+    deletes = [(ref, old) for ref, old, new in changes if is_zero(new)]
+    puts = [(ref, old, new) for ref, old, new in changes if not is_zero(new)]
+    if any(is_zero(old) for _, old in deletes):
+        raise InvalidName("cannot delete a ref that is expected to be absent")
+    order = [ref for ref, _ in deletes] + [ref for ref, _, _ in puts]
+    for attempt in range(_BUSY_ATTEMPTS):
+        try:
+            with TransactWrite(connection=connection()) as tx:
+                for ref, old in deletes:
+                    tx.delete(GitRef(pk, ref), condition=GitRef.sha == old)
+                for ref, old, new in puts:
+                    condition = GitRef.pk.does_not_exist() if is_zero(old) else GitRef.sha == old
+                    tx.save(GitRef(pk, ref, sha=new, peeled=peeled.get(ref)),
+                            condition=condition)
+            return
+        except TransactWriteError as exc:
+            codes = [r.code if r is not None else None for r in (exc.cancellation_reasons or [])]
+            stale = [ref for ref, code in zip(order, codes) if code == "ConditionalCheckFailed"]
+            if stale:
+                raise StaleRefs(stale) from None
+            if "TransactionConflict" not in codes:
+                raise
+            # Another transaction touched these refs at the same moment: DynamoDB
+            # cancels one side without checking conditions.  Retrying re-checks them.
+            time.sleep(random.uniform(0.02, 0.1) * (attempt + 1))
+    raise RefsBusy(names)
+
+
+def delete_repo_refs(repo_id: object) -> int:
+    """Delete every ref of a repository (repository deletion); returns how many."""
+    items = list(GitRef.query(gitkeys.refs_pk(repo_id), consistent_read=True))
+    with GitRef.batch_write() as batch:
+        for item in items:
+            batch.delete(item)
+    return len(items)

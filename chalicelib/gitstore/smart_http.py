@@ -1,0 +1,199 @@
+"""Git smart-HTTP protocol runners, free of any HTTP framework.
+
+The caller routes, authenticates, inflates gzip bodies and picks the content types
+(``application/x-<service>-advertisement`` / ``-result``); these functions turn request
+bytes into response bytes with dulwich's handlers in stateless-RPC mode (one POST is
+one negotiation round, i.e. one Lambda invocation).  Protocol v0/v1 only: dulwich has
+no v2 server, and git falls back when the advertisement is v0.
+
+Pushes (``receive_pack``): the pack is stored and published first; then every ref
+update of the push is applied in ONE DynamoDB transaction conditional on the old values
+the client sent, so a push lands whole or not at all, and a ref that moved since the
+client looked is refused as stale (``ng <ref> stale old value ...``).  Fast-forward
+checks are the client's: git refuses a non-fast-forward push itself unless forced, and
+what the server guarantees is that the ref still holds the old value the client based
+its decision on (the compare-and-swap).  That is git's own default for servers
+(``receive.denyNonFastForwards`` false).
+"""
+from __future__ import annotations
+
+import logging
+import zlib
+from io import BytesIO
+from typing import Callable
+
+from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
+                            HangupException, ObjectFormatException)
+from dulwich.object_store import PackInputTooLarge
+from dulwich.pack import UnresolvedDeltas
+from dulwich.protocol import CAPABILITY_ATOMIC, ReceivableProtocol
+from dulwich.server import ReceivePackHandler, UploadPackHandler, _is_funny_ref
+
+from chalicelib.gitstore import refdb
+from chalicelib.gitstore.errors import (GitStoreError, ProtocolError, RefUpdateFailed,
+                                        StaleRefs, TooManyRefUpdates)
+from chalicelib.gitstore.repo import NimbusRepo
+
+logger = logging.getLogger(__name__)
+
+Update = tuple[str, str, str]  # (ref, old sha, new sha), hex; zeros mean absent
+UPLOAD_PACK = "git-upload-pack"
+# What a broken, oversized or incomplete pack raises (dulwich's list plus ours).
+_BAD_PACK = (GitStoreError, PackInputTooLarge, UnresolvedDeltas, ChecksumMismatch,
+             ApplyDeltaError, ObjectFormatException, AssertionError, zlib.error)
+RECEIVE_PACK = "git-receive-pack"
+
+
+class _Backend:
+    """dulwich handlers open their repository through a backend: hand ours over."""
+
+    def __init__(self, repo: NimbusRepo):
+        self.repo = repo
+
+    def open_repository(self, path) -> NimbusRepo:
+        return self.repo
+
+
+class _UploadPack(UploadPackHandler):
+    def get_tagged(self, refs=None, repo=None):
+        # dulwich looks for ``self.repo.repo`` (its disk backend) to peel tags for
+        # include-tag; our repo peels from stored values, so pass it directly.
+        return super().get_tagged(refs, repo=repo or self.repo)
+
+
+class _ReceivePack(ReceivePackHandler):
+    """dulwich's handler with its one-by-one ref updates replaced by one transaction."""
+
+    def __init__(self, backend, args, proto, *, before_commit=None, check_update=None, **kw):
+        super().__init__(backend, args, proto, **kw)
+        self.before_commit = before_commit
+        self.check_update = check_update
+        self.committed: list[Update] = []
+
+    def _apply_pack(self, refs):
+        zero = b"0" * self.repo.object_format.hex_length
+        if any(new != zero for _, new, _ in refs):
+            try:
+                self.repo.object_store.add_thin_pack(
+                    self.proto.read, getattr(self.proto, "recv", None),
+                    max_input_size=self._receive_max_input_size())
+            except _BAD_PACK as exc:
+                # Nothing was published; tell the client why, for every ref.
+                logger.info("push to %s refused: %s", self.repo, exc)
+                message = str(exc).replace("\n", " ").encode("utf-8", "replace")
+                yield b"unpack", message
+                for _, _, ref in refs:
+                    yield ref, b"unpacker error"
+                return
+        yield b"unpack", b"ok"
+
+        # Statuses by position: the report lists refs in the order the client sent them.
+        status: list[bytes | None] = []
+        accepted: list[tuple[int, Update]] = []
+        seen: set[bytes] = set()
+        for old, new, ref in refs:
+            problem = self._refusal(old, new, ref, zero, seen)
+            seen.add(ref)
+            status.append(problem)
+            if problem is None:
+                update = (ref.decode("utf-8"), old.decode(), new.decode())
+                accepted.append((len(status) - 1, update))
+        if accepted and len(accepted) < len(refs) and self.has_capability(CAPABILITY_ATOMIC):
+            for i, _ in accepted:
+                status[i] = b"atomic push failed"
+            accepted = []
+        if accepted:
+            self._commit(accepted, status)
+        for (_, _, ref), problem in zip(refs, status):
+            yield ref, problem or b"ok"
+
+    def _refusal(self, old: bytes, new: bytes, ref: bytes, zero: bytes, seen: set) -> bytes | None:
+        if _is_funny_ref(ref):
+            return b"funny refname"
+        if ref in seen:
+            return b"ref updated twice in one push"
+        try:
+            refdb.check_ref_name(ref)
+        except GitStoreError:
+            return b"invalid ref name"
+        if new != zero and new not in self.repo.object_store:
+            return b"missing necessary objects"
+        if self.check_update is not None:
+            reason = self.check_update(ref.decode("utf-8"), old.decode(), new.decode())
+            if reason:
+                return reason.replace("\n", " ").encode("utf-8")
+        return self._on_update(ref, old, new)
+
+    def _commit(self, accepted: list[tuple[int, Update]], status: list[bytes | None]) -> None:
+        updates = [update for _, update in accepted]
+        if self.before_commit is not None:
+            # Fault-injection point: an exception here is a crash between storing the
+            # pack and moving refs; it propagates, the refs stay as they were.
+            self.before_commit(list(updates))
+        try:
+            self.repo.refs.commit_updates(updates)
+        except StaleRefs as exc:
+            for i, (ref, _, _) in accepted:
+                status[i] = (b"stale old value: ref moved since fetched" if ref in exc.refs
+                             else b"atomic transaction failed")
+        except (RefUpdateFailed, TooManyRefUpdates) as exc:
+            for i, _ in accepted:
+                status[i] = str(exc).encode("utf-8", "replace")
+        else:
+            self.committed = updates
+
+
+def advertise(repo: NimbusRepo, service: str) -> bytes:
+    """Body of ``GET info/refs?service=<service>``: the service line, a flush, then the
+    refs advertisement with capabilities."""
+    handler_cls = {UPLOAD_PACK: _UploadPack, RECEIVE_PACK: _ReceivePack}.get(service)
+    if handler_cls is None:
+        raise ProtocolError(f"unsupported service {service!r}")
+    out = BytesIO()
+    proto = ReceivableProtocol(BytesIO().read, out.write)
+    proto.write_pkt_line(b"# service=" + service.encode("ascii") + b"\n")
+    proto.write_pkt_line(None)
+    handler_cls(_Backend(repo), [b"/"], proto, stateless_rpc=True, advertise_refs=True).handle()
+    return out.getvalue()
+
+
+def upload_pack(repo: NimbusRepo, body: bytes) -> bytes:
+    """Body of ``POST git-upload-pack`` (fetch and clone, shallow included)."""
+    out = BytesIO()
+    proto = ReceivableProtocol(BytesIO(body).read, out.write)
+    _run(_UploadPack(_Backend(repo), [b"/"], proto, stateless_rpc=True))
+    return out.getvalue()
+
+
+def receive_pack(repo: NimbusRepo, body: bytes, *,
+                 on_updated: Callable[[list[Update]], None] | None = None,
+                 before_commit: Callable[[list[Update]], None] | None = None,
+                 check_update: Callable[[str, str, str], str | None] | None = None) -> bytes:
+    """Body of ``POST git-receive-pack`` (push).
+
+    ``check_update(ref, old, new)`` may refuse one ref update by returning a reason
+    (protected branch, deleting the default branch): the client sees
+    ``ng <ref> <reason>``; with ``--atomic`` the whole push is refused.
+    ``on_updated(updates)`` runs after the ref transaction committed, with the
+    ``(ref, old, new)`` hex tuples that landed; its errors are logged, not reported to
+    the client, whose push did succeed.  ``before_commit(updates)`` runs after the pack
+    is stored and before the refs move (tests use it to simulate a crash).
+    """
+    out = BytesIO()
+    proto = ReceivableProtocol(BytesIO(body).read, out.write)
+    handler = _ReceivePack(_Backend(repo), [b"/"], proto, stateless_rpc=True,
+                           before_commit=before_commit, check_update=check_update)
+    _run(handler)
+    if handler.committed and on_updated is not None:
+        try:
+            on_updated(list(handler.committed))
+        except Exception:  # noqa: BLE001 - the refs moved; the client must hear "ok"
+            logger.exception("on_updated failed after a push to %s", repo)
+    return out.getvalue()
+
+
+def _run(handler) -> None:
+    try:
+        handler.handle()
+    except (GitProtocolError, HangupException) as exc:
+        raise ProtocolError(f"git protocol error: {exc}") from exc
