@@ -18,10 +18,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -60,66 +58,6 @@ def make_source(root: Path, megabytes: int) -> Path:
     return src
 
 
-class _Backend(BaseHTTPRequestHandler):
-    """CGI bridge to `git http-backend` (what Apache or nginx would do)."""
-    root = ""
-
-    def log_message(self, *args):
-        pass
-
-    def _run(self):
-        path, _, query = self.path.partition("?")
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else (
-            _read_chunked(self.rfile) if self.headers.get("Transfer-Encoding") == "chunked" else b"")
-        env = {"GIT_PROJECT_ROOT": self.root, "GIT_HTTP_EXPORT_ALL": "1",
-               "PATH_INFO": path, "QUERY_STRING": query, "REQUEST_METHOD": self.command,
-               "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-               "CONTENT_LENGTH": str(len(body)), "REMOTE_USER": "bench",
-               "REMOTE_ADDR": "127.0.0.1", "PATH": os.environ["PATH"]}
-        if self.headers.get("Content-Encoding"):
-            env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
-        if self.headers.get("Git-Protocol"):
-            env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
-        out = subprocess.run(["git", "http-backend"], input=body, env=env,
-                             capture_output=True).stdout
-        head, _, payload = out.partition(b"\r\n\r\n")
-        status = 200
-        headers = []
-        for line in head.decode().split("\r\n"):
-            name, _, value = line.partition(": ")
-            if name.lower() == "status":
-                status = int(value.split()[0])
-            elif name:
-                headers.append((name, value))
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    do_GET = do_POST = _run
-
-
-def _read_chunked(rfile) -> bytes:
-    data = b""
-    while True:
-        size = int(rfile.readline().split(b";")[0], 16)
-        if size == 0:
-            rfile.readline()
-            return data
-        data += rfile.read(size)
-        rfile.readline()
-
-
-def serve_http_backend(root: Path) -> tuple[ThreadingHTTPServer, str]:
-    handler = type("Backend", (_Backend,), {"root": str(root)})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def drop_cached_packs(cache: Path) -> None:
     """A cold start for reads: what a new Lambda container's empty /tmp would have."""
     for path in cache.rglob("*"):
@@ -153,6 +91,7 @@ def main() -> int:
 
     from chalicelib import aws
     from chalicelib.local.runtime import LocalRuntime
+    from tests.git_backend import serve_http_backend
 
     try:
         src = make_source(work, args.megabytes)
