@@ -82,6 +82,8 @@ class DiskCache:
 
     def new_temp_file(self, prefix: str):
         """A named temporary file on the cache's file system (so ``adopt`` can rename)."""
+        # /tmp may have been emptied under a long-lived process: recreate the folder.
+        os.makedirs(self.tmp_dir, exist_ok=True)
         return tempfile.NamedTemporaryFile(dir=self.tmp_dir, prefix=prefix, delete=False)
 
     def _open_cached(self, key: str, opener: Callable[[str], T]) -> tuple[bool, T | None]:
