@@ -60,16 +60,20 @@ def load_refs(repo_id: object) -> dict[str, RefValue]:
             for item in GitRef.query(gitkeys.refs_pk(repo_id), consistent_read=True)}
 
 
+def _expecting(old: str | None):
+    """The write condition for "the ref holds ``old``" (zero: absent; None: anything)."""
+    if old is None:
+        return None
+    if is_zero(old):
+        return GitRef.pk.does_not_exist()
+    return GitRef.sha == old
+
+
 def put_ref(repo_id: object, name: str | bytes, new: str, old: str | None = None,
             peeled: str | None = None) -> bool:
     """Set ``name`` to ``new`` if it holds ``old`` (zero: absent; None: whatever it
     holds - dulwich's unconditional set).  False when the condition failed."""
-    if old is None:
-        condition = None
-    elif is_zero(old):
-        condition = GitRef.pk.does_not_exist()
-    else:
-        condition = GitRef.sha == old
+    condition = _expecting(old)
     item = GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name), sha=new, peeled=peeled)
     try:
         item.save(condition=condition)
@@ -83,12 +87,7 @@ def put_ref(repo_id: object, name: str | bytes, new: str, old: str | None = None
 def delete_ref(repo_id: object, name: str | bytes, old: str | None = None) -> bool:
     """Delete ``name`` if it holds ``old`` (None: unconditionally; zero: succeeds only
     when it is already absent).  False when the condition failed."""
-    if old is None:
-        condition = None
-    elif is_zero(old):
-        condition = GitRef.pk.does_not_exist()
-    else:
-        condition = GitRef.sha == old
+    condition = _expecting(old)
     item = GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name))
     try:
         item.delete(condition=condition)
