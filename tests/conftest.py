@@ -57,7 +57,8 @@ class ApiClient:
 
     def request(self, method: str, path: str, *, json=None, body: bytes | None = None,
                 headers: dict | None = None, auth: tuple[str, str] | None = None,
-                token: str | None = None) -> Response:
+                token: str | None = None, raw: bool = False) -> Response:
+        """``raw``: the path is outside /api/v1 (git smart HTTP)."""
         headers = dict(headers or {})
         if json is not None:
             body = jsonlib.dumps(json).encode()
@@ -66,8 +67,7 @@ class ApiClient:
             headers["Authorization"] = basic(*auth)
         if token:
             headers["Authorization"] = f"token {token}"
-        target = path if path.startswith("/api/") or not path.startswith("/") or path.startswith(
-            "/swagger") else "/api/v1" + path
+        target = path if raw or path.startswith(("/api/", "/swagger")) else "/api/v1" + path
         event = build_event(method, target, list(headers.items()), body)
         return Response(*read_result(self.app(event, None)))
 

@@ -218,3 +218,44 @@ def test_push_killed_midway_leaves_refs(server, git_env, tmp_path, monkeypatch):
     assert git(git_env, "push", "origin", "main", cwd=work, check=False).returncode != 0
     monkeypatch.undo()
     assert git(git_env, "ls-remote", remote, "refs/heads/main").stdout == before
+
+
+def test_team_members_push_by_permission(server, git_env, tmp_path):
+    """Write team members push to an organization repository; read-only members get
+    403 from receive-pack; outsiders cannot even see a private one."""
+    api = Api(server.url)
+    admin = ("boss", "boss-password")
+    for name in ("writer", "reader", "outsider"):
+        api.post("/admin/users", auth=admin, json={
+            "username": name, "email": f"{name}@example.com", "password": f"{name}-password"})
+    tokens = {n: api.post(f"/users/{n}/tokens", auth=(n, f"{n}-password"), json={
+        "name": "git", "scopes": ["all"]}).json()["sha1"] for n in ("writer", "reader", "outsider")}
+    api.post("/orgs", token=server.alice_token, json={"username": "team-org"})
+    api.post("/orgs/team-org/repos", token=server.alice_token,
+             json={"name": "shared", "private": True, "auto_init": True})
+    for who, mode in (("writer", "write"), ("reader", "read")):
+        team = api.post("/orgs/team-org/teams", token=server.alice_token,
+                        json={"name": f"{mode}ers", "permission": mode}).json()
+        httpx.put(f"{server.url}/api/v1/teams/{team['id']}/members/{who}",
+                  headers={"Authorization": f"token {server.alice_token}"})
+        httpx.put(f"{server.url}/api/v1/teams/{team['id']}/repos/team-org/shared",
+                  headers={"Authorization": f"token {server.alice_token}"})
+    host = server.url.split("://", 1)[1]
+
+    def url(who):
+        return f"http://{who}:{tokens[who]}@{host}/team-org/shared.git"
+
+    work = tmp_path / "w"
+    git(git_env, "clone", "-q", url("writer"), str(work))
+    sha = commit(git_env, work, "t.txt", "team\n", "by a team member")
+    git(git_env, "push", "-q", "origin", "main", cwd=work)
+    assert sha in git(git_env, "ls-remote", url("reader"), "refs/heads/main").stdout
+
+    commit(git_env, work, "t.txt", "reader\n", "by a reader")
+    refused = git(git_env, "push", url("reader"), "main", cwd=work, check=False)
+    assert refused.returncode != 0 and "403" in refused.stderr
+    r = httpx.get(f"{server.url}/team-org/shared.git/info/refs?service=git-receive-pack",
+                  auth=("reader", tokens["reader"]))
+    assert r.status_code == 403
+    hidden = git(git_env, "clone", "-q", url("outsider"), str(tmp_path / "o"), check=False)
+    assert hidden.returncode != 0 and "not found" in hidden.stderr.lower()

@@ -244,3 +244,100 @@ def branch(info, view, *, usernames: dict[str, str] | None = None) -> dict:
         "user_can_merge": can_write,
         "effective_branch_protection_name": "",
     }
+
+
+def organization(org: Account) -> dict:
+    return {
+        "id": int(org.id),
+        "name": org.login,
+        "username": org.login,
+        "full_name": org.full_name,
+        "email": org.email,
+        "avatar_url": avatar_url(org),
+        "description": org.description,
+        "website": org.website,
+        "location": org.location,
+        "visibility": org.visibility,
+        "repo_admin_change_team_access": bool(org.repo_admin_change_team_access),
+        "created": rfc3339(org.created),
+    }
+
+
+def team(item, org: Account) -> dict:
+    import json
+
+    units_map = json.loads(item.units_map or "{}")
+    if item.permission == "owner" and not units_map:
+        from chalicelib.services.permissions import UNITS
+        units_map = {unit: "owner" for unit in UNITS}
+    return {
+        "id": int(item.id),
+        "name": item.name,
+        "description": item.description,
+        "organization": organization(org),
+        "includes_all_repositories": bool(item.includes_all_repositories),
+        "permission": item.permission,
+        "units": list(item.units),
+        "units_map": units_map,
+        "can_create_org_repo": bool(item.can_create_org_repo),
+    }
+
+
+def repo_api_url(owner_login: str, repo_name: str) -> str:
+    return f"{_app_url()}api/v1/repos/{quote(owner_login)}/{quote(repo_name)}"
+
+
+def collaborator_permission(account: Account, mode_label: str, viewer: Account | None) -> dict:
+    """RepoCollaboratorPermission: Forgejo repeats the mode as the role name."""
+    return {"permission": mode_label, "role_name": mode_label, "user": user(account, viewer)}
+
+
+def watch_info(view) -> dict:
+    """WatchInfo for a watched repository; ``created_at`` is the repository's creation
+    time, as Forgejo sends it (it does not keep when the watch began)."""
+    api_url = repo_api_url(view.owner.login, view.repo.name)
+    return {"subscribed": True, "ignored": False, "reason": None,
+            "created_at": rfc3339(view.repo.created), "url": f"{api_url}/subscription",
+            "repository_url": api_url}
+
+
+def deploy_key(key, view, repository: dict | None = None) -> dict:
+    """A DeployKey; Forgejo adds ``repository`` only for site admins and the owner."""
+    record = {
+        "id": int(key.id),
+        "key_id": int(key.id),  # one id: there is no separate public-key row
+        "key": key.content,
+        "url": f"{repo_api_url(view.owner.login, view.repo.name)}/keys/{int(key.id)}",
+        "title": key.title,
+        "fingerprint": key.fingerprint,
+        "created_at": rfc3339(key.created),
+        "read_only": bool(key.read_only),
+    }
+    if repository is not None:
+        record["repository"] = repository
+    return record
+
+
+def hook(item) -> dict:
+    """A Hook record from a stored ``Hook``: never the secret; the deprecated ``config``
+    holds url and content_type (and slack's settings), as Forgejo's ToHook."""
+    from chalicelib.services import hooks
+
+    meta = hooks.metadata(item)
+    config = {"url": item.url, "content_type": item.content_type}
+    if item.hook_type == "slack":
+        config.update(meta)
+    return {
+        "id": int(item.id),
+        "type": item.hook_type,
+        "branch_filter": item.branch_filter,
+        "url": item.url,
+        "config": config,
+        "events": hooks.events_array(item),
+        "authorization_header": item.authorization_header,
+        "content_type": item.content_type,
+        "metadata": meta,
+        "active": bool(item.active),
+        "updated_at": rfc3339(item.updated),
+        "created_at": rfc3339(item.created),
+    }

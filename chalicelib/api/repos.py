@@ -132,14 +132,14 @@ def repo_search(req: ApiRequest) -> ApiResponse:
 
 
 @route("GET", "/user/repos", "userCurrentListRepos",
-       summary="List the repos that the authenticated user owns", signed_in=True,
+       summary="List the repos that the authenticated user owns or may access", signed_in=True,
        query=(*PAGE, Param("order_by", "string", "order the repositories by name (default), "
                                                   "id, newest, oldest, recentupdate, leastupdate, "
                                                   "reversealphabetically, alphabetically, size")),
        responses={200: "RepositoryList", 401: "unauthorized", 403: "forbidden",
                   422: "validationError"}, **REPO)
 def current_user_repos(req: ApiRequest) -> ApiResponse:
-    views = repos.owned_by(caller(req), req.actor)
+    views = repos.accessible_to(caller(req))
     return repo_list(req, repos.order(views, req.arg("order_by")))
 
 
@@ -187,3 +187,13 @@ def repo_mirror_sync(req: ApiRequest) -> ApiResponse:
 
     migrations.sync_requested(caller(req), current_repo(req))
     return ApiResponse.empty(200)
+
+
+@route("PATCH", "/repos/{owner}/{repo}", "repoEdit",
+       summary="Edit a repository's properties. Only fields that are set will be changed.",
+       signed_in=True, body="EditRepoOption",
+       responses={200: "Repository", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **IN_REPO)
+def repo_edit(req: ApiRequest) -> ApiResponse:
+    view = repos.edit_repo(caller(req), current_repo(req), req.json(required=False))
+    return ApiResponse.json(repo_record(req, view))

@@ -72,6 +72,16 @@ RECORDS: dict[str, dict[str, dict]] = {
         "committer": ref("PayloadUser"), "verification": ref("PayloadCommitVerification"),
         "timestamp": T, "added": STRINGS, "removed": STRINGS, "modified": STRINGS,
     },
+    "Organization": {
+        "id": I, "name": S, "username": S, "full_name": S, "email": S, "avatar_url": S,
+        "description": S, "website": S, "location": S, "visibility": S,
+        "repo_admin_change_team_access": B, "created": T,
+    },
+    "Team": {
+        "id": I, "name": S, "description": S, "organization": ref("Organization"),
+        "includes_all_repositories": B, "permission": S, "units": STRINGS,
+        "units_map": {"type": "object", "additionalProperties": S}, "can_create_org_repo": B,
+    },
     "Branch": {
         "name": S, "commit": ref("PayloadCommit"), "protected": B, "required_approvals": I,
         "enable_status_check": B, "status_check_contexts": STRINGS, "user_can_push": B,
@@ -101,6 +111,28 @@ OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
         "trust_model": S, "object_format_name": S,
     }),
     "CreateForkOption": ([], {"name": S, "organization": S}),
+    "EditRepoOption": ([], {
+        "name": S, "description": S, "website": S, "private": B, "template": B,
+        "archived": B, "default_branch": S, "mirror_interval": S,
+    }),
+    "CreateOrgOption": (["username"], {
+        "username": S, "full_name": S, "email": S, "description": S, "website": S,
+        "location": S, "visibility": S, "repo_admin_change_team_access": B,
+    }),
+    "EditOrgOption": ([], {
+        "full_name": S, "email": S, "description": S, "website": S, "location": S,
+        "visibility": S, "repo_admin_change_team_access": B,
+    }),
+    "CreateTeamOption": (["name"], {
+        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
+        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
+        "can_create_org_repo": B,
+    }),
+    "EditTeamOption": (["name"], {
+        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
+        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
+        "can_create_org_repo": B,
+    }),
     "MigrateRepoOptions": (["clone_addr", "repo_name"], {
         "clone_addr": S, "auth_username": S, "auth_password": S, "auth_token": S, "uid": I,
         "repo_owner": S, "repo_name": S, "service": S, "mirror": B, "mirror_interval": S,
@@ -110,4 +142,37 @@ OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
 }
 
 # Lists are arrays of a record: responses named <Record>List.
-LISTS = ("User", "PublicKey", "AccessToken", "Repository", "Branch")
+LISTS = ("User", "PublicKey", "AccessToken", "Repository", "Branch", "Organization", "Team")
+
+# Collaborators, stars, watches and deploy keys (api/repo_access.py).
+RECORDS.update({
+    "RepoCollaboratorPermission": {"permission": S, "role_name": S, "user": ref("User")},
+    # reason is an untyped (always null) field in Forgejo's description too.
+    "WatchInfo": {"subscribed": B, "ignored": B, "reason": {}, "created_at": T, "url": S,
+                  "repository_url": S},
+    "DeployKey": {"id": I, "key_id": I, "key": S, "url": S, "title": S, "fingerprint": S,
+                  "created_at": T, "read_only": B, "repository": ref("Repository")},
+})
+OPTIONS.update({
+    "AddCollaboratorOption": ([], {"permission": {"type": "string",
+                                                  "enum": ["read", "write", "admin"]}}),
+})
+LISTS += ("DeployKey",)
+
+# Webhooks (appended: other areas edit the tables above concurrently).
+_STRING_MAP = {"type": "object", "additionalProperties": S}
+RECORDS["Hook"] = {
+    "id": I, "type": S, "branch_filter": S, "url": S, "config": _STRING_MAP, "events": STRINGS,
+    "authorization_header": S, "content_type": S,
+    "metadata": {},   # Forgejo's is untyped: null, or the hook type's settings object
+    "active": B, "updated_at": T, "created_at": T,
+}
+OPTIONS["CreateHookOption"] = (["type", "config"], {
+    "type": S, "config": _STRING_MAP, "events": STRINGS, "branch_filter": S,
+    "authorization_header": S, "active": B,
+})
+OPTIONS["EditHookOption"] = ([], {
+    "config": _STRING_MAP, "events": STRINGS, "branch_filter": S, "authorization_header": S,
+    "active": B,
+})
+LISTS += ("Hook",)

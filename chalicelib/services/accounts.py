@@ -12,6 +12,7 @@ from chalicelib.services import events
 from chalicelib.services.errors import (AlreadyExists, InvalidInput, NotFoundError,
                                         PermissionDenied)
 from chalicelib.services.passwords import hash_password, verify_password
+from chalicelib.services.permissions import can_see
 from chalicelib.settings import get_settings
 from chalicelib.store import accounts as store
 from chalicelib.store import ids
@@ -166,19 +167,6 @@ def get_user(name: str, actor: Account | None = None) -> Account:
     if account is None or account.account_type != "user":
         raise NotFoundError(f"user redirect does not exist [name: {name}]")
     return account
-
-
-def can_see(viewer: Account | None, account: Account) -> bool:
-    """Visibility of a user or organization profile to ``viewer``."""
-    if account.visibility == "public":
-        return True
-    if viewer is None:
-        return False
-    if viewer.is_admin or viewer.id == account.id:
-        return True
-    if account.visibility == "limited":
-        return not viewer.restricted
-    return False  # private: members (organizations, a later issue) see it too
 
 
 def get_visible_user(viewer: Account | None, name: str) -> Account:

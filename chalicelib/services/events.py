@@ -110,3 +110,8 @@ class RepositoryPushed(Event):
     after: str = ""
     commits: tuple[PushedCommit, ...] = ()
     total_commits: int = 0
+
+
+@dataclass(frozen=True)
+class OrganizationCreated(Event):
+    org_id: int = 0

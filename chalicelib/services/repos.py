@@ -19,7 +19,7 @@ from chalicelib.store import accounts as account_store
 from chalicelib.store import ids
 from chalicelib.store import repos as store
 from chalicelib.store import session
-from chalicelib.store.table import Account, Repo, keys
+from chalicelib.store.table import Account, Item, Repo, keys
 
 MAX_NAME = 100
 _NAME = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -80,8 +80,10 @@ def preload_keys(owner_name: str, repo_name: str) -> list:
 
 
 def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None) -> list:
+    from chalicelib.services.permissions import access_keys
+
     repo = store.get(owner_name, _strip_git(repo_name))
-    return [keys.account(repo.owner_id)] if repo is not None else []
+    return access_keys(repo, user_id) if repo is not None else []
 
 
 def _strip_git(name: str) -> str:
@@ -223,8 +225,9 @@ def _copy_refs(source_id: int, target_id: int) -> None:
 
 
 def delete_repo(caller: Caller, view: RepoView) -> None:
-    """repoDelete: the owner (or an admin of it) may delete; git data goes with it."""
-    if view.access < Access.OWNER and not view.is_admin:
+    """repoDelete: owners (the owning user, an admin team of the owning organization,
+    a site admin) may delete; git data goes with it."""
+    if view.access < Access.OWNER:
         raise PermissionDenied("Given user is not owner of this repository.")
     parent = store.get_by_id(int(view.repo.parent_id)) if view.repo.fork else None
     _remove(view.repo, parent=parent)
@@ -243,6 +246,9 @@ def _remove(repo: Repo, *, parent: Repo | None) -> None:
         store.save(fork)
     gitstore.delete_repo_refs(int(repo.id))
     for item in store.repo_partition(repo.id):
+        fingerprint = getattr(item, "fingerprint", None)
+        if fingerprint:  # a deploy key: free the key for other repositories and users
+            Item(*keys.key_fingerprint(fingerprint)).delete()
         item.delete()
     archives.forget(repo)
     if repo.mirror:
@@ -268,8 +274,22 @@ def list_visible(caller: Caller, repos: list[Repo]) -> list[RepoView]:
 def owned_by(caller: Caller, owner: Account) -> list[RepoView]:
     if not accounts.can_see(caller.user, owner):
         raise NotFoundError(f"user redirect does not exist [name: {owner.login}]")
-    repos = store.owned_by(owner.id)
-    return [v for v in list_visible(caller, repos)]
+    return list_visible(caller, store.owned_by(owner.id))
+
+
+def accessible_to(caller: Caller) -> list[RepoView]:
+    """userCurrentListRepos: what the caller owns, collaborates on, or reaches through
+    an organization's teams."""
+    from chalicelib.services import orgs, repo_access
+
+    user = caller.user
+    found = {int(r.id): r for r in store.owned_by(user.id)}
+    for view in repo_access.collaborating_on(caller, user):
+        found.setdefault(int(view.repo.id), view.repo)
+    for org in orgs.orgs_of(user, user):
+        for repo in store.owned_by(int(org.id)):
+            found.setdefault(int(repo.id), repo)
+    return list_visible(caller, list(found.values()))
 
 
 _ORDERINGS = {
@@ -310,12 +330,15 @@ def search(caller: Caller, query: SearchQuery) -> list[RepoView]:
     if query.mode and query.mode not in SEARCH_MODES:
         raise InvalidInput(f'Invalid search mode: "{query.mode}"')
     if query.uid:
+        from chalicelib.services import repo_access
+
         owner = account_store.get_by_id(query.uid)
         if owner is None:
             raise InvalidInput(f"user does not exist [uid: {query.uid}]")
-        candidates = store.owned_by(query.uid)
-        if query.mode == "collaborative":
-            candidates = []  # collaborations arrive with the organization issue
+        owned = store.owned_by(query.uid)
+        shared = [] if query.exclusive else \
+            [v.repo for v in repo_access.collaborating_on(caller, owner)]
+        candidates = shared if query.mode == "collaborative" else owned + shared
     else:
         candidates = list(store.every())
     keyword = query.keyword.lower()
@@ -342,3 +365,48 @@ def search(caller: Caller, query: SearchQuery) -> list[RepoView]:
 
 def forks(caller: Caller, view: RepoView) -> list[RepoView]:
     return list_visible(caller, store.forks_of(view.repo))
+
+
+def edit_repo(caller: Caller, view: RepoView, data: dict) -> RepoView:
+    """repoEdit: settings a repository admin may change."""
+    if not view.is_admin:
+        raise PermissionDenied("user should be an owner or a collaborator with admin write "
+                               "of a repository")
+    opt = accounts.optional
+    repo = view.repo
+    name = opt(data, "name", str)
+    if name is not None and name != repo.name:
+        raise InvalidInput("[Name]: renaming repositories is not supported yet")
+    for field in ("description", "website"):
+        value = opt(data, field, str)
+        if value is not None:
+            setattr(repo, field, value)
+    for field in ("private", "template"):
+        value = opt(data, field, bool)
+        if value is not None:
+            setattr(repo, field, value)
+    archived = opt(data, "archived", bool)
+    if archived is not None and archived != repo.archived:
+        repo.archived, repo.archived_at = archived, now() if archived else 0
+    branch = opt(data, "default_branch", str)
+    if branch and branch != repo.default_branch:
+        _set_default_branch(repo, branch)
+    interval = opt(data, "mirror_interval", str)
+    if interval is not None and repo.mirror:
+        from chalicelib.services.migrations import parse_interval
+        repo.mirror_interval = parse_interval(interval)
+    repo.updated = now()
+    store.save(repo)
+    return view
+
+
+def _set_default_branch(repo: Repo, branch: str) -> None:
+    from chalicelib.gitstore import refdb
+    from chalicelib.services.repo_init import validate_branch_name
+
+    validate_branch_name(branch)
+    target = f"refs/heads/{branch}"
+    if not repo.empty and target not in refdb.load_refs(int(repo.id)):
+        raise NotFoundError(f"branch does not exist [name: {branch}]")
+    refdb.put_symref(int(repo.id), "HEAD", target)
+    repo.default_branch = branch

@@ -102,6 +102,8 @@ class Account(Item, discriminator="account"):
     last_login = NumberAttribute(default=0)
     # Kept by repository creation/deletion in the same transaction as the repository.
     num_repos = NumberAttribute(default=0)
+    # Organizations only.
+    repo_admin_change_team_access = BooleanAttribute(default=False)
     # Bumped on every edit: writes are conditional on the version they read.
     version = NumberAttribute(default=1)
 
@@ -157,6 +159,8 @@ class Repo(Item, discriminator="repo"):
     default_branch = UnicodeAttribute()
     object_format = UnicodeAttribute(default="sha1")
     size = NumberAttribute(default=0)           # bytes of the packs this repository added
+    # Teams of the owning organization that were given this repository.
+    team_ids = NumberSetAttribute(null=True)
     # Forks share their parent's object pool (packs), so a fork costs no copying.
     pool_id = NumberAttribute()
     fork = BooleanAttribute(default=False)
@@ -218,6 +222,103 @@ class MirrorDue(Item, discriminator="mirrordue"):
     """A pull mirror's next sync time; the schedule is one small partition."""
     repo_pk = UnicodeAttribute(default="")
     due = NumberAttribute(default=0)
+
+
+class OrgMember(Item, discriminator="orgmember"):
+    """A user's membership of an organization (pk = the organization).  ``grants``
+    denormalises the user's teams in the organization, so deciding access to an
+    organization repository needs this one item (read in the same batch as the
+    repository's owner): JSON {team id: [permission, units_map or null, includes_all]}."""
+    user_id = NumberAttribute()
+    public = BooleanAttribute(default=False)
+    grants = UnicodeAttribute(default="{}")
+    created = NumberAttribute(default=0)
+
+
+class MemberOf(Item, discriminator="memberof"):
+    """The reverse of OrgMember, in the user's partition: lists a user's organizations."""
+    org_id = NumberAttribute()
+
+
+class Team(Item, discriminator="team"):
+    id = NumberAttribute()
+    org_id = NumberAttribute()
+    name = UnicodeAttribute()
+    lower_name = UnicodeAttribute()
+    description = UnicodeAttribute(default="")
+    permission = UnicodeAttribute(default="read")   # none|read|write|admin|owner
+    units = ListAttribute(of=UnicodeAttribute, default=list)
+    units_map = UnicodeAttribute(default="{}")       # JSON {unit: mode}
+    includes_all_repositories = BooleanAttribute(default=False)
+    can_create_org_repo = BooleanAttribute(default=False)
+    created = NumberAttribute(default=0)
+
+
+class TeamLink(Item, discriminator="teamlink"):
+    """Finds a team's organization from the team id (``/teams/{id}`` routes)."""
+    org_id = NumberAttribute()
+
+
+class TeamMember(Item, discriminator="teammember"):
+    user_id = NumberAttribute()
+
+
+class TeamRepo(Item, discriminator="teamrepo"):
+    repo_id = NumberAttribute()
+    repo_pk = UnicodeAttribute()
+
+
+class Collaboration(Item, discriminator="collab"):
+    """A user's explicit access to a repository (pk = the repository)."""
+    user_id = NumberAttribute()
+    mode = UnicodeAttribute(default="write")        # read|write|admin
+    created = NumberAttribute(default=0)
+
+
+class RepoLink(Item, discriminator="repolink"):
+    """A repository in a user's partition: collaborations, stars, watches (the reverse
+    items that list "my collaborations", "my stars", "my subscriptions")."""
+    repo_id = NumberAttribute()
+    repo_pk = UnicodeAttribute()
+    created = NumberAttribute(default=0)
+
+
+class UserLink(Item, discriminator="userlink"):
+    """A user in a repository's partition: stargazers and watchers."""
+    user_id = NumberAttribute()
+    created = NumberAttribute(default=0)
+
+
+class DeployKey(Item, discriminator="deploykey"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    title = UnicodeAttribute()
+    content = UnicodeAttribute()
+    fingerprint = UnicodeAttribute()
+    key_type = UnicodeAttribute()
+    read_only = BooleanAttribute(default=True)
+    created = NumberAttribute()
+
+
+class Hook(Item, discriminator="hook"):
+    """A webhook of a repository (pk ``R#<id>``) or an organization (pk ``A#<id>``)."""
+    id = NumberAttribute()
+    owner_kind = UnicodeAttribute()                  # repo | org
+    owner_id = NumberAttribute()
+    hook_type = UnicodeAttribute(default="gitea")
+    url = UnicodeAttribute()
+    content_type = UnicodeAttribute(default="json")
+    secret = UnicodeAttribute(default="")
+    http_method = UnicodeAttribute(default="post")
+    events = ListAttribute(of=UnicodeAttribute, default=list)
+    push_only = BooleanAttribute(default=False)
+    choose_events = BooleanAttribute(default=False)
+    branch_filter = UnicodeAttribute(default="")
+    authorization_header = UnicodeAttribute(default="")
+    config = UnicodeAttribute(default="{}")          # JSON of the remaining config keys
+    active = BooleanAttribute(default=False)
+    created = NumberAttribute()
+    updated = NumberAttribute()
 
 
 class keys:  # noqa: N801 - a namespace of key builders
@@ -295,6 +396,83 @@ class keys:  # noqa: N801 - a namespace of key builders
     @staticmethod
     def mirror_due(repo_id: int) -> tuple[str, str]:
         return "MIRRORS", f"{repo_id:015d}"
+
+    # Organizations, teams and repository access (organization issue).
+    @staticmethod
+    def org_member(org_id: int, user_id: int) -> tuple[str, str]:
+        return f"A#{org_id}", f"MEMBER#{user_id:015d}"
+
+    @staticmethod
+    def member_of(user_id: int, org_id: int) -> tuple[str, str]:
+        return f"A#{user_id}", f"ORGOF#{org_id:015d}"
+
+    @staticmethod
+    def team(org_id: int, team_id: int) -> tuple[str, str]:
+        return f"A#{org_id}", f"TEAM#{team_id:015d}"
+
+    @staticmethod
+    def team_name(org_id: int, lower_name: str) -> tuple[str, str]:
+        return f"A#{org_id}", f"TEAMNAME#{lower_name}"
+
+    @staticmethod
+    def team_link(team_id: int) -> tuple[str, str]:
+        return f"TEAMID#{team_id}", "TEAM"
+
+    @staticmethod
+    def team_member(team_id: int, user_id: int) -> tuple[str, str]:
+        return f"TEAM#{team_id}", f"MEMBER#{user_id:015d}"
+
+    @staticmethod
+    def team_repo(team_id: int, repo_id: int) -> tuple[str, str]:
+        return f"TEAM#{team_id}", f"REPO#{repo_id:015d}"
+
+    @staticmethod
+    def collaboration(repo_id: int, user_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"COLLAB#{user_id:015d}"
+
+    @staticmethod
+    def collaborating_on(user_id: int, repo_id: int) -> tuple[str, str]:
+        return f"A#{user_id}", f"COLLABON#{repo_id:015d}"
+
+    @staticmethod
+    def star(repo_id: int, user_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"STAR#{user_id:015d}"
+
+    @staticmethod
+    def starred(user_id: int, repo_id: int) -> tuple[str, str]:
+        return f"A#{user_id}", f"STARRED#{repo_id:015d}"
+
+    @staticmethod
+    def watch(repo_id: int, user_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"WATCH#{user_id:015d}"
+
+    @staticmethod
+    def watching(user_id: int, repo_id: int) -> tuple[str, str]:
+        return f"A#{user_id}", f"WATCHING#{repo_id:015d}"
+
+    @staticmethod
+    def deploy_key(repo_id: int, key_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"DEPLOYKEY#{key_id:015d}"
+
+    @staticmethod
+    def repo_hook(repo_id: int, hook_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"HOOK#{hook_id:015d}"
+
+    @staticmethod
+    def org_hook(org_id: int, hook_id: int) -> tuple[str, str]:
+        return f"A#{org_id}", f"HOOK#{hook_id:015d}"
+
+    MEMBER_PREFIX = "MEMBER#"
+    MEMBER_OF_PREFIX = "ORGOF#"
+    TEAM_PREFIX = "TEAM#"
+    COLLAB_PREFIX = "COLLAB#"
+    COLLABORATING_PREFIX = "COLLABON#"
+    STAR_PREFIX = "STAR#"
+    STARRED_PREFIX = "STARRED#"
+    WATCH_PREFIX = "WATCH#"
+    WATCHING_PREFIX = "WATCHING#"
+    DEPLOY_KEY_PREFIX = "DEPLOYKEY#"
+    HOOK_PREFIX = "HOOK#"
 
     BRANCH_PREFIX = "BRANCH#"
     FORK_PREFIX = "FORK#"

@@ -1,0 +1,307 @@
+"""Organizations: the organization itself, its members, teams and repositories."""
+from __future__ import annotations
+
+from chalicelib.api import paging, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import PAGE, caller, repo_list, repo_record
+from chalicelib.api.router import alias, route
+from chalicelib.services import accounts, orgs, repos
+from chalicelib.services.errors import NotFoundError, PermissionDenied
+from chalicelib.services.permissions import membership
+from chalicelib.store import repos as repo_store
+from chalicelib.store.table import Account
+
+ORG = dict(tag="organization", scope="organization")
+
+
+def current_org(req: ApiRequest) -> Account:
+    return orgs.get_org(req.actor, req.params["org"])
+
+
+def _users(req: ApiRequest, found: list[Account]) -> ApiResponse:
+    return paging.paged_json(req, found, lambda a: records.user(a, req.actor))
+
+
+def _orgs(req: ApiRequest, found: list[Account]) -> ApiResponse:
+    return paging.paged_json(req, found, records.organization)
+
+
+@route("POST", "/orgs", "orgCreate", summary="Create an organization", signed_in=True,
+       body="CreateOrgOption",
+       responses={201: "Organization", 403: "forbidden", 422: "validationError"}, **ORG)
+def org_create(req: ApiRequest) -> ApiResponse:
+    org = orgs.create_org(req.actor, req.actor, req.json())
+    return ApiResponse.json(records.organization(org), status=201)
+
+
+@route("POST", "/admin/users/{username}/orgs", "adminCreateOrg",
+       summary="Create an organization", body="CreateOrgOption", tag="admin", scope="admin",
+       site_admin=True, responses={201: "Organization", 403: "forbidden", 422: "validationError"})
+def admin_create_org(req: ApiRequest) -> ApiResponse:
+    owner = accounts.get_user(req.params["username"])
+    org = orgs.create_org(req.actor, owner, req.json())
+    return ApiResponse.json(records.organization(org), status=201)
+
+
+@route("GET", "/orgs/{org}", "orgGet", summary="Get an organization",
+       responses={200: "Organization", 404: "notFound"}, **ORG)
+def org_get(req: ApiRequest) -> ApiResponse:
+    return ApiResponse.json(records.organization(current_org(req)))
+
+
+@route("PATCH", "/orgs/{org}", "orgEdit", summary="Edit an organization", signed_in=True,
+       body="EditOrgOption",
+       responses={200: "Organization", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **ORG)
+def org_edit(req: ApiRequest) -> ApiResponse:
+    org = orgs.edit_org(req.actor, current_org(req), req.json(required=False))
+    return ApiResponse.json(records.organization(org))
+
+
+@route("DELETE", "/orgs/{org}", "orgDelete", summary="Delete an organization", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def org_delete(req: ApiRequest) -> ApiResponse:
+    orgs.delete_org(req.actor, current_org(req))
+    return ApiResponse.empty()
+
+
+@route("GET", "/user/orgs", "orgListCurrentUserOrgs",
+       summary="List the current user's organizations", signed_in=True, query=PAGE,
+       extra_scopes=("user",), responses={200: "OrganizationList"}, **ORG)
+def current_user_orgs(req: ApiRequest) -> ApiResponse:
+    return _orgs(req, orgs.orgs_of(req.actor, req.actor))
+
+
+@route("GET", "/users/{username}/orgs", "orgListUserOrgs",
+       summary="List a user's organizations", query=PAGE, extra_scopes=("user",),
+       responses={200: "OrganizationList", 404: "notFound"}, **ORG)
+def user_orgs(req: ApiRequest) -> ApiResponse:
+    user = accounts.get_visible_user(req.actor, req.params["username"])
+    return _orgs(req, orgs.orgs_of(req.actor, user))
+
+
+@route("GET", "/orgs/{org}/repos", "orgListRepos", summary="List an organization's repos",
+       query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **ORG)
+def org_repos(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    return repo_list(req, repos.order(repos.owned_by(caller(req), org), "name"))
+
+
+@route("POST", "/orgs/{org}/repos", "createOrgRepo",
+       summary="Create a repository in an organization", signed_in=True,
+       body="CreateRepoOption",
+       responses={201: "Repository", 400: "error", 403: "forbidden", 404: "notFound",
+                  409: "conflict", 422: "validationError"}, **ORG)
+def create_org_repo(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    view = repos.create_repo(caller(req), org, req.json())
+    return ApiResponse.json(repo_record(req, view), status=201)
+
+
+alias("POST", "/org/{org}/repos", "createOrgRepoDeprecated", same_as="createOrgRepo",
+      deprecated=True)
+
+
+# --- members -------------------------------------------------------------------------
+
+@route("GET", "/orgs/{org}/members", "orgListMembers",
+       summary="List an organization's members", query=PAGE,
+       responses={200: "UserList", 404: "notFound"}, **ORG)
+def list_members(req: ApiRequest) -> ApiResponse:
+    return _users(req, orgs.visible_members(req.actor, current_org(req)))
+
+
+def _member_check(req: ApiRequest, *, public_only: bool) -> ApiResponse:
+    org = current_org(req)
+    user = accounts.get_user(req.params["username"])
+    member = membership(int(org.id), int(user.id))
+    viewer_is_member = req.actor is not None and (
+        req.actor.is_admin or membership(int(org.id), int(req.actor.id)) is not None)
+    if member is None or ((public_only or not viewer_is_member) and not member.public):
+        raise NotFoundError(f"user is not a member [name: {user.login}]")
+    return ApiResponse.empty()
+
+
+@route("GET", "/orgs/{org}/members/{username}", "orgIsMember",
+       summary="Check if a user is a member of an organization",
+       responses={204: "empty", 404: "notFound"}, **ORG)
+def is_member(req: ApiRequest) -> ApiResponse:
+    # Non-members learn only about public memberships (Forgejo redirects them to
+    # public_members; answering that question directly gives clients the same result).
+    return _member_check(req, public_only=False)
+
+
+@route("DELETE", "/orgs/{org}/members/{username}", "orgDeleteMember",
+       summary="Remove a member from an organization", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def delete_member(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    orgs.remove_member(req.actor, org, accounts.get_user(req.params["username"]))
+    return ApiResponse.empty()
+
+
+@route("GET", "/orgs/{org}/public_members", "orgListPublicMembers",
+       summary="List an organization's public members", query=PAGE,
+       responses={200: "UserList", 404: "notFound"}, **ORG)
+def list_public_members(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    public = [m for m in orgs.members(org) if m.public]
+    return _users(req, orgs.member_accounts(public))
+
+
+@route("GET", "/orgs/{org}/public_members/{username}", "orgIsPublicMember",
+       summary="Check if a user is a public member of an organization",
+       responses={204: "empty", 404: "notFound"}, **ORG)
+def is_public_member(req: ApiRequest) -> ApiResponse:
+    return _member_check(req, public_only=True)
+
+
+@route("PUT", "/orgs/{org}/public_members/{username}", "orgPublicizeMember",
+       summary="Publicize a user's membership", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def publicize_member(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    orgs.set_public(req.actor, org, accounts.get_user(req.params["username"]), True)
+    return ApiResponse.empty()
+
+
+@route("DELETE", "/orgs/{org}/public_members/{username}", "orgConcealMember",
+       summary="Conceal a user's membership", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def conceal_member(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    orgs.set_public(req.actor, org, accounts.get_user(req.params["username"]), False)
+    return ApiResponse.empty()
+
+
+# --- teams ---------------------------------------------------------------------------
+
+def _require_member(req: ApiRequest, org: Account) -> None:
+    if req.actor is None or not (req.actor.is_admin or membership(int(org.id), int(req.actor.id))):
+        raise PermissionDenied("Must be an organization member")
+
+
+@route("GET", "/orgs/{org}/teams", "orgListTeams", summary="List an organization's teams",
+       signed_in=True, query=PAGE, responses={200: "TeamList", 404: "notFound"}, **ORG)
+def list_teams(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    _require_member(req, org)
+    found = sorted(orgs.teams(org), key=lambda t: (t.permission != "owner", t.lower_name))
+    return paging.paged_json(req, found, lambda t: records.team(t, org))
+
+
+@route("POST", "/orgs/{org}/teams", "orgCreateTeam", summary="Create a team", signed_in=True,
+       body="CreateTeamOption",
+       responses={201: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **ORG)
+def create_team(req: ApiRequest) -> ApiResponse:
+    org = current_org(req)
+    team = orgs.create_team(req.actor, org, req.json())
+    return ApiResponse.json(records.team(team, org), status=201)
+
+
+@route("GET", "/teams/{id}", "orgGetTeam", summary="Get a team", signed_in=True,
+       responses={200: "Team", 404: "notFound"}, **ORG)
+def get_team(req: ApiRequest) -> ApiResponse:
+    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    return ApiResponse.json(records.team(team, org))
+
+
+@route("PATCH", "/teams/{id}", "orgEditTeam", summary="Edit a team", signed_in=True,
+       body="EditTeamOption",
+       responses={200: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **ORG)
+def edit_team(req: ApiRequest) -> ApiResponse:
+    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    team = orgs.edit_team(req.actor, team, org, req.json(required=False))
+    return ApiResponse.json(records.team(team, org))
+
+
+@route("DELETE", "/teams/{id}", "orgDeleteTeam", summary="Delete a team", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def delete_team(req: ApiRequest) -> ApiResponse:
+    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    orgs.delete_team(req.actor, team, org)
+    return ApiResponse.empty()
+
+
+@route("GET", "/teams/{id}/members", "orgListTeamMembers", summary="List a team's members",
+       signed_in=True, query=PAGE, responses={200: "UserList", 404: "notFound"}, **ORG)
+def list_team_members(req: ApiRequest) -> ApiResponse:
+    team, _ = orgs.find_team(req.actor, req.int_param("id"))
+    return _users(req, orgs.member_accounts(orgs.team_members(team)))
+
+
+@route("GET", "/teams/{id}/members/{username}", "orgListTeamMember",
+       summary="Get a particular member of a team", signed_in=True,
+       responses={200: "User", 404: "notFound"}, **ORG)
+def get_team_member(req: ApiRequest) -> ApiResponse:
+    team, _ = orgs.find_team(req.actor, req.int_param("id"))
+    user = accounts.get_user(req.params["username"])
+    if not any(int(m.user_id) == int(user.id) for m in orgs.team_members(team)):
+        raise NotFoundError(f"user is not a team member [name: {user.login}]")
+    return ApiResponse.json(records.user(user, req.actor))
+
+
+@route("PUT", "/teams/{id}/members/{username}", "orgAddTeamMember",
+       summary="Add a team member", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def add_team_member(req: ApiRequest) -> ApiResponse:
+    team, _ = orgs.find_team(req.actor, req.int_param("id"))
+    orgs.add_team_member(req.actor, team, accounts.get_user(req.params["username"]))
+    return ApiResponse.empty()
+
+
+@route("DELETE", "/teams/{id}/members/{username}", "orgRemoveTeamMember",
+       summary="Remove a team member", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def remove_team_member(req: ApiRequest) -> ApiResponse:
+    team, _ = orgs.find_team(req.actor, req.int_param("id"))
+    orgs.remove_team_member(req.actor, team, accounts.get_user(req.params["username"]))
+    return ApiResponse.empty()
+
+
+def _team_repo(req: ApiRequest):
+    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    repo = repo_store.get(req.params["org"], req.params["repo"])
+    if repo is None or int(repo.owner_id) != int(org.id):
+        raise NotFoundError(f"repository does not exist [name: {req.params['repo']}]")
+    return team, org, repo
+
+
+@route("GET", "/teams/{id}/repos", "orgListTeamRepos", summary="List a team's repos",
+       signed_in=True, query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **ORG)
+def list_team_repos(req: ApiRequest) -> ApiResponse:
+    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    if team.includes_all_repositories:
+        found = repo_store.owned_by(int(org.id))
+    else:
+        links = orgs.team_repos(team)
+        found = [r for r in (repo_store.get_by_id(int(link.repo_id)) for link in links) if r]
+    return repo_list(req, repos.order(repos.list_visible(caller(req), found), "name"))
+
+
+@route("GET", "/teams/{id}/repos/{org}/{repo}", "orgListTeamRepo",
+       summary="List a particular repo of team", signed_in=True,
+       responses={200: "Repository", 404: "notFound"}, **ORG)
+def get_team_repo(req: ApiRequest) -> ApiResponse:
+    team, org, repo = _team_repo(req)
+    if not team.includes_all_repositories and int(team.id) not in set(repo.team_ids or ()):
+        raise NotFoundError("the repository is not the team's")
+    return ApiResponse.json(repo_record(req, repos.view_of(repo, caller(req), org)))
+
+
+@route("PUT", "/teams/{id}/repos/{org}/{repo}", "orgAddTeamRepository",
+       summary="Add a repository to a team", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def add_team_repo(req: ApiRequest) -> ApiResponse:
+    team, _, repo = _team_repo(req)
+    orgs.add_team_repo(req.actor, team, repo)
+    return ApiResponse.empty()
+
+
+@route("DELETE", "/teams/{id}/repos/{org}/{repo}", "orgRemoveTeamRepository",
+       summary="Remove a repository from a team", signed_in=True,
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+def remove_team_repo(req: ApiRequest) -> ApiResponse:
+    team, _, repo = _team_repo(req)
+    orgs.remove_team_repo(req.actor, team, repo)
+    return ApiResponse.empty()

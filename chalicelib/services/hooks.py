@@ -1,0 +1,421 @@
+"""Webhooks of repositories and organizations: the stored records and who gets what.
+
+Delivery is a separate module; it asks :func:`matching_hooks` which active hooks of a
+repository and of its owner want an event.  The rules follow Forgejo
+(``routers/api/v1/utils/hook.go``, ``models/webhook``, ``services/webhook``):
+
+* ``events`` on create and edit name subscriptions ("issues" means every issue event,
+  "issues_only" just the base one, an empty list means push); they are stored as
+  Forgejo's ``HookEvents`` flags with ``choose_events`` set, and read back as the
+  fine-grained event types (``EventsArray``).
+* An edit rewrites ``events``, ``branch_filter`` and ``authorization_header`` whatever
+  was sent (omitted = reset), changes ``active`` only when given, and never the secret.
+* ``branch_filter`` is a gobwas/glob pattern without separators (``*`` crosses ``/``);
+  empty or ``*`` lets every branch through.
+* The secret is write-only; ``authorization_header`` is read back in clear, as Forgejo does.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+import time
+from dataclasses import dataclass
+
+from pynamodb.exceptions import PutError
+
+from chalicelib.services import netguard
+from chalicelib.services.accounts import go_field, optional
+from chalicelib.services.errors import BadInput, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.services.permissions import can_see, is_org, is_org_owner
+from chalicelib.store import accounts as account_store
+from chalicelib.store import ids, session
+from chalicelib.store.table import Account, Hook, Item, Repo, keys
+
+HOOK_TYPES = ("forgejo", "gitea", "gogs", "slack", "discord", "dingtalk", "telegram",
+              "msteams", "feishu", "matrix", "wechatwork", "packagist", "sourcehut_builds")
+CONTENT_TYPES = ("json", "form")
+# Forgejo's per-type metadata for hooks made through the API: only slack's is ever
+# filled in (from config); the others read back as their empty structures, and the
+# default and simple chat types have none (null).
+_EMPTY_METADATA = {
+    "discord": {"username": "", "icon_url": ""},
+    "telegram": {"bot_token": "", "chat_id": "", "thread_id": ""},
+    "matrix": {"homeserver_url": "", "room_id": "", "message_type": 0},
+    "packagist": {"username": "", "api_token": "", "package_url": ""},
+    "sourcehut_builds": {"manifest_path": "", "visibility": "", "secrets": False},
+}
+SLACK_KEYS = ("channel", "username", "icon_url", "color")
+_SLACK_CHANNEL = re.compile(r"^#?[a-z0-9_-]{1,80}$")
+
+_ISSUE_FLAGS = ("issue_assign", "issue_label", "issue_milestone", "issue_comment")
+_PULL_FLAGS = ("pull_request_assign", "pull_request_label", "pull_request_milestone",
+               "pull_request_comment", "pull_request_review", "pull_request_review_request",
+               "pull_request_sync")
+_PLAIN_FLAGS = ("create", "delete", "fork", "push", "wiki", "repository", "release", "package",
+                "action_run_failure", "action_run_recover", "action_run_success")
+# Forgejo's HookEvents flags, in the order they are stored.
+FLAGS = ("create", "delete", "fork", "issues", *_ISSUE_FLAGS, "push", "pull_request",
+         *_PULL_FLAGS, "wiki", "repository", "release", "package", "action_run_failure",
+         "action_run_recover", "action_run_success")
+
+# Names accepted in ``events`` (case-insensitive) -> the flags they turn on.
+SUBSCRIPTIONS: dict[str, tuple[str, ...]] = {
+    **{name: (name,) for name in (*_PLAIN_FLAGS, *_ISSUE_FLAGS, *_PULL_FLAGS)},
+    "issues": ("issues", *_ISSUE_FLAGS),
+    "issues_only": ("issues",),
+    "pull_request": ("pull_request", *_PULL_FLAGS),
+    "pull_request_only": ("pull_request",),
+    # Names only the events list shows: accepted so that sending back what was read
+    # keeps the subscription (Forgejo silently drops them).
+    "pull_request_review_approved": ("pull_request_review",),
+    "pull_request_review_rejected": ("pull_request_review",),
+    "pull_request_review_comment": ("pull_request_comment",),
+}
+
+# Event types (X-Forgejo-Event-Type), in Forgejo's EventCheckers order, and the flag
+# each needs.  Review comments are checked against pull_request_comment: Forgejo's
+# own quirk, kept so the events list and the deliveries are the ones Forgejo makes.
+EVENT_FLAGS: tuple[tuple[str, str], ...] = (
+    ("create", "create"), ("delete", "delete"), ("fork", "fork"), ("push", "push"),
+    ("issues", "issues"), *((f, f) for f in _ISSUE_FLAGS),
+    ("pull_request", "pull_request"), ("pull_request_assign", "pull_request_assign"),
+    ("pull_request_label", "pull_request_label"),
+    ("pull_request_milestone", "pull_request_milestone"),
+    ("pull_request_comment", "pull_request_comment"),
+    ("pull_request_review_approved", "pull_request_review"),
+    ("pull_request_review_rejected", "pull_request_review"),
+    ("pull_request_review_comment", "pull_request_comment"),
+    ("pull_request_sync", "pull_request_sync"), ("wiki", "wiki"),
+    ("repository", "repository"), ("release", "release"), ("package", "package"),
+    ("pull_request_review_request", "pull_request_review_request"),
+    ("action_run_failure", "action_run_failure"), ("action_run_recover", "action_run_recover"),
+    ("action_run_success", "action_run_success"),
+)
+_FLAG_OF_EVENT = dict(EVENT_FLAGS)
+
+
+def now() -> int:
+    return int(time.time())
+
+
+# --- whose hooks ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scope:
+    """The owner of a set of hooks: a repository or an organization (its partition)."""
+    kind: str        # "repo" | "org", as Hook.owner_kind
+    owner_id: int
+
+    def key(self, hook_id: int) -> tuple[str, str]:
+        make = keys.repo_hook if self.kind == "repo" else keys.org_hook
+        return make(self.owner_id, hook_id)
+
+
+def repo_scope(view) -> Scope:
+    """The hooks of a repository the caller sees (``services.repos.RepoView``): repo
+    admins and site admins only."""
+    if not view.is_admin:
+        raise PermissionDenied("user should be an owner or a collaborator with admin write "
+                               "of a repository")
+    return Scope("repo", int(view.repo.id))
+
+
+def org_scope(actor: Account | None, name: str) -> Scope:
+    """The hooks of an organization: its owners and site admins; 404 when the caller
+    cannot see it, 403 when they can but do not own it (Forgejo's reqOrgOwnership)."""
+    org = account_store.get_by_name(name)
+    if org is None or not is_org(org) or not can_see(actor, org):
+        raise NotFoundError(f"organization does not exist [name: {name}]")
+    if not is_org_owner(org, actor):
+        raise PermissionDenied("Must be an organization owner")
+    return Scope("org", int(org.id))
+
+
+# --- reading -------------------------------------------------------------------------
+
+def _partition_hooks(pk: str) -> list[Hook]:
+    # Consistent: a client that lists (or a push that fires) right after a create must
+    # see the new hook.  Zero-padded ids keep the order of creation.
+    return list(Item.query(pk, Item.sk.startswith(keys.HOOK_PREFIX), consistent_read=True))
+
+
+def list_hooks(scope: Scope) -> list[Hook]:
+    return _partition_hooks(scope.key(0)[0])
+
+
+def get_hook(scope: Scope, hook_id: int) -> Hook:
+    hook = session.get(Hook, scope.key(hook_id))
+    if hook is None:
+        raise NotFoundError(f"webhook does not exist [id: {hook_id}]")
+    return hook
+
+
+def events_array(hook: Hook) -> list[str]:
+    """The event types the hook receives, as Forgejo lists them."""
+    return [event for event, _ in EVENT_FLAGS if wants(hook, event)]
+
+
+def metadata(hook: Hook) -> dict | None:
+    if hook.hook_type == "slack":
+        stored = json.loads(hook.config or "{}")
+        return {k: stored.get(k, "") for k in SLACK_KEYS}
+    empty = _EMPTY_METADATA.get(hook.hook_type)
+    return dict(empty) if empty is not None else None
+
+
+# --- matching (for delivery) ---------------------------------------------------------
+
+def wants(hook: Hook, event: str) -> bool:
+    """Whether the hook subscribes to ``event`` (Forgejo's Has*Event)."""
+    flag = _FLAG_OF_EVENT.get(event)
+    if flag is None:
+        raise ValueError(f"unknown webhook event type {event!r}")
+    if event == "push" and hook.push_only:
+        return True
+    return bool(hook.choose_events) and flag in (hook.events or ())
+
+
+def matching_hooks(repo: Repo, owner: Account, event: str,
+                   branch: str | None = None) -> list[Hook]:
+    """The active hooks of ``repo`` and then of its ``owner`` that want ``event``.
+
+    ``branch`` is the short branch name when the event concerns a branch (a push,
+    create or delete of ``refs/heads/<branch>``); the hooks' branch filters apply
+    to it.  Pass None for tags and for events without a branch: no filtering then.
+    Delivery still decides what depends on the payload (Forgejo sends chat hooks no
+    push without commits).
+    """
+    if event not in _FLAG_OF_EVENT:
+        raise ValueError(f"unknown webhook event type {event!r}")
+    found = (_partition_hooks(keys.repo_hook(int(repo.id), 0)[0])
+             + _partition_hooks(keys.org_hook(int(owner.id), 0)[0]))
+    return [h for h in found
+            if h.active and wants(h, event)
+            and (branch is None or branch_matches(h.branch_filter, branch))]
+
+
+# --- branch filters: gobwas/glob without separators ----------------------------------
+
+def branch_matches(pattern: str, branch: str) -> bool:
+    if pattern in ("", "*"):
+        return True
+    try:
+        return compile_glob(pattern).fullmatch(branch) is not None
+    except ValueError:   # refused when stored; a bad stored filter matches nothing
+        return False
+
+
+@functools.lru_cache(maxsize=256)
+def compile_glob(pattern: str) -> re.Pattern:
+    """gobwas/glob's syntax as a regex: ``*``/``**`` any run, ``?`` one character,
+    ``[abc]``, ``[a-z]``, ``[!…]``, ``{a,b}`` alternatives, ``\\`` escapes.  Raises
+    ValueError with gobwas's message for what it refuses."""
+    out, depth, i = [], 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "{":
+            depth += 1
+            out.append("(?:")
+        elif c == "," and depth:
+            out.append("|")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "*":
+            out.append(".*")
+            if pattern[i + 1:i + 2] == "*":
+                i += 1
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            cls, i = _glob_class(pattern, i + 1)
+            out.append(cls)
+            continue
+        elif c == "\\":
+            i += 1   # a trailing backslash escapes nothing; gobwas drops it
+            if i < len(pattern):
+                out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    # gobwas's parser ends an unclosed {…} group at the end of the pattern.
+    return re.compile("".join(out) + ")" * depth, re.DOTALL)
+
+
+def _glob_class(pattern: str, i: int) -> tuple[str, int]:
+    """One ``[...]`` starting after the ``[``: a single range or a set of characters."""
+    def at(j: int) -> str:
+        if j >= len(pattern):
+            raise ValueError("unexpected end of input")
+        return pattern[j]
+
+    negate = at(i) == "!"
+    if negate:
+        i += 1
+    if pattern[i + 1:i + 2] == "-":
+        lo, hi = at(i), at(i + 2)
+        if at(i + 3) != "]":
+            raise ValueError("expected close range character")
+        if hi < lo:
+            raise ValueError(f"hi character '{hi}' should be greater than lo '{lo}'")
+        body, i = f"{re.escape(lo)}-{re.escape(hi)}", i + 4
+    else:
+        chars = []
+        while at(i) != "]":
+            if pattern[i] == "\\":
+                i += 1
+            chars.append(at(i))
+            i += 1
+        if not chars:
+            raise ValueError("could not parse range")
+        body, i = "".join(re.escape(ch) for ch in chars), i + 1
+    return f"[{'^' if negate else ''}{body}]", i
+
+
+# --- validation ----------------------------------------------------------------------
+
+def _string_map(data: dict, name: str) -> dict[str, str] | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise InvalidInput(f"[{go_field(name)}]: expected an object of strings")
+    return value
+
+
+def _event_names(data: dict) -> list[str]:
+    value = optional(data, "events", list) or []
+    if not all(isinstance(v, str) for v in value):
+        raise InvalidInput("[Events]: expected a list of strings")
+    return value
+
+
+def _branch_filter(data: dict) -> str:
+    value = optional(data, "branch_filter", str) or ""
+    if value:
+        try:
+            compile_glob(value)
+        except ValueError as exc:
+            raise InvalidInput(f"[BranchFilter]: {exc}") from None
+    return value
+
+
+def _authorization_header(data: dict) -> str:
+    value = optional(data, "authorization_header", str) or ""
+    # Sent verbatim as a request header at delivery: line breaks would forge headers.
+    if re.search(r"[\x00-\x1f\x7f]", value):
+        raise InvalidInput("[AuthorizationHeader]: must not contain control characters")
+    return value
+
+
+def _flags(names: list[str]) -> list[str]:
+    """Subscription names -> stored flags (an empty list subscribes to push)."""
+    wanted: set[str] = set()
+    for name in names or ["push"]:
+        flags = SUBSCRIPTIONS.get(name.lower())
+        if flags is None:
+            raise InvalidInput(f"Invalid hook event: {name}")
+        wanted.update(flags)
+    return [f for f in FLAGS if f in wanted]
+
+
+def _url(value: str) -> str:
+    netguard.validate_webhook_url(value)   # raises "Invalid url"
+    return value
+
+
+def _content_type(value: str) -> str:
+    if value not in CONTENT_TYPES:
+        raise InvalidInput("Invalid content type")
+    return value
+
+
+def _slack_meta(config: dict[str, str]) -> str:
+    channel = config["channel"].strip()
+    if not _SLACK_CHANNEL.match(channel):
+        raise BadInput("Invalid slack channel name")
+    meta = {k: config.get(k, "") for k in SLACK_KEYS}
+    meta["channel"] = channel
+    return json.dumps(meta)
+
+
+# --- writing -------------------------------------------------------------------------
+
+def create_hook(scope: Scope, data: dict) -> Hook:
+    """repoCreateHook / orgCreateHook: ``data`` is a CreateHookOption.  Checks run in
+    Forgejo's order (binding, then checkCreateHookOption, then the slack channel)."""
+    hook_type = optional(data, "type", str)
+    if not hook_type:
+        raise InvalidInput("[Type]: Required")
+    config = _string_map(data, "config")
+    if not config:
+        raise InvalidInput("[Config]: Required")
+    names = _event_names(data)
+    branch_filter = _branch_filter(data)
+    authorization = _authorization_header(data)
+    active = bool(optional(data, "active", bool))
+    if hook_type not in HOOK_TYPES:
+        raise InvalidInput(f"Invalid hook type: {hook_type}")
+    for name in ("url", "content_type"):
+        if name not in config:
+            raise InvalidInput(f"Missing config option: {name}")
+    content_type = _content_type(config["content_type"])
+    url = _url(config["url"])
+    flags = _flags(names)
+    extra = "{}"
+    if hook_type == "slack":
+        if "channel" not in config:
+            raise InvalidInput("Missing config option: channel")
+        extra = _slack_meta(config)
+    hook_id = ids.next_id("hook")
+    created = now()
+    hook = Hook(*scope.key(hook_id), id=hook_id, owner_kind=scope.kind,
+                owner_id=scope.owner_id, hook_type=hook_type, url=url,
+                content_type=content_type, secret=config.get("secret", ""),
+                http_method="POST",   # the API always makes POST hooks
+                events=flags, push_only=False, choose_events=True,
+                branch_filter=branch_filter, authorization_header=authorization,
+                config=extra, active=active, created=created, updated=created)
+    hook.save(condition=Hook.pk.does_not_exist())
+    session.remember(scope.key(hook_id), hook)
+    return hook
+
+
+def edit_hook(scope: Scope, hook_id: int, data: dict) -> Hook:
+    """repoEditHook / orgEditHook: ``data`` is an EditHookOption."""
+    hook = get_hook(scope, hook_id)
+    config = _string_map(data, "config") or {}
+    names = _event_names(data)
+    branch_filter = _branch_filter(data)
+    authorization = _authorization_header(data)
+    active = optional(data, "active", bool)
+    # Everything is checked before the (request-cached) item changes.
+    url = _url(config["url"]) if "url" in config else hook.url
+    content_type = (_content_type(config["content_type"]) if "content_type" in config
+                    else hook.content_type)
+    extra = (_slack_meta(config) if hook.hook_type == "slack" and "channel" in config
+             else hook.config)
+    flags = _flags(names)
+    hook.url, hook.content_type, hook.config = url, content_type, extra
+    hook.events, hook.push_only, hook.choose_events = flags, False, True
+    hook.branch_filter = branch_filter
+    hook.authorization_header = authorization
+    if active is not None:
+        hook.active = active
+    hook.updated = now()
+    try:
+        # Only while it still exists: an edit racing a delete must not bring it back.
+        hook.save(condition=Hook.pk.exists())
+    except PutError as exc:
+        if getattr(exc, "cause_response_code", "") == "ConditionalCheckFailedException":
+            session.forget(scope.key(hook_id))
+            raise NotFoundError(f"webhook does not exist [id: {hook_id}]") from None
+        raise
+    return hook
+
+
+def delete_hook(scope: Scope, hook_id: int) -> None:
+    hook = get_hook(scope, hook_id)
+    hook.delete()
+    session.forget(scope.key(hook_id))
