@@ -28,6 +28,8 @@ _harness.use_repo({"NIMBUS__SERVER__ROOT_URL": "http://nimbus.test/",
 
 from moto import mock_aws  # noqa: E402
 
+import issue_calls  # noqa: E402
+
 # (operationId, auth) -> most AWS calls allowed for that request.
 BUDGETS = {
     ("repoGet", "token"): 2,
@@ -36,6 +38,12 @@ BUDGETS = {
     ("userGet", "anon"): 1,           # one gsi1 Query by name
     ("getVersion", "anon"): 0,
     ("getGeneralAPISettings", "anon"): 0,
+    # Issue tracker: token+repository, then caller/owner/access + tracker (+ the issue),
+    # then one Query for the page, at any page of a long history.
+    ("issueListIssues", "token"): 3,
+    ("issueListIssues", "anon"): 3,
+    ("issueGetIssue", "token"): 2,
+    ("issueGetIssue", "anon"): 2,
 }
 
 ADMIN = ("root", "root-password-1")
@@ -184,7 +192,16 @@ SCENARIOS = {
                                           expect=404)],
     "repoGetArchive": lambda s: [Req("GET", "/repos/alice/demo/archive/main.zip")],
     "gitInfoRefs": lambda s: [Req("GET", "/alice/demo.git/info/refs?service=git-upload-pack")],
+    # Issue tracker (bench/issue_calls.py builds a 150-issue history first).
+    "issueListIssues": lambda s: (issue_calls.history(s), [
+        Req("GET", "/repos/alice/demo/issues?page=4&limit=20", "token"),
+        Req("GET", "/repos/alice/demo/issues?state=all&page=7&limit=10")])[1],
+    "issueGetIssue": lambda s: (issue_calls.history(s), [
+        Req("GET", "/repos/alice/demo/issues/140", "token"),
+        Req("GET", "/repos/alice/demo/issues/140")])[1],
 }
+SCENARIOS.update({op: make for op, make in issue_calls.scenarios(Req).items()
+                  if op not in SCENARIOS})
 
 
 def breakdown(calls: Counter) -> str:

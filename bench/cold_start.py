@@ -25,7 +25,7 @@ import _harness
 
 # Heavy libraries that only some requests need: they must be imported lazily, inside
 # the functions that use them, never on the cold-start path of every Lambda.
-FORBIDDEN = ("dulwich", "pgpy", "mistune")
+FORBIDDEN = ("dulwich", "pgpy", "mistune", "nh3")
 
 BARE_APP = """\
 import boto3

@@ -107,6 +107,8 @@ class SigningSettings:
     SIGNING_NAME: str = "Nimbus"
     SIGNING_EMAIL: str = "noreply@nimbus.invalid"
     INITIAL_COMMIT: str = "always"
+    CRUD_ACTIONS: str = "pubkey, twofa, parentsigned"
+    MERGES: str = "pubkey, twofa, basesigned, commitssigned"
 
 
 @_section("migrations")

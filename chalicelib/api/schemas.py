@@ -176,3 +176,75 @@ OPTIONS["EditHookOption"] = ([], {
     "active": B,
 })
 LISTS += ("Hook",)
+
+# Markdown and signing (issue 6; appended).
+RECORDS["GPGKeyEmail"] = {"email": S, "verified": B}
+RECORDS["GPGKey"] = {
+    "id": I, "primary_key_id": S, "key_id": S, "public_key": S,
+    "emails": {"type": "array", "items": ref("GPGKeyEmail")},
+    "subkeys": {"type": "array", "items": ref("GPGKey")}, "can_sign": B,
+    "can_encrypt_comms": B, "can_encrypt_storage": B, "can_certify": B, "verified": B,
+    "created_at": T, "expires_at": T,
+}
+OPTIONS["CreateGPGKeyOption"] = (["armored_public_key"], {"armored_public_key": S,
+                                                          "armored_signature": S})
+OPTIONS["MarkdownOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B})
+OPTIONS["MarkupOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B, "FilePath": S,
+                                "BranchPath": S})
+LISTS += ("GPGKey",)
+
+# Issue tracker (api/issues.py; appended).
+_INTS = {"type": "array", "items": I}
+RECORDS.update({
+    "Label": {"id": I, "name": S, "exclusive": B, "is_archived": B, "color": S,
+              "description": S, "url": S},
+    "Milestone": {"id": I, "title": S, "description": S, "state": S,
+                  "open_issues": I, "closed_issues": I, "created_at": T, "updated_at": T,
+                  "closed_at": T, "due_on": T},
+    "RepositoryMeta": {"id": I, "name": S, "owner": S, "full_name": S},
+    "PullRequestMeta": {"merged": B, "merged_at": T, "draft": B, "html_url": S},
+    "Attachment": {"id": I, "name": S, "size": I, "download_count": I, "created_at": T,
+                   "uuid": S, "browser_download_url": S,
+                   "type": {"type": "string", "enum": ["attachment", "external"]}},
+    "Issue": {
+        "id": I, "url": S, "html_url": S, "number": I, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "title": S, "body": S, "ref": S,
+        "assets": {"type": "array", "items": ref("Attachment")},
+        "labels": {"type": "array", "items": ref("Label")}, "milestone": ref("Milestone"),
+        "assignee": ref("User"), "assignees": {"type": "array", "items": ref("User")},
+        "state": S, "is_locked": B, "comments": I, "created_at": T,
+        "updated_at": T, "closed_at": T, "due_date": T, "pin_order": I,
+        "pull_request": ref("PullRequestMeta"), "repository": ref("RepositoryMeta"),
+    },
+    "Comment": {
+        "id": I, "html_url": S, "pull_request_url": S, "issue_url": S, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "body": S,
+        "assets": {"type": "array", "items": ref("Attachment")}, "created_at": T,
+        "updated_at": T,
+    },
+    "TrackedTime": {"id": I, "created": T, "time": I, "user_id": I, "user_name": S,
+                    "issue_id": I, "issue": ref("Issue")},
+})
+OPTIONS.update({
+    "CreateIssueOption": (["title"], {
+        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS,
+        "milestone": I, "labels": _INTS, "closed": B, "due_date": T,
+    }),
+    "EditIssueOption": ([], {
+        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS, "milestone": I,
+        "state": S, "due_date": T, "unset_due_date": B, "updated_at": T,
+    }),
+    "CreateIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
+    "EditIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
+    "IssueLabelsOption": ([], {"labels": {"type": "array", "items": {}}, "updated_at": T}),
+    "CreateLabelOption": (["name", "color"], {
+        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
+    "EditLabelOption": ([], {
+        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
+    "CreateMilestoneOption": ([], {
+        "title": S, "description": S, "due_on": T,
+        "state": {"type": "string", "enum": ["open", "closed"]}}),
+    "EditMilestoneOption": ([], {"title": S, "description": S, "due_on": T, "state": S}),
+    "AddTimeOption": (["time"], {"time": I, "created": T, "user_name": S}),
+})
+LISTS += ("Issue", "Comment", "Label", "Milestone", "TrackedTime")

@@ -115,3 +115,30 @@ class RepositoryPushed(Event):
 @dataclass(frozen=True)
 class OrganizationCreated(Event):
     org_id: int = 0
+
+
+# Issue tracker (services/issues.py, services/issue_meta.py, services/issue_comments.py).
+# Actions follow Forgejo's webhook payloads: issues -> opened, edited, closed, reopened,
+# deleted, label_updated, label_cleared, milestoned, demilestoned, assigned, unassigned;
+# issue_comment -> created, edited, deleted.
+
+@dataclass(frozen=True)
+class IssueChanged(Event):
+    repo_id: int = 0
+    issue_id: int = 0
+    number: int = 0
+    is_pull: bool = False
+    action: str = ""
+    # (field, previous value) pairs for "edited": title, body, ref.
+    changes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class IssueCommentChanged(Event):
+    repo_id: int = 0
+    issue_id: int = 0
+    number: int = 0
+    is_pull: bool = False
+    comment_id: int = 0
+    action: str = ""
+    body_before: str = ""        # for "edited"

@@ -132,6 +132,10 @@ def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) ->
     commit.author_time = commit.commit_time = int(time.time())
     commit.author_timezone = commit.commit_timezone = 0
     commit.message = b"Initial commit\n"
+    from chalicelib.services import signing
+
+    # [repository.signing] INITIAL_COMMIT: signs as_raw_string() and sets gpgsig.
+    signing.sign_commit(commit, setting="INITIAL_COMMIT", actor=author)
     objects.append(commit)
     git.object_store.add_objects([(obj, None) for obj in objects])
     ref = f"refs/heads/{repo.default_branch}"

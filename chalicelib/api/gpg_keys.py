@@ -1,0 +1,88 @@
+"""Users' GPG keys (``/user/gpg_keys``, ``/users/{username}/gpg_keys``)."""
+from __future__ import annotations
+
+import json
+
+from chalicelib.api import paging, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.router import Param, route
+
+PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
+        Param("limit", "integer", "page size of results"))
+USER = dict(tag="user", scope="user")
+
+
+def _time(seconds: int) -> str:
+    return records.rfc3339(seconds) if seconds else "0001-01-01T00:00:00Z"
+
+
+def gpg_key_record(item) -> dict:
+    """A GPGKey record (Forgejo's field set; subkeys share the primary's e-mails list)."""
+    emails = [{"email": e, "verified": True} for e in json.loads(item.emails)]
+    subkeys = [{
+        "id": 0, "primary_key_id": item.key_id, "key_id": s["key_id"],
+        "public_key": s.get("public_key", ""), "emails": [], "subkeys": [],
+        "can_sign": s["can_sign"], "can_encrypt_comms": s["can_encrypt_comms"],
+        "can_encrypt_storage": s["can_encrypt_storage"], "can_certify": s["can_certify"],
+        "verified": bool(item.verified), "created_at": _time(s["created"]),
+        "expires_at": _time(s["expires"]),
+    } for s in json.loads(item.subkeys)]
+    return {
+        "id": int(item.id), "primary_key_id": "", "key_id": item.key_id,
+        "public_key": item.public_key, "emails": emails, "subkeys": subkeys,
+        "can_sign": bool(item.can_sign), "can_encrypt_comms": bool(item.can_encrypt_comms),
+        "can_encrypt_storage": bool(item.can_encrypt_storage),
+        "can_certify": bool(item.can_certify), "verified": bool(item.verified),
+        "created_at": _time(int(item.created)), "expires_at": _time(int(item.expires)),
+    }
+
+
+@route("GET", "/user/gpg_keys", "userCurrentListGPGKeys",
+       summary="List the authenticated user's GPG keys", signed_in=True, query=PAGE,
+       responses={200: "GPGKeyList", 401: "unauthorized", 403: "forbidden"}, **USER)
+def list_own(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import gpg_keys
+
+    return paging.paged_json(req, gpg_keys.list_keys(req.actor), gpg_key_record)
+
+
+@route("POST", "/user/gpg_keys", "userCurrentPostGPGKey",
+       summary="Add a GPG public key to current user's account", signed_in=True,
+       body="CreateGPGKeyOption",
+       responses={201: "GPGKey", 401: "unauthorized", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **USER)
+def create(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import gpg_keys
+
+    return ApiResponse.json(gpg_key_record(gpg_keys.add_key(req.actor, req.json())), status=201)
+
+
+@route("GET", "/user/gpg_keys/{id}", "userCurrentGetGPGKey", summary="Get a GPG key",
+       signed_in=True,
+       responses={200: "GPGKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
+       **USER)
+def get_own(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import gpg_keys
+
+    return ApiResponse.json(gpg_key_record(gpg_keys.get_key(req.actor, req.int_param("id"))))
+
+
+@route("DELETE", "/user/gpg_keys/{id}", "userCurrentDeleteGPGKey",
+       summary="Remove a GPG public key from current user's account", signed_in=True,
+       responses={204: "empty", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
+       **USER)
+def delete_own(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import gpg_keys
+
+    gpg_keys.delete_key(req.actor, req.int_param("id"))
+    return ApiResponse.empty()
+
+
+@route("GET", "/users/{username}/gpg_keys", "userListGPGKeys",
+       summary="List the given user's GPG keys", query=PAGE,
+       responses={200: "GPGKeyList", 404: "notFound"}, **USER)
+def list_for_user(req: ApiRequest) -> ApiResponse:
+    from chalicelib.services import gpg_keys
+
+    found, _ = gpg_keys.list_for(req.actor, req.params["username"])
+    return paging.paged_json(req, found, gpg_key_record)

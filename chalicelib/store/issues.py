@@ -1,0 +1,410 @@
+"""The issue tracker in the table: issues, comments, labels, milestones, tracked times.
+
+Everything lives in the repository's partition ``R#<repo id>`` (deleting a repository
+removes it with the rest of that partition).
+
+| item | pk | sk | gsi1pk / gsi1sk | gsi2pk / gsi2sk |
+|---|---|---|---|---|
+| tracker (one per repository) | ``R#<repo>`` | ``ITRACKER`` | – | – |
+| issue or pull request | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
+| comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / comment id | – |
+| comment id lookup | ``R#<repo>`` | ``COMMENTID#<comment id>`` (``issue_number``) | – | – |
+| tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | – | – |
+
+The **tracker** item holds what every issue page needs and what must stay exact:
+
+- ``next_number``: the repository's issue/pull number sequence (``UpdateItem ADD``),
+  shared with pull requests (``allocate_number``).
+- ``labels`` and ``milestones``: maps {id: definition}; a milestone carries its
+  ``o``/``c`` (open/closed issue) counters.  Labels and milestones of a repository are
+  few, so rendering any issue needs no read beyond this item.
+- ``counts``: {``<o|c><i|p><bucket>``: n} — how many open/closed issues/pulls have a
+  number in ``[bucket*BUCKET, (bucket+1)*BUCKET)``.  Totals (``X-Total-Count``) are
+  their sums, and a page at any offset is found by walking the buckets from the top
+  and then one ``Query`` that starts at the bucket's upper bound and skips at most
+  ``BUCKET - 1`` items.
+- ``num_comments``: comments in the repository (the repository comment list total).
+
+Every state change of an issue is one ``TransactWriteItems``: the issue (conditional on
+its ``version``; its gsi keys move it between the state lists), the tracker's bucket
+counts and milestone counters (nested ``SET x = x + :d``), and the repository's
+``num_open_issues``/``num_open_pulls`` (``ADD``).  Nothing is read-modify-written.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute,
+                                 NumberAttribute, UnicodeAttribute)
+from pynamodb.exceptions import PutError, TransactWriteError
+from pynamodb.expressions.operand import Path, Value
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.store import session
+from chalicelib.store.table import Item, Repo, connection
+
+BUCKET = 64
+NUMBER_DIGITS = 10
+
+
+class IssueTracker(Item, discriminator="issuetracker"):
+    next_number = NumberAttribute(default=0)
+    counts = MapAttribute(default=dict)
+    labels = MapAttribute(default=dict)
+    milestones = MapAttribute(default=dict)
+    num_comments = NumberAttribute(default=0)
+
+
+class Issue(Item, discriminator="issue"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    number = NumberAttribute()
+    is_pull = BooleanAttribute(default=False)
+    title = UnicodeAttribute(default="")
+    body = UnicodeAttribute(default="")
+    state = UnicodeAttribute(default="open")         # open | closed
+    poster_id = NumberAttribute(default=0)
+    poster = UnicodeAttribute(default="{}")          # JSON snapshot of the account
+    assignee_ids = ListAttribute(of=NumberAttribute, default=list)
+    assignees = UnicodeAttribute(default="[]")       # JSON snapshots, same order
+    label_ids = ListAttribute(of=NumberAttribute, default=list)
+    milestone_id = NumberAttribute(default=0)
+    due = NumberAttribute(default=0)
+    ref = UnicodeAttribute(default="")
+    is_locked = BooleanAttribute(default=False)
+    num_comments = NumberAttribute(default=0)
+    created = NumberAttribute()
+    updated = NumberAttribute()
+    closed_at = NumberAttribute(default=0)
+    version = NumberAttribute(default=1)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+
+class Comment(Item, discriminator="comment"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    poster_id = NumberAttribute()
+    poster = UnicodeAttribute(default="{}")
+    body = UnicodeAttribute(default="")
+    created = NumberAttribute()
+    updated = NumberAttribute()
+
+
+class CommentRef(Item, discriminator="commentref"):
+    """Finds a comment (keyed under its issue) from the comment id in the path."""
+    issue_number = NumberAttribute()
+
+
+class TrackedTime(Item, discriminator="trackedtime"):
+    id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    user_id = NumberAttribute()
+    user_name = UnicodeAttribute(default="")
+    time = NumberAttribute()
+    created = NumberAttribute()
+
+
+class ikeys:  # noqa: N801 - key builders of this module
+    @staticmethod
+    def partition(repo_id: int) -> str:
+        return f"R#{repo_id}"
+
+    @staticmethod
+    def tracker(repo_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", "ITRACKER"
+
+    @staticmethod
+    def issue(repo_id: int, number: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"ISSUE#{number:0{NUMBER_DIGITS}d}"
+
+    @staticmethod
+    def state_list(repo_id: int, state: str) -> str:
+        return f"ISSUES#{repo_id}#{state[0]}"
+
+    @staticmethod
+    def type_list(repo_id: int, state: str, is_pull: bool) -> str:
+        return f"ISSUES#{repo_id}#{state[0]}{'p' if is_pull else 'i'}"
+
+    @staticmethod
+    def comment(repo_id: int, number: int, comment_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"COMMENT#{number:0{NUMBER_DIGITS}d}#{comment_id:015d}"
+
+    @staticmethod
+    def comment_prefix(number: int) -> str:
+        return f"COMMENT#{number:0{NUMBER_DIGITS}d}#"
+
+    @staticmethod
+    def comment_ref(repo_id: int, comment_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"COMMENTID#{comment_id:015d}"
+
+    @staticmethod
+    def repo_comments(repo_id: int) -> str:
+        return f"RCOMMENTS#{repo_id}"
+
+    @staticmethod
+    def tracked_time(repo_id: int, number: int, time_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"TIME#{number:0{NUMBER_DIGITS}d}#{time_id:015d}"
+
+    @staticmethod
+    def time_prefix(number: int) -> str:
+        return f"TIME#{number:0{NUMBER_DIGITS}d}#"
+
+    ISSUE_PREFIX = "ISSUE#"
+
+
+def num_key(number: int) -> str:
+    return f"{number:0{NUMBER_DIGITS}d}"
+
+
+def place(issue: Issue) -> None:
+    """Set the index keys that put the issue in its state lists."""
+    repo_id, state = int(issue.repo_id), issue.state
+    issue.gsi1pk, issue.gsi1sk = ikeys.state_list(repo_id, state), num_key(int(issue.number))
+    issue.gsi2pk = ikeys.type_list(repo_id, state, bool(issue.is_pull))
+    issue.gsi2sk = num_key(int(issue.number))
+
+
+def count_key(state: str, is_pull: bool, number: int) -> str:
+    return f"{state[0]}{'p' if is_pull else 'i'}{number // BUCKET}"
+
+
+# DynamoDB values ---------------------------------------------------------------------
+
+def ddb(value: Any) -> dict:
+    """A Python value as a DynamoDB attribute value."""
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, (int, float)):
+        return {"N": str(value)}
+    if isinstance(value, str):
+        return {"S": value}
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, dict):
+        return {"M": {str(k): ddb(v) for k, v in value.items()}}
+    if isinstance(value, (list, tuple)):
+        return {"L": [ddb(v) for v in value]}
+    raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def plain(value: Any) -> Any:
+    """A value read from a raw MapAttribute as plain dicts/lists/ints."""
+    if isinstance(value, MapAttribute):
+        value = value.as_dict()
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def v(value: Any) -> Value:
+    return Value(ddb(value))
+
+
+def path(*segments: str) -> Path:
+    return Path(list(segments))
+
+
+def bump(*segments: str, by: int, create: bool = False):
+    """SET <path> = <path> + by (or if_not_exists(path, 0) + by)."""
+    p = path(*segments)
+    base = (p | v(0)) if create else p
+    return p.set(base + v(by))
+
+
+# Tracker -------------------------------------------------------------------------------
+
+class Tracker:
+    """The tracker item as plain data."""
+
+    def __init__(self, item: IssueTracker | None):
+        self.item = item
+        self.labels: dict[int, dict] = {}
+        self.milestones: dict[int, dict] = {}
+        self.counts: dict[str, int] = {}
+        self.num_comments = 0
+        if item is not None:
+            self.labels = {int(k): val for k, val in plain(item.labels or {}).items()}
+            self.milestones = {int(k): val for k, val in plain(item.milestones or {}).items()}
+            self.counts = {k: int(n) for k, n in plain(item.counts or {}).items()}
+            self.num_comments = int(item.num_comments or 0)
+
+    def bucket_counts(self, states: Iterable[str], types: Iterable[str]) -> dict[int, int]:
+        """{bucket: items} over the given state letters (o, c) and type letters (i, p)."""
+        wanted = {s + t for s in states for t in types}
+        out: dict[int, int] = {}
+        for key, n in self.counts.items():
+            if key[:2] in wanted and n:
+                bucket = int(key[2:])
+                out[bucket] = out.get(bucket, 0) + n
+        return out
+
+    def total(self, states: Iterable[str], types: Iterable[str]) -> int:
+        return sum(self.bucket_counts(states, types).values())
+
+
+def get_tracker(repo_id: int, *, consistent: bool = False) -> Tracker:
+    return Tracker(session.get(IssueTracker, ikeys.tracker(repo_id), consistent=consistent))
+
+
+def ensure_tracker(repo_id: int) -> None:
+    """Create the tracker item with empty maps (nested updates need them)."""
+    item = IssueTracker(*ikeys.tracker(repo_id), next_number=0, counts={}, labels={},
+                        milestones={}, num_comments=0)
+    try:
+        item.save(condition=IssueTracker.pk.does_not_exist())
+    except PutError as exc:
+        if exc.cause_response_code != "ConditionalCheckFailedException":
+            raise
+    session.forget(ikeys.tracker(repo_id))
+
+
+def allocate_number(repo_id: int) -> int:
+    """The next issue/pull number of the repository: one atomic ``UpdateItem ADD``
+    (shared by issues and pull requests).  The tracker must exist (``ensure_tracker``)."""
+    pk, sk = ikeys.tracker(repo_id)
+    result = connection().update_item(
+        IssueTracker.Meta.table_name, pk, sk,
+        actions=[IssueTracker.next_number.add(1)],
+        condition=IssueTracker.pk.exists(), return_values="UPDATED_NEW")
+    return int(result["Attributes"]["next_number"]["N"])
+
+
+# Transactions -------------------------------------------------------------------------
+
+_TX_METHOD = {"check": "condition_check", "delete": "delete", "save": "save", "update": "update"}
+_TX_ORDER = {"check": 0, "delete": 1, "save": 2, "update": 3}
+
+
+def commit(*ops: tuple) -> str | None:
+    """Run (label, kind, args, kwargs) operations as one transaction; None on success,
+    else the label of the first operation whose condition failed."""
+    ordered = sorted(ops, key=lambda op: _TX_ORDER[op[1]])
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            for _, kind, args, kwargs in ordered:
+                getattr(tx, _TX_METHOD[kind])(*args, **kwargs)
+    except TransactWriteError as exc:
+        for (label, *_), reason in zip(ordered, exc.cancellation_reasons or []):
+            if reason is not None and reason.code == "ConditionalCheckFailed":
+                return label
+        raise
+    return None
+
+
+def tracker_update(repo_id: int, actions: list, condition=None) -> tuple:
+    cond = IssueTracker.pk.exists()
+    if condition is not None:
+        cond = cond & condition
+    return ("tracker", "update", (IssueTracker(*ikeys.tracker(repo_id)),),
+            {"actions": actions, "condition": cond})
+
+
+def repo_counter(repo: Repo, is_pull: bool, delta: int) -> tuple:
+    counter = Repo.num_open_pulls if is_pull else Repo.num_open_issues
+    # version: a full save of a copy read before this must not undo the count.
+    return ("repo", "update", (Repo(repo.pk, repo.sk),),
+            {"actions": [counter.add(delta), Repo.version.add(1)], "condition": Repo.pk.exists()})
+
+
+def milestone_exists(milestone_id: int):
+    return path("milestones", str(milestone_id)).exists()
+
+
+# Reads -----------------------------------------------------------------------------------
+
+def get_issue(repo_id: int, number: int, *, consistent: bool = False) -> Issue | None:
+    return session.get(Issue, ikeys.issue(repo_id, number), consistent=consistent)
+
+
+def query_page(repo_id: int, states: str, types: str, below: int, count: int) -> list[Issue]:
+    """Up to ``count`` items with number < ``below``, newest first, from the one list
+    that holds exactly (states, types): one Query (two for one type in both states)."""
+    hi = num_key(max(below - 1, 0))
+    kwargs = dict(scan_index_forward=False, limit=count, page_size=count)
+    if len(states) == 2 and len(types) == 2:
+        return list(Issue.query(ikeys.partition(repo_id),
+                                Issue.sk.between(ikeys.ISSUE_PREFIX + num_key(0),
+                                                 ikeys.ISSUE_PREFIX + hi), **kwargs))
+    if len(types) == 2:
+        return list(Issue.gsi1.query(ikeys.state_list(repo_id, states), Issue.gsi1sk <= hi,
+                                     **kwargs))
+    found: list[Issue] = []
+    for state in states:
+        found += Issue.gsi2.query(ikeys.type_list(repo_id, state, types == "p"),
+                                  Issue.gsi2sk <= hi, **kwargs)
+    found.sort(key=lambda i: -int(i.number))
+    return found[:count]
+
+
+def query_all(repo_id: int, states: str, types: str, filter_condition=None) -> list[Issue]:
+    """Every item of the list (DynamoDB pages as needed), newest first."""
+    kwargs = dict(scan_index_forward=False, filter_condition=filter_condition)
+    if len(states) == 2 and len(types) == 2:
+        return list(Issue.query(ikeys.partition(repo_id), Issue.sk.startswith(ikeys.ISSUE_PREFIX),
+                                **kwargs))
+    if len(types) == 2:
+        return list(Issue.gsi1.query(ikeys.state_list(repo_id, states), **kwargs))
+    found: list[Issue] = []
+    for state in states:
+        found += Issue.gsi2.query(ikeys.type_list(repo_id, state, types == "p"), **kwargs)
+    found.sort(key=lambda i: -int(i.number))
+    return found
+
+
+def page(tracker: Tracker, repo_id: int, states: str, types: str, offset: int,
+         limit: int) -> tuple[list[Issue], int]:
+    """One page at any offset: buckets locate it, one Query reads it."""
+    buckets = tracker.bucket_counts(states, types)
+    total = sum(buckets.values())
+    if offset >= total or limit <= 0:
+        return [], total
+    seen = 0
+    for bucket in sorted(buckets, reverse=True):
+        if seen + buckets[bucket] > offset:
+            skip = offset - seen
+            items = query_page(repo_id, states, types, (bucket + 1) * BUCKET, skip + limit)
+            return items[skip:skip + limit], total
+        seen += buckets[bucket]
+    return [], total  # pragma: no cover - offset < total guarantees a bucket
+
+
+def comments_of(repo_id: int, number: int, *, consistent: bool = True) -> list[Comment]:
+    return list(Comment.query(ikeys.partition(repo_id), Comment.sk.startswith(
+        ikeys.comment_prefix(number)), consistent_read=consistent))
+
+
+def repo_comments(repo_id: int, limit: int | None = None) -> list[Comment]:
+    """The repository's comments in id (creation) order; ``limit`` bounds the read."""
+    kwargs: dict = {}
+    if limit is not None:
+        kwargs = dict(limit=limit, page_size=min(limit, 500))
+    return list(Comment.gsi1.query(ikeys.repo_comments(repo_id), **kwargs))
+
+
+def times_of(repo_id: int, number: int) -> list[TrackedTime]:
+    return list(TrackedTime.query(ikeys.partition(repo_id), TrackedTime.sk.startswith(
+        ikeys.time_prefix(number)), consistent_read=True))
+
+
+def delete_items(items: Iterable[Item]) -> None:
+    items = list(items)
+    if not items:
+        return
+    with Item.batch_write() as batch:
+        for item in items:
+            batch.delete(item)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
