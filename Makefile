@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(PY) bench/aws_calls.py
 	$(PY) bench/cold_start.py
 	$(PY) bench/git_transfer.py
+	$(PY) bench/markdown_render.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

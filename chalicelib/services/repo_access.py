@@ -17,9 +17,6 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
-
 from chalicelib.services import accounts
 from chalicelib.services.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.services.permissions import Access, access_keys, repo_access
@@ -27,32 +24,21 @@ from chalicelib.services.public_keys import parse_ssh_key
 from chalicelib.services.repos import Caller, RepoView, list_visible
 from chalicelib.store import ids, session
 from chalicelib.store import repos as repo_store
-from chalicelib.store.table import (Account, Claim, Collaboration, DeployKey, Item, Repo,
-                                    RepoLink, RepoName, UserLink, connection, keys)
+from chalicelib.store.table import (
+    Account,
+    Claim,
+    Collaboration,
+    DeployKey,
+    Item,
+    Repo,
+    RepoLink,
+    RepoName,
+    UserLink,
+    keys,
+)
+from chalicelib.store.transact import commit_labelled
 
-_TX_METHOD = {"check": "condition_check", "delete": "delete", "save": "save", "update": "update"}
-# PynamoDB sends condition checks, then deletes, puts and updates; DynamoDB reports the
-# cancellation reasons in that order.
-_TX_ORDER = {"check": 0, "delete": 1, "save": 2, "update": 3}
-
-
-def _commit(*ops: tuple) -> str | None:
-    """Run (label, kind, args, kwargs) operations as one transaction.
-
-    Returns None on success, or the label of the first operation whose condition failed
-    (nothing was written then).
-    """
-    ordered = sorted(ops, key=lambda op: _TX_ORDER[op[1]])
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            for _, kind, args, kwargs in ordered:
-                getattr(tx, _TX_METHOD[kind])(*args, **kwargs)
-    except TransactWriteError as exc:
-        for (label, *_), reason in zip(ordered, exc.cancellation_reasons or []):
-            if reason is not None and reason.code == "ConditionalCheckFailed":
-                return label
-        raise
-    return None
+_commit = commit_labelled
 
 
 def _repo_exists(repo: Repo) -> tuple:

@@ -35,14 +35,19 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute,
-                                 NumberAttribute, UnicodeAttribute)
-from pynamodb.exceptions import PutError, TransactWriteError
+from pynamodb.attributes import (
+    BooleanAttribute,
+    ListAttribute,
+    MapAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+)
+from pynamodb.exceptions import PutError
 from pynamodb.expressions.operand import Path, Value
-from pynamodb.transactions import TransactWrite
 
 from chalicelib.store import session
 from chalicelib.store.table import Item, Repo, connection
+from chalicelib.store.transact import commit_labelled
 
 BUCKET = 64
 NUMBER_DIGITS = 10
@@ -282,24 +287,8 @@ def allocate_number(repo_id: int) -> int:
 
 # Transactions -------------------------------------------------------------------------
 
-_TX_METHOD = {"check": "condition_check", "delete": "delete", "save": "save", "update": "update"}
-_TX_ORDER = {"check": 0, "delete": 1, "save": 2, "update": 3}
-
-
-def commit(*ops: tuple) -> str | None:
-    """Run (label, kind, args, kwargs) operations as one transaction; None on success,
-    else the label of the first operation whose condition failed."""
-    ordered = sorted(ops, key=lambda op: _TX_ORDER[op[1]])
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            for _, kind, args, kwargs in ordered:
-                getattr(tx, _TX_METHOD[kind])(*args, **kwargs)
-    except TransactWriteError as exc:
-        for (label, *_), reason in zip(ordered, exc.cancellation_reasons or []):
-            if reason is not None and reason.code == "ConditionalCheckFailed":
-                return label
-        raise
-    return None
+# One transaction of labelled operations (shared with the other stores).
+commit = commit_labelled
 
 
 def tracker_update(repo_id: int, actions: list, condition=None) -> tuple:

@@ -25,3 +25,26 @@ def put_new(*labelled: tuple[str, Model]) -> None:
             if reason is not None and reason.code == "ConditionalCheckFailed":
                 raise AlreadyExists(label) from None
         raise
+
+
+_TX_METHOD = {"check": "condition_check", "delete": "delete", "save": "save", "update": "update"}
+# PynamoDB sends condition checks, then deletes, puts and updates; DynamoDB reports the
+# cancellation reasons in that order, so operations are sorted the same way here.
+_TX_ORDER = {"check": 0, "delete": 1, "save": 2, "update": 3}
+
+
+def commit_labelled(*ops: tuple) -> str | None:
+    """Run ``(label, kind, args, kwargs)`` operations (kind: check, delete, save, update)
+    as one transaction.  None on success, else the label of the first operation whose
+    condition failed (and then nothing was written)."""
+    ordered = sorted(ops, key=lambda op: _TX_ORDER[op[1]])
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            for _, kind, args, kwargs in ordered:
+                getattr(tx, _TX_METHOD[kind])(*args, **kwargs)
+    except TransactWriteError as exc:
+        for (label, *_), reason in zip(ordered, exc.cancellation_reasons or []):
+            if reason is not None and reason.code == "ConditionalCheckFailed":
+                return label
+        raise
+    return None
