@@ -140,3 +140,17 @@ def test_current_user_repos_include_shared_ones(api, org):
     assert [r["full_name"] for r in search.json["data"]] == ["sam/sams"]
     exclusive = api.get(f"/repos/search?uid={tess_id}&exclusive=true", token=org["tess"])
     assert [r["full_name"] for r in exclusive.json["data"]] == ["tess/own"]
+
+
+def test_failed_org_creation_leaves_nothing(api, org, monkeypatch):
+    from chalicelib.services import orgs
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("crash while adding the first owner")
+
+    monkeypatch.setattr(orgs, "add_team_member", broken)
+    assert api.post("/orgs", token=org["sam"], json={"username": "halfway"}).status == 500
+    monkeypatch.undo()
+    assert api.get("/orgs/halfway", token=org["sam"]).status == 404
+    # The name is free again.
+    assert api.post("/orgs", token=org["sam"], json={"username": "halfway"}).status == 201

@@ -90,13 +90,17 @@ def create_org(actor: Account | None, owner: Account, data: dict) -> Account:
         account_store.create(org)
     except AlreadyExists:
         raise InvalidInput(f"user already exists [name: {name}]") from None
-    if email:
-        org.email = email
-        org.save()
-    team = _new_team(org, {"name": OWNERS, "permission": "owner",
-                           "includes_all_repositories": True, "can_create_org_repo": True,
-                           "description": ""}, owners=True)
-    add_team_member(None, team, owner, check=False)
+    try:
+        if email:
+            org.email = email
+            org.save()
+        team = _new_team(org, {"name": OWNERS, "permission": "owner",
+                               "includes_all_repositories": True, "can_create_org_repo": True,
+                               "description": ""}, owners=True)
+        add_team_member(None, team, owner, check=False)
+    except BaseException:
+        _purge(org)  # never leave an organization without its Owners team
+        raise
     events.publish(events.OrganizationCreated(actor_id=actor.id, org_id=org.id))
     return org
 
@@ -113,6 +117,11 @@ def delete_org(actor: Account | None, org: Account) -> None:
     require_owner(org, actor)
     if org.num_repos:
         raise InvalidInput(f"organization still has ownership of repositories [uid: {org.id}]")
+    _purge(org)
+
+
+def _purge(org: Account) -> None:
+    """Remove an organization with its memberships and teams."""
     for item in list(Item.query(keys.account(org.id)[0])):
         if isinstance(item, OrgMember):
             MemberOf(*keys.member_of(int(item.user_id), int(org.id))).delete()
