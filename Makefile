@@ -18,7 +18,9 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m chalicelib.local
 
+# Layer contracts first (.importlinter): a broken layer fails in seconds, loudly.
 test: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

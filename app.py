@@ -57,3 +57,34 @@ def mirror_sync(event):
 @app.schedule(Rate(1, unit=Rate.DAYS), name="pack_compaction")
 def pack_compaction(event):
     return {"compacted": schedules.compact_packs()}
+
+
+# Domain events (chalicelib/store/outbox.py -> jobs/relay.py -> the events queue ->
+# jobs/consumers.py).  In AWS the table's stream, filtered to new outbox items
+# (infra/template.py), invokes the relay; the sweep picks up what the stream left.
+# The handlers import their jobs when called, so the API function's cold start does not
+# pay for them.
+from chalicelib.settings import get_settings  # noqa: E402
+
+
+@app.lambda_function(name="outbox_relay")
+def outbox_relay(event, context):
+    from chalicelib.jobs import relay
+
+    return {"published": relay.relay_stream_records(event.get("Records") or [])}
+
+
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="outbox_sweep")
+def outbox_sweep(event):
+    from chalicelib.jobs import relay
+
+    return {"published": relay.sweep()}
+
+
+@app.on_sqs_message(queue=get_settings().aws.EVENTS_QUEUE, batch_size=10, name="event_worker")
+def event_worker(event):
+    # One failing message fails the batch: SQS redelivers it (consumers are idempotent
+    # on the event id) and dead-letters it after five receives.
+    from chalicelib.jobs import consumers
+
+    return {"handled": consumers.handle_sqs_records(record.body for record in event)}

@@ -12,6 +12,8 @@ from chalicelib.settings import get_settings
 
 _clients: dict[str, object] = {}
 _hooks: list[Callable] = []
+# Clients made elsewhere (PynamoDB's) that take the hooks too.
+_attached: list[object] = []
 _lock = threading.Lock()
 
 
@@ -33,22 +35,39 @@ def client(service: str):
                 config=Config(retries={"mode": "standard", "max_attempts": 5}),
             )
             for hook in _hooks:
-                made.meta.events.register("before-call", hook)
+                _register(made, hook)
             _clients[service] = made
     return _clients[service]
 
 
 def add_call_hook(hook: Callable) -> None:
     """Call ``hook(model=..., params=..., **kw)`` before every AWS API call."""
-    from chalicelib.store.table import Item
+    with _lock:
+        _hooks.append(hook)
+        for made in [*_clients.values(), *_attached]:
+            _register(made, hook)
 
-    _hooks.append(hook)
-    for made in _clients.values():
+
+def attach_hooks(made) -> None:
+    """Give a client made outside this module (PynamoDB's) the call hooks, once."""
+    with _lock:
+        if any(made is known for known in _attached):
+            return
+        _attached.append(made)
+        for hook in _hooks:
+            _register(made, hook)
+
+
+def _register(made, hook: Callable) -> None:
+    # A client may be attached again after reset_clients(): never count a call twice.
+    hooked = made.__dict__.setdefault("_nimbus_hooks", set())
+    if id(hook) not in hooked:
+        hooked.add(id(hook))
         made.meta.events.register("before-call", hook)
-    Item._get_connection().connection.client.meta.events.register("before-call", hook)
 
 
 def reset_clients() -> None:
     """Forget clients (after the endpoint changed, e.g. between test sessions)."""
     with _lock:
         _clients.clear()
+        _attached.clear()

@@ -42,12 +42,12 @@ def _connect(args) -> None:
 
 
 def _create_user(args) -> int:
+    from chalicelib.errors import ServiceError
     from chalicelib.services import accounts
-    from chalicelib.services.errors import ServiceError
 
     try:
         account = accounts.create_account({"username": args.username, "password": args.password,
-                                    "email": args.email}, is_admin=args.admin, actor_id=None)
+                                           "email": args.email}, is_admin=args.admin)
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
@@ -57,12 +57,12 @@ def _create_user(args) -> int:
 
 
 def _generate_token(args) -> int:
-    from chalicelib.services import tokens
-    from chalicelib.services.errors import ServiceError
-    from chalicelib.store.accounts import get_by_name
+    from chalicelib.errors import NotFoundError, ServiceError
+    from chalicelib.services import accounts, tokens
 
-    user = get_by_name(args.username)
-    if user is None:
+    try:
+        user = accounts.get_user(args.username)
+    except NotFoundError:
         print(f"error: no user {args.username}", file=sys.stderr)
         return 1
     try:

@@ -55,6 +55,8 @@ class AwsSettings:
     TABLE: str = "nimbus"
     BUCKET: str = "nimbus-data"
     WEBHOOK_QUEUE: str = "nimbus-webhooks"
+    # Domain events, relayed from the outbox (chalicelib/jobs/relay.py).
+    EVENTS_QUEUE: str = "nimbus-events"
     SIGNING_KEY_PARAMETER: str = "/nimbus/signing-key"
     # Set locally to the embedded moto server; empty in AWS.
     ENDPOINT_URL: str = ""

@@ -1,5 +1,5 @@
-"""Create the service's AWS resources: the table, the bucket, the webhook queue and its
-dead-letter queue.  Idempotent.  The local runtime calls this against embedded moto;
+"""Create the service's AWS resources: the table (with its TTL attribute), the bucket,
+the webhook and events queues and their dead-letter queues.  Idempotent.  The local runtime calls this against embedded moto;
 ``python -m infra.bootstrap`` runs it against a real account (see infra/README.md).
 
 The table's key schema and indexes come from the PynamoDB models, so code and
@@ -30,8 +30,12 @@ def table_definition(settings: Settings) -> dict:
     }
 
 
-def dead_letter_queue_name(settings: Settings) -> str:
-    return settings.aws.WEBHOOK_QUEUE + "-dlq"
+def dead_letter_queue_name(settings: Settings, queue: str | None = None) -> str:
+    return (queue or settings.aws.WEBHOOK_QUEUE) + "-dlq"
+
+
+# Outbox items and delivery marks expire through this attribute (store/outbox.py).
+TTL_ATTRIBUTE = "expires"
 
 
 def ensure_table(settings: Settings) -> None:
@@ -41,7 +45,9 @@ def ensure_table(settings: Settings) -> None:
     if settings.aws.TABLE not in existing:
         ddb.create_table(**wanted)
         ddb.get_waiter("table_exists").wait(TableName=settings.aws.TABLE)
+        ensure_ttl(ddb, settings)
         return
+    ensure_ttl(ddb, settings)
     # A table made by an older version gains the indexes added since.
     described = ddb.describe_table(TableName=settings.aws.TABLE)["Table"]
     have = {i["IndexName"] for i in described.get("GlobalSecondaryIndexes", [])}
@@ -50,6 +56,13 @@ def ensure_table(settings: Settings) -> None:
             ddb.update_table(TableName=settings.aws.TABLE,
                              AttributeDefinitions=wanted["AttributeDefinitions"],
                              GlobalSecondaryIndexUpdates=[{"Create": index}])
+
+
+def ensure_ttl(ddb, settings: Settings) -> None:
+    status = ddb.describe_time_to_live(TableName=settings.aws.TABLE)["TimeToLiveDescription"]
+    if status.get("TimeToLiveStatus") not in ("ENABLED", "ENABLING"):
+        ddb.update_time_to_live(TableName=settings.aws.TABLE, TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": TTL_ATTRIBUTE})
 
 
 def ensure_bucket(settings: Settings) -> None:
@@ -64,8 +77,14 @@ def ensure_bucket(settings: Settings) -> None:
 
 
 def ensure_queues(settings: Settings) -> None:
+    for queue in (settings.aws.WEBHOOK_QUEUE, settings.aws.EVENTS_QUEUE):
+        ensure_queue(settings, queue)
+
+
+def ensure_queue(settings: Settings, queue: str) -> None:
+    """A queue with a dead-letter queue behind it (five receives, then dead-lettered)."""
     sqs = aws.client("sqs")
-    dlq_url = sqs.create_queue(QueueName=dead_letter_queue_name(settings))["QueueUrl"]
+    dlq_url = sqs.create_queue(QueueName=dead_letter_queue_name(settings, queue))["QueueUrl"]
     dlq_arn = sqs.get_queue_attributes(
         QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     attributes = {
@@ -73,9 +92,9 @@ def ensure_queues(settings: Settings) -> None:
         "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
     }
     try:
-        url = sqs.get_queue_url(QueueName=settings.aws.WEBHOOK_QUEUE)["QueueUrl"]
+        url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
     except sqs.exceptions.QueueDoesNotExist:
-        sqs.create_queue(QueueName=settings.aws.WEBHOOK_QUEUE, Attributes=attributes)
+        sqs.create_queue(QueueName=queue, Attributes=attributes)
     else:
         # An existing queue (e.g. restored local state) takes the current attributes.
         sqs.set_queue_attributes(QueueUrl=url, Attributes=attributes)

@@ -1,5 +1,6 @@
-"""Render the CloudFormation resources that `chalice package` does not make: the table,
-the bucket, the webhook queue and its dead-letter queue.  Written as a merge template
+"""Render the CloudFormation resources that `chalice package` does not make: the table
+(with its stream and TTL), the bucket, the webhook and events queues with their
+dead-letter queues, and the stream's mapping to the outbox relay.  Written as a merge template
 (``chalice package --merge-template <file>``; infra/deploy.sh does this), from the same definitions
 ``infra/bootstrap.py`` creates locally.
 
@@ -11,10 +12,15 @@ import json
 import sys
 
 from chalicelib.settings import get_settings
-from infra.bootstrap import dead_letter_queue_name, table_definition
+from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definition
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
-FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction")
+FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction", "OutboxRelay", "OutboxSweep",
+                  "EventWorker")
+# The stream invokes the relay for new outbox items only (store/outbox.py): other writes
+# cost no invocation.
+OUTBOX_STREAM_FILTER = {"eventName": ["INSERT"],
+                        "dynamodb": {"NewImage": {"kind": {"S": ["outbox"]}}}}
 # Chalice picks the runtime from the packaging interpreter; AWS closed python3.11 to new
 # functions on 2026-07-31, so the package runs on 3.12 (our code and wheels support it:
 # the only binary dependency, cryptography, ships abi3 wheels).
@@ -31,6 +37,7 @@ def resources(settings) -> dict:
         "NIMBUS__AWS__TABLE": {"Ref": "NimbusTable"},
         "NIMBUS__AWS__BUCKET": {"Ref": "NimbusBucket"},
         "NIMBUS__AWS__WEBHOOK_QUEUE": {"Fn::GetAtt": ["WebhookQueue", "QueueName"]},
+        "NIMBUS__AWS__EVENTS_QUEUE": {"Fn::GetAtt": ["EventsQueue", "QueueName"]},
         "NIMBUS__AWS__REGION": {"Ref": "AWS::Region"},
     }
     policy = {
@@ -48,9 +55,14 @@ def resources(settings) -> dict:
             {"Effect": "Allow", "Action": ["s3:ListBucket"],
              "Resource": {"Fn::GetAtt": ["NimbusBucket", "Arn"]}},
             {"Effect": "Allow", "Action": ["sqs:SendMessage", "sqs:ReceiveMessage",
-                                           "sqs:DeleteMessage", "sqs:GetQueueAttributes"],
-             "Resource": [{"Fn::GetAtt": ["WebhookQueue", "Arn"]},
-                          {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]}]},
+                                           "sqs:DeleteMessage", "sqs:GetQueueAttributes",
+                                           "sqs:GetQueueUrl"],
+             "Resource": [{"Fn::GetAtt": [name, "Arn"]} for name in
+                          ("WebhookQueue", "WebhookDeadLetters", "EventsQueue",
+                           "EventsDeadLetters")]},
+            {"Effect": "Allow", "Action": ["dynamodb:DescribeStream", "dynamodb:GetRecords",
+                                           "dynamodb:GetShardIterator", "dynamodb:ListStreams"],
+             "Resource": {"Fn::GetAtt": ["NimbusTable", "StreamArn"]}},
             {"Effect": "Allow", "Action": ["ssm:GetParameter"],
              "Resource": {"Fn::Sub": "arn:${AWS::Partition}:ssm:${AWS::Region}:"
                                      "${AWS::AccountId}:parameter/nimbus/*"}},
@@ -65,6 +77,8 @@ def resources(settings) -> dict:
             "KeySchema": table["KeySchema"],
             "GlobalSecondaryIndexes": table["GlobalSecondaryIndexes"],
             "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "StreamSpecification": {"StreamViewType": "NEW_IMAGE"},
+            "TimeToLiveSpecification": {"AttributeName": TTL_ATTRIBUTE, "Enabled": True},
         }},
         "NimbusBucket": {"Type": "AWS::S3::Bucket", **_RETAIN, "Properties": {
             "PublicAccessBlockConfiguration": {
@@ -79,6 +93,22 @@ def resources(settings) -> dict:
             "QueueName": settings.aws.WEBHOOK_QUEUE, "VisibilityTimeout": 120,
             "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]},
                               "maxReceiveCount": 5}}},
+        "EventsDeadLetters": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": dead_letter_queue_name(settings, settings.aws.EVENTS_QUEUE),
+            "MessageRetentionPeriod": 1209600}},
+        "EventsQueue": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": settings.aws.EVENTS_QUEUE, "VisibilityTimeout": 120,
+            "RedrivePolicy": {"deadLetterTargetArn": {"Fn::GetAtt": ["EventsDeadLetters", "Arn"]},
+                              "maxReceiveCount": 5}}},
+        "OutboxStreamMapping": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {
+            "EventSourceArn": {"Fn::GetAtt": ["NimbusTable", "StreamArn"]},
+            "FunctionName": {"Ref": "OutboxRelay"},
+            "StartingPosition": "TRIM_HORIZON", "BatchSize": 100,
+            "MaximumBatchingWindowInSeconds": 0,
+            # A failing batch is split and retried; what still fails stays in the outbox
+            # for the sweep, so nothing is lost when the stream gives up.
+            "BisectBatchOnFunctionError": True, "MaximumRetryAttempts": 10,
+            "FilterCriteria": {"Filters": [{"Pattern": json.dumps(OUTBOX_STREAM_FILTER)}]}}},
         "NimbusRole": {"Type": "AWS::IAM::Role", "Properties": {
             "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [{
                 "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},

@@ -107,11 +107,12 @@ def aws():
     """Fresh moto state with the table, bucket and queues created by infra's bootstrap."""
     with mock_aws():
         from chalicelib import aws as aws_clients
-        from chalicelib.store import table
+        from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
 
         aws_clients.reset_clients()
         table.configure()
+        ids.reset()
         ensure_resources()
         yield
         aws_clients.reset_clients()
@@ -125,3 +126,18 @@ def api(aws):
 
     ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
     return ApiClient(app)
+
+
+def drain_outbox() -> list:
+    """Every event waiting in the outbox (oldest first per shard), removed from it, as
+    ``chalicelib.events.Event`` objects: what the relay would publish next."""
+    import time
+
+    from chalicelib import events
+    from chalicelib.store import outbox
+
+    items = list(outbox.pending(older_than=time.time() + 3600))
+    outbox.remove(items)
+    found = [events.from_message(outbox.message_of(item)) for item in items]
+    found.sort(key=lambda e: e.occurred_at)
+    return found

@@ -144,3 +144,23 @@ def test_passwords_are_not_stored_in_clear(api):
     stored = get_by_name("leo").password_hash
     assert "leo-password-x" not in stored and stored.startswith("scrypt$")
     assert base64.b64decode(stored.split("$")[-1])
+
+
+def test_the_credential_is_read_once_per_request(api, monkeypatch):
+    from chalicelib.api import auth
+
+    api.create_user("dora")
+    token = api.create_token("dora")
+    reads = []
+    original = auth.read_credential
+
+    def counting(req, settings):
+        reads.append(req.path)
+        return original(req, settings)
+
+    monkeypatch.setattr(auth, "read_credential", counting)
+    for form in ({"token": token}, {"auth": ("dora", "secret-pass-1")},
+                 {"headers": {"Authorization": "Basic !!!notbase64"}}, {}):
+        reads.clear()
+        api.get("/user", **form)
+        assert reads == ["/user"], form

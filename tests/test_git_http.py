@@ -13,6 +13,9 @@ import pytest
 from chalicelib.local.runtime import LocalRuntime
 
 PASSWORD = "alice-password"
+# The first signed commit of a process reads the instance key from SSM, and loading
+# moto's SSM backend takes seconds: more than httpx's default 5 s on a busy machine.
+TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
@@ -40,13 +43,14 @@ class Api:
 
     def post(self, path, auth=None, json=None, token=None):
         headers = {"Authorization": f"token {token}"} if token else {}
-        r = httpx.post(f"{self.url}/api/v1{path}", auth=auth, json=json, headers=headers)
+        r = httpx.post(f"{self.url}/api/v1{path}", auth=auth, json=json, headers=headers,
+                       timeout=TIMEOUT)
         assert r.status_code < 300, r.text
         return r
 
     def get(self, path, token=None):
         headers = {"Authorization": f"token {token}"} if token else {}
-        return httpx.get(f"{self.url}/api/v1{path}", headers=headers)
+        return httpx.get(f"{self.url}/api/v1{path}", headers=headers, timeout=TIMEOUT)
 
 
 @pytest.fixture

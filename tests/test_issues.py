@@ -307,25 +307,23 @@ def test_tracked_times(api, people):
 
 
 def test_delete_issue_and_events(api, people):
-    from chalicelib.services import events
+    from chalicelib import events
+    from tests.conftest import drain_outbox
 
-    seen = []
-    events.subscribe(events.IssueChanged, lambda e: seen.append(("issues", e.action)))
-    events.subscribe(events.IssueCommentChanged, lambda e: seen.append(("comment", e.action)))
-    try:
-        alice, bob = people["alice"], people["bob"]
-        new_issue(api, bob, "doomed")
-        api.post(f"{R}/issues/1/comments", token=bob, json={"body": "c"})
-        api.patch(f"{R}/issues/1", token=bob, json={"title": "doomed!", "state": "closed"})
-        assert api.delete(f"{R}/issues/1", token=bob).status == 403
-        assert api.delete(f"{R}/issues/1", token=alice).status == 204
-        assert api.get(f"{R}/issues/1").status == 404
-        assert api.get(f"{R}/issues/comments").json == []
-        assert api.get(f"{R}/issues?state=all").headers["x-total-count"] == "0"
-        assert new_issue(api, bob, "next")["number"] == 2
-    finally:
-        events._subscribers[:] = [(k, h) for k, h in events._subscribers
-                                  if k not in (events.IssueChanged, events.IssueCommentChanged)]
+    alice, bob = people["alice"], people["bob"]
+    drain_outbox()
+    new_issue(api, bob, "doomed")
+    api.post(f"{R}/issues/1/comments", token=bob, json={"body": "c"})
+    api.patch(f"{R}/issues/1", token=bob, json={"title": "doomed!", "state": "closed"})
+    assert api.delete(f"{R}/issues/1", token=bob).status == 403
+    assert api.delete(f"{R}/issues/1", token=alice).status == 204
+    assert api.get(f"{R}/issues/1").status == 404
+    assert api.get(f"{R}/issues/comments").json == []
+    assert api.get(f"{R}/issues?state=all").headers["x-total-count"] == "0"
+    assert new_issue(api, bob, "next")["number"] == 2
+    seen = [("issues" if isinstance(e, events.IssueChanged) else "comment", e.action)
+            for e in drain_outbox()
+            if isinstance(e, (events.IssueChanged, events.IssueCommentChanged))]
     assert seen == [("issues", "opened"), ("comment", "created"), ("issues", "edited"),
                     ("issues", "closed"), ("issues", "deleted"), ("issues", "opened")]
 
@@ -338,3 +336,44 @@ def test_private_repository_and_scopes(api, people):
     read_only = api.create_token("carol", scopes=("read:issue", "read:repository"), name="ro")
     assert api.get(f"{R}/issues", token=read_only).status == 200
     assert api.post(f"{R}/issues", token=read_only, json={"title": "x"}).status == 403
+
+
+def test_lists_keep_creation_order_across_id_blocks(api, people, monkeypatch):
+    """Ids come from per-process blocks, so a later comment may have a smaller id (another
+    Lambda instance's block): lists that promise creation order sort by creation time,
+    then id, and comments stored before the time was in the index key still come first."""
+    from types import SimpleNamespace
+
+    from chalicelib.store import ids
+    from chalicelib.store import issue_comments as comment_store
+    from chalicelib.store.issues import Comment, ikeys
+
+    bob = people["bob"]
+    repo_id = api.get(R, token=bob).json["id"]
+    new_issue(api, bob, "a")
+    new_issue(api, bob, "b")
+    legacy = api.post(f"{R}/issues/2/comments", token=bob, json={"body": "legacy"}).json
+    # As written before the creation time led the index key: the bare id.
+    Comment(*ikeys.comment(repo_id, 2, legacy["id"])).update(
+        actions=[Comment.gsi1sk.set(f"{legacy['id']:015d}")])
+
+    original = ids.next_id
+    handed = iter([900, 500, 100])     # a high block first, then lower ones
+    monkeypatch.setattr(ids, "next_id",
+                        lambda seq: next(handed) if seq == "comment" else original(seq))
+    clock = iter([2_000_000_000, 2_000_000_001, 2_000_000_002])
+    monkeypatch.setattr(comment_store, "time", SimpleNamespace(time=lambda: next(clock)))
+    for number, body in ((1, "first"), (2, "second"), (1, "third")):
+        assert api.post(f"{R}/issues/{number}/comments", token=bob,
+                        json={"body": body}).status == 201
+    assert [c["body"] for c in api.get(f"{R}/issues/1/comments").json] == ["first", "third"]
+    assert [c["body"] for c in api.get(f"{R}/issues/comments").json] == \
+        ["legacy", "first", "second", "third"]
+    assert [c["body"] for c in api.get(f"{R}/issues/comments?limit=2&page=2").json] == \
+        ["second", "third"]
+
+    times = f"{R}/issues/1/times"
+    for seconds, created in ((1, "2024-01-02T00:00:00Z"), (2, "2024-01-01T00:00:00Z")):
+        assert api.post(times, token=bob, json={"time": seconds, "created": created}).status == 200
+    listed = api.get(times, token=bob).json
+    assert [t["time"] for t in listed] == [2, 1] and listed[0]["id"] > listed[1]["id"]

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from chalicelib.services import netguard
-from chalicelib.services.errors import InvalidInput
+from chalicelib.errors import InvalidInput
 from chalicelib.settings import load_settings
 
 DNS = {

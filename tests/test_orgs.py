@@ -143,12 +143,13 @@ def test_current_user_repos_include_shared_ones(api, org):
 
 
 def test_failed_org_creation_leaves_nothing(api, org, monkeypatch):
-    from chalicelib.services import orgs
+    from chalicelib.services import teams
 
     def broken(*args, **kwargs):
         raise RuntimeError("crash while adding the first owner")
 
-    monkeypatch.setattr(orgs, "add_team_member", broken)
+    # The last step staged before the one commit: nothing of the organization is written.
+    monkeypatch.setattr(teams, "stage_team_join", broken)
     assert api.post("/orgs", token=org["sam"], json={"username": "halfway"}).status == 500
     monkeypatch.undo()
     assert api.get("/orgs/halfway", token=org["sam"]).status == 404

@@ -108,14 +108,14 @@ def test_collaborators_open_private_repository(api, people):
 
 def test_reverse_links_of_deleted_repository_are_skipped(api, people):
     from chalicelib.services import repo_access
-    from chalicelib.services.repos import Caller
-    from chalicelib.store import accounts, session
+    from chalicelib.services.repo_views import Caller
+    from chalicelib.store import accounts, unit_of_work
 
     alice, bob = people["alice"], people["bob"]
     for repo in ("open", "secret"):
         assert api.put(collab(f"alice/{repo}", "bob"), token=alice).status == 204
     assert api.delete("/repos/alice/open", token=alice).status == 204
-    with session.request_session():
+    with unit_of_work.start():
         user = accounts.get_by_name("bob")
         views = repo_access.collaborating_on(Caller(user), user)
         assert [v.repo.name for v in views] == ["secret"]

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from chalicelib.api.errors import Forbidden, NotFound, Unauthorized
+from chalicelib.api.errors import Forbidden, Unauthorized
 from chalicelib.api.http import ApiRequest
 from chalicelib.api.router import WRITE_METHODS, Route
 from chalicelib.services import accounts, scopes, tokens
-from chalicelib.store import accounts as account_store
-from chalicelib.store.table import Account
+
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
 
 REALM = 'Basic realm="Nimbus"'
+# Basic passwords that mean "the user name is a token" (git clients send these).
+TOKEN_PLACEHOLDER_PASSWORDS = ("", "x-oauth-basic")
 
 
 @dataclass
@@ -33,94 +37,112 @@ class Principal:
         return bool(self.user.is_admin)
 
 
+@dataclass(frozen=True)
+class Credential:
+    """What a request presents to authenticate, parsed once per request
+    (``credential_of``): the preload plans its reads from it and ``authorize`` checks it.
+
+    ``scheme``: "" (none), "token" (``secret`` is the token), "basic" (``username`` and
+    ``secret`` the password) or "invalid" (a malformed header: 401 when authorizing).
+    """
+    scheme: str = ""
+    secret: str = field(default="", repr=False)    # kept out of logs and tracebacks
+    username: str = ""
+
+    @property
+    def token_candidates(self) -> tuple[str, ...]:
+        """Secrets that may be tokens, known without a read."""
+        if self.scheme == "token":
+            return (self.secret.strip(),)
+        if self.scheme == "basic":
+            if self.secret in TOKEN_PLACEHOLDER_PASSWORDS:
+                return (self.username.strip(),)
+            return (self.secret,)
+        return ()
+
+
+NO_CREDENTIAL = Credential()
+INVALID_CREDENTIAL = Credential("invalid")
+
+
 def _bad_credentials(message: str = "invalid username, password or token") -> Unauthorized:
     return Unauthorized(message, headers={"WWW-Authenticate": REALM})
 
 
+def read_credential(req: ApiRequest, settings) -> Credential:
+    """The request's credential, by Forgejo's precedence (no reads)."""
+    if not settings.security.DISABLE_QUERY_AUTH_TOKEN:
+        query_token = req.arg("token") or req.arg("access_token")
+        if query_token:
+            return Credential("token", query_token)
+    header = (req.headers.get("authorization") or "").strip()
+    if not header:
+        return NO_CREDENTIAL
+    fields = header.split()
+    if len(fields) != 2:
+        return INVALID_CREDENTIAL
+    scheme, value = fields[0].lower(), fields[1]
+    if scheme in ("token", "bearer"):
+        return Credential("token", value)
+    if scheme != "basic":
+        return INVALID_CREDENTIAL
+    try:
+        username, password = base64.b64decode(value, validate=True).decode("utf-8").split(":", 1)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return INVALID_CREDENTIAL
+    return Credential("basic", password, username)
+
+
+def credential_of(req: ApiRequest, settings) -> Credential:
+    """The request's credential, read on first use and kept on the request."""
+    credential = getattr(req, "credential", None)
+    if credential is None:
+        credential = read_credential(req, settings)
+        req.credential = credential
+    return credential
+
+
+def credential_keys(credential: Credential) -> list:
+    """Table keys authentication will read first: the token items."""
+    return tokens.preload_keys(credential.token_candidates)
+
+
+def caller_keys(credential: Credential) -> tuple[int | None, list]:
+    """The token owner's id if the token is already known (after the first preload
+    round), with the keys to read next: the owner's account."""
+    user_id = tokens.owner_id(credential.token_candidates)
+    return user_id, ([accounts.account_key(user_id)] if user_id is not None else [])
+
+
 def _from_token(secret: str) -> Principal:
-    token = tokens.lookup(secret.strip())
-    user = account_store.get_by_id(int(token.user_id)) if token is not None else None
-    if user is None:
+    found = tokens.authenticate(secret.strip())
+    if found is None:
         raise _bad_credentials()
+    token, user = found
     return Principal(user=user, via="token", scopes=list(token.scopes))
 
 
-def _from_basic(value: str, settings) -> Principal:
-    try:
-        decoded = base64.b64decode(value, validate=True).decode("utf-8")
-        username, password = decoded.split(":", 1)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise _bad_credentials() from None
-    if password in ("", "x-oauth-basic"):
-        return _from_token(username)
-    if tokens.lookup(password) is not None:
-        return _from_token(password)
+def _from_basic(credential: Credential, settings) -> Principal:
+    if credential.secret in TOKEN_PLACEHOLDER_PASSWORDS:
+        return _from_token(credential.username)
+    if tokens.lookup(credential.secret) is not None:
+        return _from_token(credential.secret)
     if not settings.service.ENABLE_BASIC_AUTHENTICATION:
         raise _bad_credentials("basic authentication is disabled")
-    user = accounts.check_password_login(username, password)
+    user = accounts.check_password_login(credential.username, credential.secret)
     if user is None:
         raise _bad_credentials()
     return Principal(user=user, via="password")
 
 
-def _credentials(req: ApiRequest, settings) -> tuple[str, str] | None:
-    """("token", secret), ("basic", base64 value) or None, by Forgejo's precedence."""
-    if not settings.security.DISABLE_QUERY_AUTH_TOKEN:
-        query_token = req.arg("token") or req.arg("access_token")
-        if query_token:
-            return "token", query_token
-    header = (req.headers.get("authorization") or "").strip()
-    if not header:
+def authenticate(credential: Credential, settings) -> Principal | None:
+    if credential.scheme == "":
         return None
-    fields = header.split()
-    if len(fields) != 2:
-        raise _bad_credentials()
-    scheme, value = fields[0].lower(), fields[1]
-    if scheme in ("token", "bearer"):
-        return "token", value
-    if scheme == "basic":
-        return "basic", value
+    if credential.scheme == "token":
+        return _from_token(credential.secret)
+    if credential.scheme == "basic":
+        return _from_basic(credential, settings)
     raise _bad_credentials()
-
-
-def _possible_tokens(req: ApiRequest, settings) -> list[str]:
-    """Secrets that may be tokens, known without a read (for batching)."""
-    try:
-        found = _credentials(req, settings)
-    except Unauthorized:
-        return []
-    if found is None:
-        return []
-    kind, value = found
-    if kind == "token":
-        return [value.strip()]
-    try:
-        username, password = base64.b64decode(value, validate=True).decode().split(":", 1)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        return []
-    return [username] if password in ("", "x-oauth-basic") else [password]
-
-
-def credential_keys(req: ApiRequest, settings) -> list:
-    """Table keys authentication will read first: the token items."""
-    return [tokens.token_key(s) for s in _possible_tokens(req, settings) if tokens.looks_like(s)]
-
-
-def caller_id(req: ApiRequest, settings) -> int | None:
-    """The token owner's id if the token is already known (after a prefetch), else None."""
-    for secret in _possible_tokens(req, settings):
-        token = tokens.lookup(secret) if tokens.looks_like(secret) else None
-        if token is not None:
-            return int(token.user_id)
-    return None
-
-
-def authenticate(req: ApiRequest, settings) -> Principal | None:
-    found = _credentials(req, settings)
-    if found is None:
-        return None
-    kind, value = found
-    return _from_token(value) if kind == "token" else _from_basic(value, settings)
 
 
 def _check_account_state(user: Account) -> None:
@@ -137,11 +159,7 @@ def _apply_sudo(req: ApiRequest, principal: Principal | None) -> Principal | Non
         return principal
     if principal is None or not principal.is_admin:
         raise Forbidden("Only administrators allowed to sudo.", plain=True)
-    from chalicelib.store.accounts import get_by_name
-
-    user = get_by_name(target)
-    if user is None or user.account_type != "user":
-        raise NotFound(errors=[f"user redirect does not exist [name: {target}]"])
+    user = accounts.get_user(target)   # NotFoundError: 404 "user redirect does not exist"
     return Principal(user=user, via=principal.via, scopes=principal.scopes,
                      sudo_by=principal.user)
 
@@ -158,7 +176,7 @@ def _check_scopes(route: Route, method: str, principal: Principal) -> None:
 
 def authorize(req: ApiRequest, route: Route, settings) -> None:
     """Set ``req.principal`` and enforce the route's requirements (401/403)."""
-    principal = authenticate(req, settings)
+    principal = authenticate(credential_of(req, settings), settings)
     if principal is not None:
         _check_account_state(principal.user)
     principal = _apply_sudo(req, principal)

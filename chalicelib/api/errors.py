@@ -1,6 +1,6 @@
 """Typed API errors, rendered once (in gateway.py) in Forgejo's shapes.
 
-Services raise the domain errors from ``chalicelib.services.errors``; the gateway maps
+Services raise the domain errors from ``chalicelib.errors``; the gateway maps
 them to these.  Handlers may raise these directly for HTTP-only concerns.
 """
 from __future__ import annotations

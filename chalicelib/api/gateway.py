@@ -14,10 +14,10 @@ from typing import Any
 from chalicelib.api import auth, errors as api_errors
 from chalicelib.api.http import ApiRequest, ApiResponse, Headers
 from chalicelib.api.router import TABLE, normalize_path
-from chalicelib.services import errors as service_errors
+from chalicelib.api.routes import load_routes
+from chalicelib import errors as service_errors
 from chalicelib.settings import get_settings
-from chalicelib.store import session
-from chalicelib.store.table import keys as account_keys
+from chalicelib.services.request_scope import prefetch, request_scope
 
 log = logging.getLogger("nimbus.gateway")
 
@@ -34,11 +34,6 @@ _SERVICE_ERRORS = (
     (service_errors.BadInput, lambda e: api_errors.BadRequest(e.message)),
     (service_errors.ConflictError, lambda e: api_errors.Conflict(e.message)),
 )
-
-
-def _load_routes() -> None:
-    # Importing the area modules registers their routes in TABLE.
-    import chalicelib.api.areas  # noqa: F401
 
 
 def _header_items(event: dict) -> list[tuple[str, str]]:
@@ -126,15 +121,15 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
 
 def _preload(req: ApiRequest, route, settings) -> None:
     """Two batched reads: what the request names, then what that reveals."""
-    first = auth.credential_keys(req, settings) + (route.preload(req) if route.preload else [])
+    credential = auth.credential_of(req, settings)
+    first = auth.credential_keys(credential) + (route.preload(req) if route.preload else [])
     if not first:
         return
-    session.prefetch(first)
-    user_id = auth.caller_id(req, settings)
-    second = [account_keys.account(user_id)] if user_id is not None else []
+    prefetch(first)
+    user_id, second = auth.caller_keys(credential)
     if route.preload_more:
         second += route.preload_more(req, user_id)
-    session.prefetch(second)
+    prefetch(second)
 
 
 def _preflight(methods: list[str], settings) -> ApiResponse:
@@ -149,7 +144,7 @@ def _preflight(methods: list[str], settings) -> ApiResponse:
 def handle(req: ApiRequest, event: dict) -> ApiResponse:
     settings = get_settings()
     try:
-        with session.request_session():
+        with request_scope():
             response = _dispatch(req, event, settings)
     except api_errors.ApiError as err:
         response = _error_response(err, settings)
@@ -187,6 +182,6 @@ def to_proxy_result(response: ApiResponse) -> dict[str, Any]:
 
 
 def handle_event(event: dict, context: Any = None) -> dict[str, Any]:
-    _load_routes()
+    load_routes()
     req = request_from_event(event)
     return to_proxy_result(handle(req, event))

@@ -14,11 +14,11 @@ from chalicelib.api.errors import PlainTextError
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, repo_preload, repo_preload_more
 from chalicelib.api.router import route
-from chalicelib.services import pushes, repos, scopes
-from chalicelib.services.errors import NotFoundError
+from chalicelib.errors import NotFoundError
+from chalicelib.services import git_transport, repo_views, scopes
 from chalicelib.settings import get_settings
 
-SERVICES = ("git-upload-pack", "git-receive-pack")
+SERVICES = git_transport.SERVICES
 NO_CACHE = {"Expires": "Fri, 01 Jan 1980 00:00:00 GMT", "Pragma": "no-cache",
             "Cache-Control": "no-cache, max-age=0, must-revalidate"}
 # A Lambda response carries at most 6 MB; leave room for headers and base64.
@@ -37,7 +37,7 @@ def _challenge() -> PlainTextError:
     return _plain(401, "Unauthorized", {"WWW-Authenticate": auth.REALM})
 
 
-def _authorize(req: ApiRequest, *, push: bool) -> repos.RepoView:
+def _authorize(req: ApiRequest, *, push: bool) -> repo_views.RepoView:
     settings = get_settings()
     if settings.repository.DISABLE_HTTP_GIT:
         raise _plain(403, "Interacting with repositories by HTTP protocol is not allowed")
@@ -48,11 +48,11 @@ def _authorize(req: ApiRequest, *, push: bool) -> repos.RepoView:
         if push or settings.service.REQUIRE_SIGNIN_VIEW:
             raise _challenge()
         try:
-            return repos.find(who, req.params["owner"], req.params["repo"])
+            return repo_views.find(who, req.params["owner"], req.params["repo"])
         except NotFoundError:
             raise _challenge() from None
     try:
-        view = repos.find(who, req.params["owner"], req.params["repo"])
+        view = repo_views.find(who, req.params["owner"], req.params["repo"])
     except NotFoundError:
         raise _plain(404, "Repository not found") from None
     token_scopes = req.principal.scopes
@@ -91,23 +91,18 @@ def _pkt(line: str) -> bytes:
 
 @route("GET", "/{owner}/{repo}/info/refs", "gitInfoRefs", **GIT)
 def info_refs(req: ApiRequest) -> ApiResponse:
-    from chalicelib.gitstore import smart_http
-
     service = req.arg("service")
     if service not in SERVICES:
         raise _plain(403, "only the smart HTTP protocol is supported (git 1.6.6 or later)")
     view = _authorize(req, push=service == "git-receive-pack")
-    git = repos_git(view)
-    return _service_response(smart_http.advertise(git, service), service, "advertisement")
+    return _service_response(git_transport.advertise(view, service), service, "advertisement")
 
 
 @route("POST", "/{owner}/{repo}/git-upload-pack", "gitUploadPack", **GIT)
 def upload_pack(req: ApiRequest) -> ApiResponse:
-    from chalicelib.gitstore import smart_http
-
     _check_request_type(req, "git-upload-pack")
     view = _authorize(req, push=False)
-    body = smart_http.upload_pack(repos_git(view), req.body)
+    body = git_transport.upload_pack(view, req.body)
     if _too_big_for_lambda(len(body)):
         # git shows "remote error: …" for an ERR line: say why instead of a bare 502.
         body = _pkt(f"ERR this clone needs {len(body) // 1_000_000} MB but a Lambda response "
@@ -117,26 +112,8 @@ def upload_pack(req: ApiRequest) -> ApiResponse:
 
 @route("POST", "/{owner}/{repo}/git-receive-pack", "gitReceivePack", **GIT)
 def receive_pack(req: ApiRequest) -> ApiResponse:
-    from chalicelib.gitstore import smart_http
-
     _check_request_type(req, "git-receive-pack")
     view = _authorize(req, push=True)
-    git = repos_git(view)
-    actor_id = req.actor.id if req.actor else None
-
-    def on_updated(updates):
-        pushes.after_update(view.repo, git, [_text(u) for u in updates], actor_id=actor_id)
-
-    body = smart_http.receive_pack(git, req.body, on_updated=on_updated,
-                                   before_commit=before_commit_hook)
+    body = git_transport.receive_pack(view, req.body, actor=req.actor,
+                                      before_commit=before_commit_hook)
     return _service_response(body, "git-receive-pack", "result")
-
-
-def _text(update) -> tuple[str, str, str]:
-    return tuple(v.decode() if isinstance(v, bytes) else v for v in update)
-
-
-def repos_git(view: repos.RepoView):
-    from chalicelib.gitstore import repo as gitrepo
-
-    return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))

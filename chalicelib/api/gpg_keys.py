@@ -12,6 +12,12 @@ PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
 USER = dict(tag="user", scope="user")
 
 
+def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
+    from chalicelib.services import gpg_keys
+
+    return gpg_keys.preload_keys(user_id, req.params["id"])
+
+
 def _time(seconds: int) -> str:
     return records.rfc3339(seconds) if seconds else "0001-01-01T00:00:00Z"
 
@@ -58,7 +64,7 @@ def create(req: ApiRequest) -> ApiResponse:
 
 
 @route("GET", "/user/gpg_keys/{id}", "userCurrentGetGPGKey", summary="Get a GPG key",
-       signed_in=True,
+       signed_in=True, preload_more=own_key_preload,
        responses={200: "GPGKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def get_own(req: ApiRequest) -> ApiResponse:
@@ -69,6 +75,7 @@ def get_own(req: ApiRequest) -> ApiResponse:
 
 @route("DELETE", "/user/gpg_keys/{id}", "userCurrentDeleteGPGKey",
        summary="Remove a GPG public key from current user's account", signed_in=True,
+       preload_more=own_key_preload,
        responses={204: "empty", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def delete_own(req: ApiRequest) -> ApiResponse:

@@ -31,7 +31,8 @@ def _list(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
 
 
 def _create(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    return ApiResponse.json(records.hook(hooks.create_hook(scope, req.json())), status=201)
+    return ApiResponse.json(records.hook(hooks.create_hook(req.actor, scope, req.json())),
+                            status=201)
 
 
 def _get(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
@@ -39,12 +40,12 @@ def _get(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
 
 
 def _edit(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    hook = hooks.edit_hook(scope, req.int_param("id"), req.json(required=False))
+    hook = hooks.edit_hook(req.actor, scope, req.int_param("id"), req.json(required=False))
     return ApiResponse.json(records.hook(hook))
 
 
 def _delete(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    hooks.delete_hook(scope, req.int_param("id"))
+    hooks.delete_hook(req.actor, scope, req.int_param("id"))
     return ApiResponse.empty()
 
 

@@ -42,6 +42,7 @@ class ApiRequest:
     source_ip: str = ""
     params: dict[str, str] = field(default_factory=dict)
     principal: Any = None           # set by auth (chalicelib.api.auth.Principal)
+    credential: Any = None          # parsed once per request (chalicelib.api.auth.Credential)
     route: Any = None
 
     @property

@@ -1,9 +1,10 @@
 """Issues, comments, labels, milestones and tracked times (Forgejo's ``issue`` tag).
 
 Every route reads the repository with the token (first batch), then the caller's
-access items together with the repository's tracker item and, when the path names
-one, the issue (second batch): getting an issue costs those two calls, a page of
-issues one Query more.  Token scope: ``issue``.
+access items together with the repository's tracker item and what the path names (the
+issue, a comment's lookup item, a tracked time: second batch): getting an issue costs
+those two calls, a page of issues one Query more, and a write one transaction more
+(the services commit it once).  Token scope: ``issue``.
 """
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
 from chalicelib.api.router import Param, alias, route
 from chalicelib.services import issue_comments as comments
+from chalicelib.services import issue_context as ictx
 from chalicelib.services import issue_meta as meta
 from chalicelib.services import issues as svc
-from chalicelib.services.repos import preload_more_keys
-from chalicelib.store import repos as repo_store
 
 
 def _int(text: str | None) -> int | None:
@@ -26,16 +26,11 @@ def _int(text: str | None) -> int | None:
 
 
 def issue_preload_more(req: ApiRequest, user_id: int | None) -> list:
-    owner, name = req.params["owner"], req.params["repo"]
-    found = preload_more_keys(owner, name, user_id)
-    repo = repo_store.get(owner, name[:-4] if name.lower().endswith(".git") else name)
-    if repo is None:
-        return found
-    found += svc.preload_keys(int(repo.id), _int(req.params.get("index")))
-    comment_id = _int(req.params.get("id"))
-    if comment_id is not None and "/comments/" in req.path:
-        found.append(svc.store.ikeys.comment_ref(int(repo.id), comment_id))
-    return found
+    item_id = _int(req.params.get("id"))
+    return ictx.preload_more_keys(
+        req.params["owner"], req.params["repo"], user_id, number=_int(req.params.get("index")),
+        comment_id=item_id if "/comments/" in req.path else None,
+        time_id=item_id if "/times/" in req.path else None)
 
 
 ISSUE = dict(tag="issue", scope="issue", preload=repo_preload, preload_more=issue_preload_more)
@@ -46,12 +41,12 @@ TIME_RANGE = (Param("since", "string", "Only show items updated after the given 
                                         "(RFC 3339)"))
 
 
-def ctx_of(req: ApiRequest) -> svc.Ctx:
-    return svc.context(caller(req), current_repo(req))
+def ctx_of(req: ApiRequest) -> ictx.Ctx:
+    return ictx.context(caller(req), current_repo(req))
 
 
 def _time_arg(req: ApiRequest, name: str) -> int | None:
-    return svc.parse_time(req.arg(name), name.capitalize())
+    return ictx.parse_time(req.arg(name), name.capitalize())
 
 
 # Rendering ---------------------------------------------------------------------------------
@@ -59,27 +54,26 @@ def _time_arg(req: ApiRequest, name: str) -> int | None:
 class Renderer:
     """Builds records for one request: one tracker read, accounts from snapshots."""
 
-    def __init__(self, req: ApiRequest, ctx: svc.Ctx):
+    def __init__(self, req: ApiRequest, ctx: ictx.Ctx):
         self.req, self.ctx = req, ctx
         self.tracker = ctx.tracker()
-        self.fresh = svc.fresh_accounts(ctx)
+        self.fresh = ictx.fresh_accounts(ctx)
 
     def issue(self, item) -> dict:
-        import json
         labels = [(int(i), self.tracker.labels[int(i)]) for i in item.label_ids
                   if int(i) in self.tracker.labels]
         labels.sort(key=lambda kv: (kv[1].get("name", ""), kv[0]))
         milestone_id = int(item.milestone_id or 0)
         milestone = (milestone_id, self.tracker.milestones[milestone_id]) \
             if milestone_id in self.tracker.milestones else None
-        assignees = [svc.account_from(a, self.fresh) for a in json.loads(item.assignees or "[]")]
         return records.issue(item, self.ctx.view, self.req.actor,
-                             poster=svc.account_from(item.poster, self.fresh),
-                             assignees=assignees, labels=labels, milestone_entry=milestone)
+                             poster=ictx.account_from(item.poster, self.fresh),
+                             assignees=ictx.assignee_accounts(item, self.fresh),
+                             labels=labels, milestone_entry=milestone)
 
     def comment(self, item, is_pull: bool = False) -> dict:
         return records.comment(item, self.ctx.view, self.req.actor,
-                               poster=svc.account_from(item.poster, self.fresh), is_pull=is_pull)
+                               poster=ictx.account_from(item.poster, self.fresh), is_pull=is_pull)
 
     def labels(self, ids) -> list[dict]:
         found = [(int(i), self.tracker.labels[int(i)]) for i in ids if int(i) in self.tracker.labels]
@@ -242,7 +236,7 @@ def issue_labels(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json(Renderer(req, ctx).labels(ids))
 
 
-def _labels_answer(req: ApiRequest, ctx: svc.Ctx, issue) -> ApiResponse:
+def _labels_answer(req: ApiRequest, ctx: ictx.Ctx, issue) -> ApiResponse:
     return ApiResponse.json(Renderer(req, ctx).labels(issue.label_ids))
 
 

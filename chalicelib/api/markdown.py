@@ -40,46 +40,19 @@ def _options(req: ApiRequest, fields: dict[str, type]) -> dict:
 
 def _mentionable(req: ApiRequest):
     def resolve(names: set[str]) -> set[str]:
-        from chalicelib.store import session
-        from chalicelib.store.table import Account, Claim, keys
+        from chalicelib.services import render_context
 
-        wanted = sorted(names)[:50]
-        session.prefetch(keys.login(n) for n in wanted)
-        claims = {n: session.get(Claim, keys.login(n)) for n in wanted}
-        session.prefetch(keys.account(int(c.owner_id)) for c in claims.values() if c)
-        found = set()
-        for name, claim in claims.items():
-            account = session.get(Account, keys.account(int(claim.owner_id))) if claim else None
-            if account is not None and account.visibility == "public":
-                found.add(name)
-        return found
+        return render_context.public_logins(names)
     return resolve
 
 
 def _commit_resolver(req: ApiRequest, owner: str, repo: str):
     def resolve(shas: set[str]) -> dict[str, str]:
-        from chalicelib.services import repos
-        from chalicelib.services.errors import ServiceError
+        from chalicelib.services import render_context
 
         full = sorted(s for s in shas if len(s) == 40)[:MAX_SHA_LOOKUPS]
-        if not full:
-            return {}
-        try:
-            view = repos.find(caller(req), owner, repo)
-        except ServiceError:
-            return {}   # unknown or not readable by the caller: no links, no leak
-        from chalicelib.gitstore import repo as gitrepo
-
-        git = gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))
-        found = {}
-        for sha in full:
-            try:
-                if sha.encode() in git.object_store and \
-                        git.object_store[sha.encode()].type_name == b"commit":
-                    found[sha] = sha
-            except Exception:  # noqa: BLE001 - a broken lookup is just no link
-                continue
-        return found
+        found = render_context.existing_commits(caller(req), owner, repo, full)
+        return {sha: sha for sha in found}
     return resolve
 
 
@@ -169,9 +142,9 @@ def render_markup(req: ApiRequest) -> ApiResponse:
 
 
 def _repo_path(req: ApiRequest) -> tuple[str, str]:
-    from chalicelib.services import repos
+    from chalicelib.services import repo_views
 
-    view = repos.find(caller(req), req.params["owner"], req.params["repo"])
+    view = repo_views.find(caller(req), req.params["owner"], req.params["repo"])
     return view.owner.login, view.repo.name
 
 

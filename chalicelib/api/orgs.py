@@ -1,17 +1,45 @@
 """Organizations: the organization itself, its members, teams and repositories."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, repo_list, repo_record
 from chalicelib.api.router import alias, route
-from chalicelib.services import accounts, orgs, repos
-from chalicelib.services.errors import NotFoundError, PermissionDenied
-from chalicelib.services.permissions import membership
-from chalicelib.store import repos as repo_store
-from chalicelib.store.table import Account
+from chalicelib.services import accounts, orgs, repo_views, repos, teams
+
+if TYPE_CHECKING:
+    from chalicelib.store.orgs import Account
 
 ORG = dict(tag="organization", scope="organization")
+
+
+def _team_id(req: ApiRequest) -> int | None:
+    try:
+        return int(req.params["id"])
+    except ValueError:
+        return None  # the handler answers it (after authentication)
+
+
+def team_preload(req: ApiRequest) -> list:
+    team_id = _team_id(req)
+    return teams.preload_keys(team_id) if team_id is not None else []
+
+
+def team_preload_more(req: ApiRequest, user_id: int | None) -> list:
+    team_id = _team_id(req)
+    return teams.preload_more_keys(team_id, user_id) if team_id is not None else []
+
+
+def team_repo_preload(req: ApiRequest) -> list:
+    return team_preload(req) + repo_views.preload_keys(req.params["org"], req.params["repo"])
+
+
+# /teams/{id} routes read the team, its organization and the caller's membership in the
+# gateway's two batches.
+TEAM = dict(ORG, preload=team_preload, preload_more=team_preload_more)
+TEAM_REPO = dict(TEAM, preload=team_repo_preload)
 
 
 def current_org(req: ApiRequest) -> Account:
@@ -113,12 +141,8 @@ def list_members(req: ApiRequest) -> ApiResponse:
 
 def _member_check(req: ApiRequest, *, public_only: bool) -> ApiResponse:
     org = current_org(req)
-    user = accounts.get_user(req.params["username"])
-    member = membership(int(org.id), int(user.id))
-    viewer_is_member = req.actor is not None and (
-        req.actor.is_admin or membership(int(org.id), int(req.actor.id)) is not None)
-    if member is None or ((public_only or not viewer_is_member) and not member.public):
-        raise NotFoundError(f"user is not a member [name: {user.login}]")
+    orgs.check_member(req.actor, org, accounts.get_user(req.params["username"]),
+                      public_only=public_only)
     return ApiResponse.empty()
 
 
@@ -144,9 +168,7 @@ def delete_member(req: ApiRequest) -> ApiResponse:
        summary="List an organization's public members", query=PAGE,
        responses={200: "UserList", 404: "notFound"}, **ORG)
 def list_public_members(req: ApiRequest) -> ApiResponse:
-    org = current_org(req)
-    public = [m for m in orgs.members(org) if m.public]
-    return _users(req, orgs.member_accounts(public))
+    return _users(req, orgs.public_members(current_org(req)))
 
 
 @route("GET", "/orgs/{org}/public_members/{username}", "orgIsPublicMember",
@@ -176,18 +198,12 @@ def conceal_member(req: ApiRequest) -> ApiResponse:
 
 # --- teams ---------------------------------------------------------------------------
 
-def _require_member(req: ApiRequest, org: Account) -> None:
-    if req.actor is None or not (req.actor.is_admin or membership(int(org.id), int(req.actor.id))):
-        raise PermissionDenied("Must be an organization member")
-
-
 @route("GET", "/orgs/{org}/teams", "orgListTeams", summary="List an organization's teams",
        signed_in=True, query=PAGE, responses={200: "TeamList", 404: "notFound"}, **ORG)
 def list_teams(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    _require_member(req, org)
-    found = sorted(orgs.teams(org), key=lambda t: (t.permission != "owner", t.lower_name))
-    return paging.paged_json(req, found, lambda t: records.team(t, org))
+    return paging.paged_json(req, teams.list_teams(req.actor, org),
+                             lambda t: records.team(t, org))
 
 
 @route("POST", "/orgs/{org}/teams", "orgCreateTeam", summary="Create a team", signed_in=True,
@@ -195,113 +211,101 @@ def list_teams(req: ApiRequest) -> ApiResponse:
        responses={201: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **ORG)
 def create_team(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    team = orgs.create_team(req.actor, org, req.json())
+    team = teams.create_team(req.actor, org, req.json())
     return ApiResponse.json(records.team(team, org), status=201)
 
 
 @route("GET", "/teams/{id}", "orgGetTeam", summary="Get a team", signed_in=True,
-       responses={200: "Team", 404: "notFound"}, **ORG)
+       responses={200: "Team", 404: "notFound"}, **TEAM)
 def get_team(req: ApiRequest) -> ApiResponse:
-    team, org = orgs.find_team(req.actor, req.int_param("id"))
+    team, org = teams.find_team(req.actor, req.int_param("id"))
     return ApiResponse.json(records.team(team, org))
 
 
 @route("PATCH", "/teams/{id}", "orgEditTeam", summary="Edit a team", signed_in=True,
        body="EditTeamOption",
-       responses={200: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **ORG)
+       responses={200: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **TEAM)
 def edit_team(req: ApiRequest) -> ApiResponse:
-    team, org = orgs.find_team(req.actor, req.int_param("id"))
-    team = orgs.edit_team(req.actor, team, org, req.json(required=False))
+    team, org = teams.find_team(req.actor, req.int_param("id"))
+    team = teams.edit_team(req.actor, team, org, req.json(required=False))
     return ApiResponse.json(records.team(team, org))
 
 
 @route("DELETE", "/teams/{id}", "orgDeleteTeam", summary="Delete a team", signed_in=True,
-       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **TEAM)
 def delete_team(req: ApiRequest) -> ApiResponse:
-    team, org = orgs.find_team(req.actor, req.int_param("id"))
-    orgs.delete_team(req.actor, team, org)
+    team, org = teams.find_team(req.actor, req.int_param("id"))
+    teams.delete_team(req.actor, team, org)
     return ApiResponse.empty()
 
 
 @route("GET", "/teams/{id}/members", "orgListTeamMembers", summary="List a team's members",
-       signed_in=True, query=PAGE, responses={200: "UserList", 404: "notFound"}, **ORG)
+       signed_in=True, query=PAGE, responses={200: "UserList", 404: "notFound"}, **TEAM)
 def list_team_members(req: ApiRequest) -> ApiResponse:
-    team, _ = orgs.find_team(req.actor, req.int_param("id"))
-    return _users(req, orgs.member_accounts(orgs.team_members(team)))
+    team, _ = teams.find_team(req.actor, req.int_param("id"))
+    return _users(req, teams.team_members(team))
 
 
 @route("GET", "/teams/{id}/members/{username}", "orgListTeamMember",
        summary="Get a particular member of a team", signed_in=True,
-       responses={200: "User", 404: "notFound"}, **ORG)
+       responses={200: "User", 404: "notFound"}, **TEAM)
 def get_team_member(req: ApiRequest) -> ApiResponse:
-    team, _ = orgs.find_team(req.actor, req.int_param("id"))
-    user = accounts.get_user(req.params["username"])
-    if not any(int(m.user_id) == int(user.id) for m in orgs.team_members(team)):
-        raise NotFoundError(f"user is not a team member [name: {user.login}]")
+    team, _ = teams.find_team(req.actor, req.int_param("id"))
+    user = teams.get_team_member(team, accounts.get_user(req.params["username"]))
     return ApiResponse.json(records.user(user, req.actor))
 
 
 @route("PUT", "/teams/{id}/members/{username}", "orgAddTeamMember",
        summary="Add a team member", signed_in=True,
-       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **TEAM)
 def add_team_member(req: ApiRequest) -> ApiResponse:
-    team, _ = orgs.find_team(req.actor, req.int_param("id"))
-    orgs.add_team_member(req.actor, team, accounts.get_user(req.params["username"]))
+    team, _ = teams.find_team(req.actor, req.int_param("id"))
+    teams.add_team_member(req.actor, team, accounts.get_user(req.params["username"]))
     return ApiResponse.empty()
 
 
 @route("DELETE", "/teams/{id}/members/{username}", "orgRemoveTeamMember",
        summary="Remove a team member", signed_in=True,
-       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **TEAM)
 def remove_team_member(req: ApiRequest) -> ApiResponse:
-    team, _ = orgs.find_team(req.actor, req.int_param("id"))
-    orgs.remove_team_member(req.actor, team, accounts.get_user(req.params["username"]))
+    team, _ = teams.find_team(req.actor, req.int_param("id"))
+    teams.remove_team_member(req.actor, team, accounts.get_user(req.params["username"]))
     return ApiResponse.empty()
 
 
 def _team_repo(req: ApiRequest):
-    team, org = orgs.find_team(req.actor, req.int_param("id"))
-    repo = repo_store.get(req.params["org"], req.params["repo"])
-    if repo is None or int(repo.owner_id) != int(org.id):
-        raise NotFoundError(f"repository does not exist [name: {req.params['repo']}]")
-    return team, org, repo
+    team, org = teams.find_team(req.actor, req.int_param("id"))
+    return team, org, teams.find_org_repo(org, req.params["org"], req.params["repo"])
 
 
 @route("GET", "/teams/{id}/repos", "orgListTeamRepos", summary="List a team's repos",
-       signed_in=True, query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **ORG)
+       signed_in=True, query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **TEAM)
 def list_team_repos(req: ApiRequest) -> ApiResponse:
-    team, org = orgs.find_team(req.actor, req.int_param("id"))
-    if team.includes_all_repositories:
-        found = repo_store.owned_by(int(org.id))
-    else:
-        links = orgs.team_repos(team)
-        found = [r for r in (repo_store.get_by_id(int(link.repo_id)) for link in links) if r]
-    return repo_list(req, repos.order(repos.list_visible(caller(req), found), "name"))
+    team, org = teams.find_team(req.actor, req.int_param("id"))
+    return repo_list(req, repos.order(teams.team_repositories(caller(req), team, org), "name"))
 
 
 @route("GET", "/teams/{id}/repos/{org}/{repo}", "orgListTeamRepo",
        summary="List a particular repo of team", signed_in=True,
-       responses={200: "Repository", 404: "notFound"}, **ORG)
+       responses={200: "Repository", 404: "notFound"}, **TEAM_REPO)
 def get_team_repo(req: ApiRequest) -> ApiResponse:
     team, org, repo = _team_repo(req)
-    if not team.includes_all_repositories and int(team.id) not in set(repo.team_ids or ()):
-        raise NotFoundError("the repository is not the team's")
-    return ApiResponse.json(repo_record(req, repos.view_of(repo, caller(req), org)))
+    return ApiResponse.json(repo_record(req, teams.team_repository(caller(req), team, org, repo)))
 
 
 @route("PUT", "/teams/{id}/repos/{org}/{repo}", "orgAddTeamRepository",
        summary="Add a repository to a team", signed_in=True,
-       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **TEAM_REPO)
 def add_team_repo(req: ApiRequest) -> ApiResponse:
     team, _, repo = _team_repo(req)
-    orgs.add_team_repo(req.actor, team, repo)
+    teams.add_team_repo(req.actor, team, repo)
     return ApiResponse.empty()
 
 
 @route("DELETE", "/teams/{id}/repos/{org}/{repo}", "orgRemoveTeamRepository",
        summary="Remove a repository from a team", signed_in=True,
-       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **TEAM_REPO)
 def remove_team_repo(req: ApiRequest) -> ApiResponse:
     team, _, repo = _team_repo(req)
-    orgs.remove_team_repo(req.actor, team, repo)
+    teams.remove_team_repo(req.actor, team, repo)
     return ApiResponse.empty()

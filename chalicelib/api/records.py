@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from chalicelib.settings import get_settings
-from chalicelib.store.table import Account, PublicKey, TokenRef
+
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
+    from chalicelib.store.public_keys import PublicKey
+    from chalicelib.store.tokens import TokenRef
 
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
 
@@ -130,7 +135,7 @@ def go_duration(seconds: int) -> str:
 
 
 def repository(view, viewer: Account | None, parent: dict | None = None) -> dict:
-    """A Repository record; ``view`` is a services.repos.RepoView."""
+    """A Repository record; ``view`` is a services.repo_views.RepoView."""
     from chalicelib.services.permissions import Access
 
     repo, owner = view.repo, view.owner

@@ -15,7 +15,7 @@ from chalicelib.api.router import Param, route
 from chalicelib.services import accounts
 from chalicelib.services import repo_access as access
 from chalicelib.services.permissions import Access
-from chalicelib.services.repos import RepoView
+from chalicelib.services.repo_views import RepoView
 
 SIGNED_IN_REPO = dict(IN_REPO, signed_in=True)
 # /user/starred/{owner}/{repo}: Forgejo's /user group wants the user scope, its
@@ -51,7 +51,7 @@ def check_collaborator(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
        **SIGNED_IN_REPO)
 def add_collaborator(req: ApiRequest) -> ApiResponse:
-    access.add_collaborator(current_repo(req), req.params["collaborator"],
+    access.add_collaborator(req.actor, current_repo(req), req.params["collaborator"],
                             req.json(required=False))
     return ApiResponse.empty()
 
@@ -61,7 +61,7 @@ def add_collaborator(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
        **SIGNED_IN_REPO)
 def delete_collaborator(req: ApiRequest) -> ApiResponse:
-    access.remove_collaborator(current_repo(req), req.params["collaborator"])
+    access.remove_collaborator(req.actor, current_repo(req), req.params["collaborator"])
     return ApiResponse.empty()
 
 
@@ -206,7 +206,7 @@ def list_keys(req: ApiRequest) -> ApiResponse:
        responses={201: "DeployKey", 404: "notFound", 422: "validationError"}, **SIGNED_IN_REPO)
 def create_key(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    key = access.add_deploy_key(view, req.json())
+    key = access.add_deploy_key(req.actor, view, req.json())
     # Forgejo's creation answer carries no repository.
     return ApiResponse.json(records.deploy_key(key, view), status=201)
 
@@ -223,5 +223,5 @@ def get_key(req: ApiRequest) -> ApiResponse:
        summary="Delete a key from a repository",
        responses={204: "empty", 403: "forbidden", 404: "notFound"}, **SIGNED_IN_REPO)
 def delete_key(req: ApiRequest) -> ApiResponse:
-    access.delete_deploy_key(current_repo(req), req.int_param("id"))
+    access.delete_deploy_key(req.actor, current_repo(req), req.int_param("id"))
     return ApiResponse.empty()

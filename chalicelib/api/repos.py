@@ -4,8 +4,8 @@ from __future__ import annotations
 from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.router import Param, route
-from chalicelib.services import accounts, repos
-from chalicelib.services.errors import InvalidInput
+from chalicelib.errors import InvalidInput
+from chalicelib.services import accounts, repo_views, repos
 from chalicelib.services.scopes import is_public_only
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
@@ -13,36 +13,37 @@ PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
 REPO = dict(tag="repository", scope="repository")
 
 
-def caller(req: ApiRequest) -> repos.Caller:
+def caller(req: ApiRequest) -> repo_views.Caller:
     principal = req.principal
     if principal is None:
-        return repos.ANONYMOUS
-    return repos.Caller(principal.user, bool(principal.scopes and is_public_only(principal.scopes)))
+        return repo_views.ANONYMOUS
+    public_only = bool(principal.scopes and is_public_only(principal.scopes))
+    return repo_views.Caller(principal.user, public_only)
 
 
 def repo_preload(req: ApiRequest) -> list:
-    return repos.preload_keys(req.params["owner"], req.params["repo"])
+    return repo_views.preload_keys(req.params["owner"], req.params["repo"])
 
 
 def repo_preload_more(req: ApiRequest, user_id: int | None) -> list:
-    return repos.preload_more_keys(req.params["owner"], req.params["repo"], user_id)
+    return repo_views.preload_more_keys(req.params["owner"], req.params["repo"], user_id)
 
 
 # Every /repos/{owner}/{repo}/… route reads the repository together with the token.
 IN_REPO = dict(REPO, preload=repo_preload, preload_more=repo_preload_more)
 
 
-def current_repo(req: ApiRequest) -> repos.RepoView:
-    return repos.find(caller(req), req.params["owner"], req.params["repo"])
+def current_repo(req: ApiRequest) -> repo_views.RepoView:
+    return repo_views.find(caller(req), req.params["owner"], req.params["repo"])
 
 
-def repo_record(req: ApiRequest, view: repos.RepoView) -> dict:
-    parent = repos.parent_of(view, caller(req))
+def repo_record(req: ApiRequest, view: repo_views.RepoView) -> dict:
+    parent = repo_views.parent_of(view, caller(req))
     parent_record = records.repository(parent, req.actor) if parent is not None else None
     return records.repository(view, req.actor, parent_record)
 
 
-def repo_list(req: ApiRequest, views: list[repos.RepoView]) -> ApiResponse:
+def repo_list(req: ApiRequest, views: list[repo_views.RepoView]) -> ApiResponse:
     return paging.paged_json(req, views, lambda v: repo_record(req, v))
 
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from chalicelib import API_COMPAT_VERSION, __version__
 from chalicelib.api import schemas
 from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import TABLE, Route, route
+from chalicelib.api.router import TABLE, Route, RouteTable, route
 from chalicelib.settings import get_settings
 
 INTEGER_PARAMS = {"id", "index", "attachment_id"}
@@ -72,12 +72,11 @@ def _response_objects() -> dict:
 
 
 @functools.lru_cache(maxsize=1)
-def document() -> dict:
-    from chalicelib.api import gateway
-
-    gateway._load_routes()
+def document(table: RouteTable = TABLE) -> dict:
+    """The Swagger 2.0 description of ``table`` (loaded with every area: requests reach
+    here only after the gateway loaded them; other callers use api.routes.load_routes)."""
     paths: dict[str, dict] = {}
-    for r in TABLE.routes:
+    for r in table.routes:
         if r.raw or not r.in_swagger:
             continue
         op = {"tags": [r.tag], "summary": r.summary, "operationId": r.operation_id,

@@ -12,6 +12,10 @@ KEY_QUERY = (Param("fingerprint", "string", "fingerprint of the key"), *PAGE)
 USER = dict(tag="user", scope="user")
 
 
+def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
+    return public_keys.preload_keys(user_id, req.params["id"])
+
+
 @route("GET", "/user", "userGetCurrent", summary="Get the authenticated user",
        signed_in=True, responses={200: "User", 401: "unauthorized", 403: "forbidden"}, **USER)
 def get_current(req: ApiRequest) -> ApiResponse:
@@ -83,7 +87,7 @@ def add_own_key(req: ApiRequest) -> ApiResponse:
 
 
 @route("GET", "/user/keys/{id}", "userCurrentGetKey", summary="Get a public key",
-       signed_in=True,
+       signed_in=True, preload_more=own_key_preload,
        responses={200: "PublicKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def get_own_key(req: ApiRequest) -> ApiResponse:
@@ -92,7 +96,7 @@ def get_own_key(req: ApiRequest) -> ApiResponse:
 
 
 @route("DELETE", "/user/keys/{id}", "userCurrentDeleteKey", summary="Delete a public key",
-       signed_in=True,
+       signed_in=True, preload_more=own_key_preload,
        responses={204: "empty", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def delete_own_key(req: ApiRequest) -> ApiResponse:

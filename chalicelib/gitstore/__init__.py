@@ -4,8 +4,9 @@ Modules (dulwich is imported only by the starred ones, so ``import chalicelib.gi
 and the data-only helpers stay cheap for the API Lambda's cold start):
 
 * ``models``      - PynamoDB items and key layouts (the table of keys is in its docstring)
-* ``errors``      - typed errors, each also a ``services.errors`` kind
-* ``refdb``       - refs in DynamoDB: conditional writes, multi-ref transactions
+* ``errors``      - typed errors, each also a ``chalicelib.errors`` kind
+* ``refdb``       - refs in DynamoDB: conditional writes, multi-ref transactions, and
+                    the same compare-and-swaps staged in a caller's unit of work
 * ``packdb``      - pack files in S3, the live pack list, retirement and sweeping
 * ``cache``       - the bounded local-disk cache of pack files
 * ``objects``*    - ``S3ObjectStore``

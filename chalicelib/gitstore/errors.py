@@ -1,11 +1,11 @@
 """Errors of the git storage engine.
 
-Each also derives from the matching service error (``services/errors.py``), so the API
+Each also derives from the matching service error (``chalicelib/errors.py``), so the API
 layer maps them to a status code without knowing about git.  No dulwich here.
 """
 from __future__ import annotations
 
-from chalicelib.services.errors import BadInput, ConflictError, InvalidInput, ServiceError
+from chalicelib.errors import BadInput, ConflictError, InvalidInput, ServiceError
 
 
 class GitStoreError(Exception):

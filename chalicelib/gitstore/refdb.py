@@ -1,19 +1,23 @@
 """Refs of a repository in DynamoDB, one item per ref (no dulwich; layout in models.py).
 
 Every change is conditional: a create on ``attribute_not_exists(pk)``, an update or a
-delete on ``sha = :old``.  ``commit_updates`` moves several refs in one transaction.
-Values are hex strings; an all-zero sha means "absent" as in the git protocol.
+delete on ``sha = :old``.  ``commit_updates`` moves several refs in one transaction of
+their own; ``stage_updates`` puts the same compare-and-swaps in a caller's unit of work,
+so the service layer commits them together with what follows from them (branch records,
+repository metadata, events).  Values are hex strings; an all-zero sha means "absent"
+as in the git protocol.
 """
 from __future__ import annotations
 
 import random
 import time
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Protocol, TypeVar
 
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.errors import ConditionFailed
 from chalicelib.gitstore.errors import InvalidName, RefsBusy, StaleRefs, TooManyRefUpdates
 from chalicelib.gitstore.models import GitRef, gitkeys
 from chalicelib.store.table import connection
@@ -21,6 +25,19 @@ from chalicelib.store.table import connection
 MAX_REF_UPDATES = 100       # DynamoDB's limit of actions per transaction
 _BUSY_ATTEMPTS = 4
 _MAX_KEY_BYTES = 1024       # DynamoDB's limit for a sort key
+# Labels of staged ref writes start with this, followed by the ref name.
+REF_LABEL = "ref "
+Update = tuple[str, str, str]   # (ref, old sha, new sha), hex; zeros mean absent
+T = TypeVar("T")
+
+
+class Staging(Protocol):
+    """What ``stage_updates`` needs of a unit of work (``chalicelib.store.unit_of_work``)."""
+
+    def put(self, item, *, label: str = ..., condition=None,
+            must_not_exist: bool = ...) -> None: ...
+
+    def delete(self, item, *, label: str = ..., condition=None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -111,53 +128,108 @@ def put_symref(repo_id: object, name: str | bytes, target: str | bytes,
     return True
 
 
+def check_updates(updates: Iterable[tuple[str | bytes, str | bytes, str | bytes]]) -> list[Update]:
+    """``(ref, old, new)`` changes as text, refused when they cannot be one transaction:
+    TooManyRefUpdates beyond 100, InvalidName for a bad or repeated ref name or a delete
+    of a ref expected to be absent."""
+    changes = [(check_ref_name(ref), _text(old), _text(new)) for ref, old, new in updates]
+    if len(changes) > MAX_REF_UPDATES:
+        raise TooManyRefUpdates(len(changes), MAX_REF_UPDATES)
+    names = [ref for ref, _, _ in changes]
+    if len(set(names)) != len(names):
+        raise InvalidName("a ref appears twice in one update")
+    if any(is_zero(old) and is_zero(new) for _, old, new in changes):
+        raise InvalidName("cannot delete a ref that is expected to be absent")
+    return changes
+
+
+def ref_label(name: str) -> str:
+    return REF_LABEL + name
+
+
+def stage_updates(unit: Staging, repo_id: object, changes: Iterable[Update], *,
+                  peeled: Mapping[str, str] | None = None) -> None:
+    """Stage checked ``(ref, old, new)`` changes (see ``check_updates``) in ``unit``,
+    each conditional on the ref holding ``old``.  A stale one makes the unit's commit
+    fail with ``ConditionFailed`` labelled ``ref_label(ref)`` (``stale_refs`` reads it)."""
+    pk = gitkeys.refs_pk(repo_id)
+    peeled = peeled or {}
+    for ref, old, new in changes:
+        if is_zero(new):
+            unit.delete(GitRef(pk, ref), label=ref_label(ref), condition=GitRef.sha == old)
+        else:
+            unit.put(GitRef(pk, ref, sha=new, peeled=peeled.get(ref)), label=ref_label(ref),
+                     condition=_expecting(old))
+
+
+def stage_symref(unit: Staging, repo_id: object, name: str, target: str) -> None:
+    """Stage ``name`` (HEAD) pointing at ``target``, whatever it held."""
+    unit.put(GitRef(gitkeys.refs_pk(repo_id), check_ref_name(name),
+                    symref=check_ref_name(target)), label=ref_label(name))
+
+
+def stale_refs(failure: ConditionFailed) -> StaleRefs | None:
+    """The StaleRefs a failed commit means, if the condition that failed was a ref's."""
+    if failure.label.startswith(REF_LABEL):
+        return StaleRefs([failure.label[len(REF_LABEL):]])
+    return None
+
+
+def _conflicted(exc: TransactWriteError) -> bool:
+    codes = [r.code if r is not None else None for r in (exc.cancellation_reasons or [])]
+    return "TransactionConflict" in codes and "ConditionalCheckFailed" not in codes
+
+
+def retry_while_busy(names: list[str], write: Callable[[], T]) -> T:
+    """Run ``write`` (a transaction moving ``names``), again when DynamoDB cancelled it
+    for a concurrent transaction on the same items: it does so without checking the
+    conditions, so a retry re-checks them.  RefsBusy when that kept happening."""
+    for attempt in range(_BUSY_ATTEMPTS):
+        try:
+            return write()
+        except TransactWriteError as exc:
+            if not _conflicted(exc):
+                raise
+            time.sleep(random.uniform(0.02, 0.1) * (attempt + 1))
+    raise RefsBusy(names)
+
+
 def commit_updates(repo_id: object, updates: Iterable[tuple[str | bytes, str | bytes, str | bytes]],
                    *, peeled: Mapping[str, str] | None = None) -> None:
-    """Apply ``(ref, old, new)`` changes all together or not at all.
+    """Apply ``(ref, old, new)`` changes all together or not at all, on their own.
 
     ``old`` zero creates (the ref must be absent), ``new`` zero deletes, otherwise the
     ref must hold ``old``.  ``peeled`` optionally maps a ref to its peeled value.
     Raises StaleRefs naming every ref whose condition failed, RefsBusy when concurrent
     transactions kept colliding, TooManyRefUpdates beyond 100 changes.
     """
-    changes = [(check_ref_name(ref), _text(old), _text(new)) for ref, old, new in updates]
+    changes = check_updates(updates)
     if not changes:
         return
-    if len(changes) > MAX_REF_UPDATES:
-        raise TooManyRefUpdates(len(changes), MAX_REF_UPDATES)
-    names = [ref for ref, _, _ in changes]
-    if len(set(names)) != len(names):
-        raise InvalidName("a ref appears twice in one update")
     pk = gitkeys.refs_pk(repo_id)
     peeled = peeled or {}
     # PynamoDB sends condition checks, then deletes, then puts, then updates, and
     # DynamoDB's cancellation reasons follow that order: keep ours the same.
     deletes = [(ref, old) for ref, old, new in changes if is_zero(new)]
     puts = [(ref, old, new) for ref, old, new in changes if not is_zero(new)]
-    if any(is_zero(old) for _, old in deletes):
-        raise InvalidName("cannot delete a ref that is expected to be absent")
     order = [ref for ref, _ in deletes] + [ref for ref, _, _ in puts]
-    for attempt in range(_BUSY_ATTEMPTS):
+
+    def write() -> None:
         try:
             with TransactWrite(connection=connection()) as tx:
                 for ref, old in deletes:
                     tx.delete(GitRef(pk, ref), condition=GitRef.sha == old)
                 for ref, old, new in puts:
-                    condition = GitRef.pk.does_not_exist() if is_zero(old) else GitRef.sha == old
                     tx.save(GitRef(pk, ref, sha=new, peeled=peeled.get(ref)),
-                            condition=condition)
-            return
+                            condition=_expecting(old))
         except TransactWriteError as exc:
             codes = [r.code if r is not None else None for r in (exc.cancellation_reasons or [])]
             stale = [ref for ref, code in zip(order, codes) if code == "ConditionalCheckFailed"]
             if stale:
                 raise StaleRefs(stale) from None
-            if "TransactionConflict" not in codes:
-                raise
-            # Another transaction touched these refs at the same moment: DynamoDB
-            # cancels one side without checking conditions.  Retrying re-checks them.
-            time.sleep(random.uniform(0.02, 0.1) * (attempt + 1))
-    raise RefsBusy(names)
+            raise
+
+    retry_while_busy(order, write)
 
 
 def delete_repo_refs(repo_id: object) -> int:

@@ -121,17 +121,38 @@ class DynamoRefsContainer(RefsContainer):
     def pack_refs(self, all: bool = False) -> None:  # noqa: A002 - dulwich's signature
         """Nothing to pack: every ref is its own item."""
 
-    def commit_updates(self, updates: Iterable[tuple[bytes | str, bytes | str, bytes | str]],
-                       *, peeled: Mapping[str, str] | None = None) -> None:
-        """Apply ``(ref, old, new)`` changes in one transaction (see refdb.commit_updates);
-        peeled values are computed with ``peel`` unless given."""
-        changes = [(_s(ref), _s(old), _s(new)) for ref, old, new in updates]
+    def checked_updates(self, updates: Iterable[tuple[bytes | str, bytes | str, bytes | str]]
+                        ) -> list[refdb.Update]:
+        """``(ref, old, new)`` changes as text, checked to fit one transaction (see
+        refdb.check_updates) and to be well-formed ref names for git."""
+        changes = refdb.check_updates((_s(ref), _s(old), _s(new)) for ref, old, new in updates)
         for ref, _, _ in changes:
             self._check_refname(ref.encode("utf-8"))
-        if peeled is None:
-            peeled = {ref: p for ref, _, new in changes if not refdb.is_zero(new)
-                      and (p := self._peeled(new.encode())) is not None}
-        refdb.commit_updates(self.repo_id, changes, peeled=peeled)
+        return changes
+
+    def peeled_values(self, changes: Iterable[refdb.Update]) -> dict[str, str]:
+        """The peeled value of each ref a change sets (tags peel to their target)."""
+        return {ref: p for ref, _, new in changes if not refdb.is_zero(new)
+                and (p := self._peeled(new.encode())) is not None}
+
+    def stage_updates(self, unit: refdb.Staging, changes: list[refdb.Update],
+                      peeled: Mapping[str, str]) -> None:
+        """Stage checked changes in a unit of work (refdb.stage_updates); call
+        ``record_applied`` once it committed."""
+        refdb.stage_updates(unit, self.repo_id, changes, peeled=peeled)
+
+    def record_applied(self, changes: Iterable[refdb.Update], peeled: Mapping[str, str]) -> None:
+        """Bring the snapshot in line with changes that were committed."""
         for ref, _, new in changes:
             self._remember(ref.encode("utf-8"), None if refdb.is_zero(new)
                            else refdb.RefValue(sha=new, peeled=peeled.get(ref)))
+
+    def commit_updates(self, updates: Iterable[tuple[bytes | str, bytes | str, bytes | str]],
+                       *, peeled: Mapping[str, str] | None = None) -> None:
+        """Apply ``(ref, old, new)`` changes in one transaction of their own (see
+        refdb.commit_updates); peeled values are computed with ``peel`` unless given."""
+        changes = self.checked_updates(updates)
+        if peeled is None:
+            peeled = self.peeled_values(changes)
+        refdb.commit_updates(self.repo_id, changes, peeled=peeled)
+        self.record_applied(changes, peeled)

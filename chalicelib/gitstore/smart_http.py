@@ -9,7 +9,9 @@ no v2 server, and git falls back when the advertisement is v0.
 Pushes (``receive_pack``): the pack is stored and published first; then every ref
 update of the push is applied in ONE DynamoDB transaction conditional on the old values
 the client sent, so a push lands whole or not at all, and a ref that moved since the
-client looked is refused as stale (``ng <ref> stale old value ...``).  Fast-forward
+client looked is refused as stale (``ng <ref> stale old value ...``).  The caller may
+supply that transaction (``commit_refs``) to write more with the refs: the service layer
+adds branch records, repository metadata and the push's events to it.  Fast-forward
 checks are the client's: git refuses a non-fast-forward push itself unless forced, and
 what the server guarantees is that the ref still holds the old value the client based
 its decision on (the compare-and-swap).  That is git's own default for servers
@@ -64,10 +66,12 @@ class _UploadPack(UploadPackHandler):
 class _ReceivePack(ReceivePackHandler):
     """dulwich's handler with its one-by-one ref updates replaced by one transaction."""
 
-    def __init__(self, backend, args, proto, *, before_commit=None, check_update=None, **kw):
+    def __init__(self, backend, args, proto, *, before_commit=None, check_update=None,
+                 commit_refs=None, **kw):
         super().__init__(backend, args, proto, **kw)
         self.before_commit = before_commit
         self.check_update = check_update
+        self.commit_refs = commit_refs or self.repo.refs.commit_updates
         self.committed: list[Update] = []
 
     def _apply_pack(self, refs):
@@ -131,7 +135,7 @@ class _ReceivePack(ReceivePackHandler):
             # pack and moving refs; it propagates, the refs stay as they were.
             self.before_commit(list(updates))
         try:
-            self.repo.refs.commit_updates(updates)
+            self.commit_refs(updates)
         except StaleRefs as exc:
             for i, (ref, _, _) in accepted:
                 status[i] = (b"stale old value: ref moved since fetched" if ref in exc.refs
@@ -168,7 +172,8 @@ def upload_pack(repo: NimbusRepo, body: bytes) -> bytes:
 def receive_pack(repo: NimbusRepo, body: bytes, *,
                  on_updated: Callable[[list[Update]], None] | None = None,
                  before_commit: Callable[[list[Update]], None] | None = None,
-                 check_update: Callable[[str, str, str], str | None] | None = None) -> bytes:
+                 check_update: Callable[[str, str, str], str | None] | None = None,
+                 commit_refs: Callable[[list[Update]], None] | None = None) -> bytes:
     """Body of ``POST git-receive-pack`` (push).
 
     ``check_update(ref, old, new)`` may refuse one ref update by returning a reason
@@ -178,11 +183,14 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
     ``(ref, old, new)`` hex tuples that landed; its errors are logged, not reported to
     the client, whose push did succeed.  ``before_commit(updates)`` runs after the pack
     is stored and before the refs move (tests use it to simulate a crash).
+    ``commit_refs(updates)`` moves the refs instead of ``repo.refs.commit_updates``, all
+    or nothing, raising StaleRefs / RefUpdateFailed / TooManyRefUpdates as that does.
     """
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
     handler = _ReceivePack(_Backend(repo), [b"/"], proto, stateless_rpc=True,
-                           before_commit=before_commit, check_update=check_update)
+                           before_commit=before_commit, check_update=check_update,
+                           commit_refs=commit_refs)
     _run(handler)
     if handler.committed and on_updated is not None:
         try:

@@ -8,15 +8,15 @@ from __future__ import annotations
 import re
 import time
 
-from chalicelib.services import events
-from chalicelib.services.errors import (AlreadyExists, InvalidInput, NotFoundError,
-                                        PermissionDenied)
+from chalicelib import events
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               PermissionDenied)
 from chalicelib.services.passwords import hash_password, verify_password
 from chalicelib.services.permissions import can_see
 from chalicelib.settings import get_settings
 from chalicelib.store import accounts as store
-from chalicelib.store import ids
-from chalicelib.store.table import Account, keys
+from chalicelib.store import ids, unit_of_work
+from chalicelib.store.accounts import Account
 
 VISIBILITIES = ("public", "limited", "private")
 MAX_NAME_LENGTH = 40
@@ -95,14 +95,24 @@ def optional(data: dict, name: str, kind: type):
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list"}
 
 
+def actor_of_event(actor: Account | None) -> dict:
+    """The ``actor_id``/``actor`` fields of an event raised by ``actor`` (None: the
+    operator, through the CLI or a bootstrap)."""
+    return {"actor_id": int(actor.id) if actor is not None else None,
+            "actor": events.snapshot(store.stored_values(actor))}
+
+
 def create_user(actor: Account | None, data: dict, *, is_admin: bool = False) -> Account:
     """adminCreateUser: ``data`` is a CreateUserOption."""
     _require_site_admin(actor)
-    return create_account(data, is_admin=is_admin, actor_id=actor.id)
+    return create_account(data, is_admin=is_admin, actor=actor)
 
 
-def create_account(data: dict, *, is_admin: bool, actor_id: int | None) -> Account:
-    """Create a user from a CreateUserOption without a permission check (operator use)."""
+def create_account(data: dict, *, is_admin: bool, actor: Account | None = None) -> Account:
+    """Create a user from a CreateUserOption without a permission check (operator use).
+
+    One transaction: the account, its name and e-mail claims and the event; a taken
+    name or e-mail fails the claim (no read beforehand)."""
     username = validate_name(optional(data, "username", str) or "")
     email = validate_email(optional(data, "email", str) or "")
     source_id = optional(data, "source_id", int) or 0
@@ -111,33 +121,30 @@ def create_account(data: dict, *, is_admin: bool, actor_id: int | None) -> Accou
         _check_password(password)
     visibility = validate_visibility(optional(data, "visibility", str) or "public")
     created_at = optional(data, "created_at", str)
-    created = _parse_time(created_at) if created_at else now()
-    account = Account(
-        *keys.account(0),  # replaced below once the id is allocated
-        id=0, account_type="user", login=username, lower_name=username.lower(), email=email,
+    settings = get_settings()
+    fields = dict(
+        email=email, created=_parse_time(created_at) if created_at else now(),
         full_name=optional(data, "full_name", str) or "",
         login_name=optional(data, "login_name", str) or username,
         source_id=source_id,
-        password_hash=hash_password(password, get_settings().security.PASSWORD_HASH_COST)
+        password_hash=hash_password(password, settings.security.PASSWORD_HASH_COST)
         if password else "",
         is_admin=is_admin, restricted=bool(optional(data, "restricted", bool)),
         must_change_password=bool(optional(data, "must_change_password", bool)),
-        keep_email_private=get_settings().service.DEFAULT_KEEP_EMAIL_PRIVATE,
-        visibility=visibility, created=created, updated=created,
-        gsi1pk=keys.login_gsi(username.lower())[0], gsi1sk=keys.login_gsi(username.lower())[1],
+        keep_email_private=settings.service.DEFAULT_KEEP_EMAIL_PRIVATE,
+        visibility=visibility,
     )
-    # Fail fast on a taken name before spending an id; the transaction still decides.
-    if store.name_taken(username):
-        raise InvalidInput(f"user already exists [name: {username}]")
-    account.id = ids.next_id("account")
-    account.pk, account.sk = keys.account(account.id)
+    account = store.new_account(ids.next_id("account"), username, account_type="user",
+                                **fields)
     try:
-        store.create(account)
-    except AlreadyExists as exc:
-        if str(exc) == "email":
+        with unit_of_work.writing() as uow:
+            store.stage_create(account)
+            uow.raise_event(events.UserCreated(**actor_of_event(actor), user_id=int(account.id),
+                                               login=username))
+    except ConditionFailed as exc:
+        if exc.label == store.EMAIL_TAKEN:
             raise InvalidInput(f"e-mail already in use [email: {email}]") from None
         raise InvalidInput(f"user already exists [name: {username}]") from None
-    events.publish(events.UserCreated(actor_id=actor_id, user_id=account.id, login=username))
     return account
 
 
@@ -155,8 +162,17 @@ def ensure_admin(username: str, password: str, email: str) -> bool:
     if store.name_taken(username):
         return False
     create_account({"username": username, "password": password, "email": email},
-            is_admin=True, actor_id=None)
+                   is_admin=True)
     return True
+
+
+def account_key(account_id: int) -> tuple[str, str]:
+    """The table key of an account (for a request's batched preload)."""
+    return store.account_key(account_id)
+
+
+def account_by_id(account_id: int) -> Account | None:
+    return store.get_by_id(account_id)
 
 
 def get_user(name: str, actor: Account | None = None) -> Account:
@@ -223,21 +239,32 @@ def edit_user(actor: Account | None, name: str, data: dict) -> Account:
         return account
     account.updated = now()
     try:
-        store.save_changes(account, old_email=old_email if "email" in changed else None)
-    except AlreadyExists:
-        raise InvalidInput(f"e-mail already in use [email: {account.email}]") from None
-    events.publish(events.UserEdited(actor_id=actor.id, user_id=account.id, changed=tuple(changed)))
+        with unit_of_work.writing() as uow:
+            store.stage_save(account, old_email=old_email if "email" in changed else None)
+            uow.raise_event(events.UserEdited(**actor_of_event(actor), user_id=int(account.id),
+                                              changed=tuple(changed)))
+    except ConditionFailed as exc:
+        if exc.label == store.EMAIL_TAKEN:
+            raise InvalidInput(f"e-mail already in use [email: {account.email}]") from None
+        raise ConflictError("the account changed while it was being edited") from None
     return account
 
 
 def delete_user(actor: Account | None, name: str) -> None:
-    """adminDeleteUser: refused (422) while the user still owns repositories."""
+    """adminDeleteUser: refused (422) while the user still owns repositories.  One
+    commit removes the account, its claims, tokens and keys (see
+    ``store.accounts.stage_delete`` for a partition past the transaction limit)."""
     _require_site_admin(actor)
     account = get_user(name)
     if account.num_repos:
         raise InvalidInput(f"user still has ownership of repositories [uid: {account.id}]")
-    store.delete(account)
-    events.publish(events.UserDeleted(actor_id=actor.id, user_id=account.id, login=account.login))
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_delete(account)
+            uow.raise_event(events.UserDeleted(**actor_of_event(actor), user_id=int(account.id),
+                                               login=account.login))
+    except ConditionFailed:
+        raise ConflictError("the account changed while it was being deleted") from None
 
 
 def check_password_login(name: str, password: str) -> Account | None:

@@ -1,62 +1,26 @@
 """Users' GPG public keys: ``GET/POST /user/gpg_keys``, ``GET/DELETE /user/gpg_keys/{id}``,
 ``GET /users/{u}/gpg_keys``, and the look-ups commit verification needs.
 
-Items (single table, this module's own models):
-- ``A#<user>`` / ``GPGKEY#<id>``: the key (primary key id, subkeys, e-mails, flags, armor);
-- ``GPGKEYID#<KEYID>`` / ``GPGKEY``: one per primary key and subkey id, naming the key
-  item, so a signature's issuer id finds its key with one read (batched per request).
-
-PGPy is imported inside the functions that parse keys, never at module import.
+The items (a key, and one link per primary and subkey id so a signature's issuer id
+finds its key with one read) are ``chalicelib.store.gpg_keys``'s.  PGPy is imported
+inside the functions that parse keys, never at module import.
 """
 from __future__ import annotations
 
 import base64
-import json
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.transactions import TransactWrite
+from chalicelib import events
+from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.services.accounts import actor_of_event, get_user
+from chalicelib.store import gpg_keys as store
+from chalicelib.store import ids, unit_of_work
+from chalicelib.store.gpg_keys import GPGKeyItem
 
-from chalicelib.services.accounts import get_user
-from chalicelib.services.errors import AlreadyExists, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.store import ids, session
-from chalicelib.store.accounts import partition
-from chalicelib.store.table import Account, Item, connection, keys
-from chalicelib.store.transact import put_new
-
-KEY_PREFIX = "GPGKEY#"
-
-
-class GPGKeyItem(Item, discriminator="gpgkey"):
-    id = NumberAttribute()
-    user_id = NumberAttribute()
-    key_id = UnicodeAttribute()                 # 16 upper-case hex characters
-    content = UnicodeAttribute()                # the armored public key as uploaded
-    public_key = UnicodeAttribute(default="")   # base64 of the binary public key
-    emails = UnicodeAttribute(default="[]")     # JSON [email] matched to the owner
-    can_sign = BooleanAttribute(default=False)
-    can_encrypt_comms = BooleanAttribute(default=False)
-    can_encrypt_storage = BooleanAttribute(default=False)
-    can_certify = BooleanAttribute(default=False)
-    verified = BooleanAttribute(default=False)
-    subkeys = UnicodeAttribute(default="[]")    # JSON [{key_id, flags..., created, expires}]
-    created = NumberAttribute()
-    expires = NumberAttribute(default=0)
-
-
-class GPGKeyIdLink(Item, discriminator="gpgkeyid"):
-    """``GPGKEYID#<KEYID>``: which user's key item holds this (sub)key id."""
-    owner_id = NumberAttribute()
-    key_sk = UnicodeAttribute()
-
-
-def item_key(user_id: int, key_id: int) -> tuple[str, str]:
-    return keys.account(user_id)[0], f"{KEY_PREFIX}{key_id:015d}"
-
-
-def id_link_key(key_id: str) -> tuple[str, str]:
-    return f"GPGKEYID#{key_id.upper()}", "GPGKEY"
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
 
 
 @dataclass(frozen=True)
@@ -128,23 +92,25 @@ def add_key(actor: Account | None, data: dict) -> GPGKeyItem:
     matched = [e for e in parsed.emails if e in user_emails(actor)]
     if not matched:
         raise NotFoundError("none of the emails attached to the GPG key could be found")
-    key_id = ids.next_id("gpg_key")
-    item = GPGKeyItem(*item_key(actor.id, key_id), id=key_id, user_id=actor.id,
-                      key_id=parsed.key_id, content=armored.strip(),
-                      public_key=parsed.public_key, emails=json.dumps(matched),
-                      subkeys=json.dumps(list(parsed.subkeys)), created=parsed.created,
-                      expires=parsed.expires, verified=False, **parsed.flags)
-    links = [("key", GPGKeyIdLink(*id_link_key(k), owner_id=actor.id, key_sk=item.sk))
-             for k in [parsed.key_id, *(s["key_id"] for s in parsed.subkeys)]]
+    item = store.new_key(user_id=int(actor.id), item_id=ids.next_id("gpg_key"),
+                         key_id=parsed.key_id, content=armored.strip(),
+                         public_key=parsed.public_key, emails=matched,
+                         subkeys=list(parsed.subkeys), flags=parsed.flags,
+                         created=parsed.created, expires=parsed.expires)
     try:
-        put_new(*links, ("record", item))
-    except AlreadyExists:
-        raise InvalidInput("A key with the same id already exists") from None
+        with unit_of_work.writing() as uow:
+            store.stage_add(item)
+            uow.raise_event(events.GpgKeyAdded(**actor_of_event(actor), user_id=int(actor.id),
+                                               key_id=int(item.id)))
+    except ConditionFailed as exc:
+        if exc.label == store.KEY_ID_TAKEN:
+            raise InvalidInput("A key with the same id already exists") from None
+        raise
     return item
 
 
 def list_keys(user: Account) -> list[GPGKeyItem]:
-    return list(partition(user.id, KEY_PREFIX))
+    return store.list_for_user(user.id)
 
 
 def list_for(actor: Account | None, username: str) -> tuple[list[GPGKeyItem], Account]:
@@ -152,8 +118,15 @@ def list_for(actor: Account | None, username: str) -> tuple[list[GPGKeyItem], Ac
     return list_keys(user), user
 
 
+def preload_keys(user_id: int | None, key_id: str) -> list[tuple[str, str]]:
+    """The table key of the caller's GPG key ``key_id`` (for the request's second read)."""
+    if user_id is None or not key_id.isdigit():
+        return []
+    return [store.item_key(user_id, int(key_id))]
+
+
 def get_key(user: Account, key_id: int) -> GPGKeyItem:
-    found = session.get(GPGKeyItem, item_key(user.id, key_id))
+    found = store.get(user.id, key_id)
     if found is None:
         raise NotFoundError(f"public key does not exist [id: {key_id}]")
     return found
@@ -161,31 +134,16 @@ def get_key(user: Account, key_id: int) -> GPGKeyItem:
 
 def delete_key(actor: Account, key_id: int) -> None:
     item = get_key(actor, key_id)
-    with TransactWrite(connection=connection()) as tx:
-        tx.delete(item)
-        for kid in [item.key_id, *(s["key_id"] for s in json.loads(item.subkeys))]:
-            tx.delete(GPGKeyIdLink(*id_link_key(kid)))
+    with unit_of_work.writing() as uow:
+        store.stage_delete(item)
+        uow.raise_event(events.GpgKeyDeleted(**actor_of_event(actor), user_id=int(actor.id),
+                                             key_id=int(item.id)))
 
 
 def has_keys(user: Account) -> bool:
-    return next(iter(Item.query(keys.account(user.id)[0], Item.sk.startswith(KEY_PREFIX),
-                                limit=1)), None) is not None
+    return store.has_keys(user.id)
 
 
-def keys_by_ids(key_ids) -> dict[str, GPGKeyItem]:
+def keys_by_ids(key_ids: Iterable[str]) -> dict[str, GPGKeyItem]:
     """Key items for signature issuer ids: two batched reads for any number of ids."""
-    wanted = {k.upper() for k in key_ids if k}
-    if not wanted:
-        return {}
-    session.prefetch(id_link_key(k) for k in wanted)
-    links = {k: session.get(GPGKeyIdLink, id_link_key(k)) for k in wanted}
-    session.prefetch((keys.account(int(link.owner_id))[0], link.key_sk)
-                     for link in links.values() if link)
-    found = {}
-    for kid, link in links.items():
-        if link is None:
-            continue
-        item = session.get(GPGKeyItem, (keys.account(int(link.owner_id))[0], link.key_sk))
-        if item is not None:
-            found[kid] = item
-    return found
+    return store.keys_by_ids(key_ids)

@@ -13,6 +13,9 @@ repository and of its owner want an event.  The rules follow Forgejo
 * ``branch_filter`` is a gobwas/glob pattern without separators (``*`` crosses ``/``);
   empty or ``*`` lets every branch through.
 * The secret is write-only; ``authorization_header`` is read back in clear, as Forgejo does.
+
+Creating, editing and deleting a hook are each one unit-of-work commit with a
+``HookChanged`` event.
 """
 from __future__ import annotations
 
@@ -21,16 +24,21 @@ import json
 import re
 import time
 from dataclasses import dataclass
+from typing import Callable, TYPE_CHECKING
 
-from pynamodb.exceptions import PutError
-
+from chalicelib import events
+from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
+                               PermissionDenied)
 from chalicelib.services import netguard
 from chalicelib.services.accounts import go_field, optional
-from chalicelib.services.errors import BadInput, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.services.permissions import can_see, is_org, is_org_owner
 from chalicelib.store import accounts as account_store
-from chalicelib.store import ids, session
-from chalicelib.store.table import Account, Hook, Item, Repo, keys
+from chalicelib.store import hooks as store
+from chalicelib.store import ids, unit_of_work
+
+if TYPE_CHECKING:
+    from chalicelib.store.access import Account, Repo
+    from chalicelib.store.hooks import Hook
 
 HOOK_TYPES = ("forgejo", "gitea", "gogs", "slack", "discord", "dingtalk", "telegram",
               "msteams", "feishu", "matrix", "wechatwork", "packagist", "sourcehut_builds")
@@ -107,13 +115,9 @@ class Scope:
     kind: str        # "repo" | "org", as Hook.owner_kind
     owner_id: int
 
-    def key(self, hook_id: int) -> tuple[str, str]:
-        make = keys.repo_hook if self.kind == "repo" else keys.org_hook
-        return make(self.owner_id, hook_id)
-
 
 def repo_scope(view) -> Scope:
-    """The hooks of a repository the caller sees (``services.repos.RepoView``): repo
+    """The hooks of a repository the caller sees (``repo_views.RepoView``): repo
     admins and site admins only."""
     if not view.is_admin:
         raise PermissionDenied("user should be an owner or a collaborator with admin write "
@@ -134,18 +138,13 @@ def org_scope(actor: Account | None, name: str) -> Scope:
 
 # --- reading -------------------------------------------------------------------------
 
-def _partition_hooks(pk: str) -> list[Hook]:
-    # Consistent: a client that lists (or a push that fires) right after a create must
-    # see the new hook.  Zero-padded ids keep the order of creation.
-    return list(Item.query(pk, Item.sk.startswith(keys.HOOK_PREFIX), consistent_read=True))
-
-
 def list_hooks(scope: Scope) -> list[Hook]:
-    return _partition_hooks(scope.key(0)[0])
+    """In id order; a hook just created is listed."""
+    return store.hooks_of(scope.kind, scope.owner_id)
 
 
 def get_hook(scope: Scope, hook_id: int) -> Hook:
-    hook = session.get(Hook, scope.key(hook_id))
+    hook = store.get(scope.kind, scope.owner_id, hook_id)
     if hook is None:
         raise NotFoundError(f"webhook does not exist [id: {hook_id}]")
     return hook
@@ -188,8 +187,7 @@ def matching_hooks(repo: Repo, owner: Account, event: str,
     """
     if event not in _FLAG_OF_EVENT:
         raise ValueError(f"unknown webhook event type {event!r}")
-    found = (_partition_hooks(keys.repo_hook(int(repo.id), 0)[0])
-             + _partition_hooks(keys.org_hook(int(owner.id), 0)[0]))
+    found = store.hooks_of("repo", int(repo.id)) + store.hooks_of("org", int(owner.id))
     return [h for h in found
             if h.active and wants(h, event)
             and (branch is None or branch_matches(h.branch_filter, branch))]
@@ -342,7 +340,13 @@ def _slack_meta(config: dict[str, str]) -> str:
 
 # --- writing -------------------------------------------------------------------------
 
-def create_hook(scope: Scope, data: dict) -> Hook:
+def _changed(actor: Account, scope: Scope, hook: Hook, action: str) -> events.HookChanged:
+    return events.HookChanged(actor_id=int(actor.id), actor=events.snapshot(actor),
+                              owner_kind=scope.kind, owner_id=scope.owner_id,
+                              hook_id=int(hook.id), action=action, hook=events.snapshot(hook))
+
+
+def create_hook(actor: Account, scope: Scope, data: dict) -> Hook:
     """repoCreateHook / orgCreateHook: ``data`` is a CreateHookOption.  Checks run in
     Forgejo's order (binding, then checkCreateHookOption, then the slack channel)."""
     hook_type = optional(data, "type", str)
@@ -370,19 +374,19 @@ def create_hook(scope: Scope, data: dict) -> Hook:
         extra = _slack_meta(config)
     hook_id = ids.next_id("hook")
     created = now()
-    hook = Hook(*scope.key(hook_id), id=hook_id, owner_kind=scope.kind,
-                owner_id=scope.owner_id, hook_type=hook_type, url=url,
-                content_type=content_type, secret=config.get("secret", ""),
-                http_method="POST",   # the API always makes POST hooks
-                events=flags, push_only=False, choose_events=True,
-                branch_filter=branch_filter, authorization_header=authorization,
-                config=extra, active=active, created=created, updated=created)
-    hook.save(condition=Hook.pk.does_not_exist())
-    session.remember(scope.key(hook_id), hook)
+    hook = store.new(scope.kind, scope.owner_id, hook_id, hook_type=hook_type, url=url,
+                     content_type=content_type, secret=config.get("secret", ""),
+                     http_method="POST",   # the API always makes POST hooks
+                     events=flags, push_only=False, choose_events=True,
+                     branch_filter=branch_filter, authorization_header=authorization,
+                     config=extra, active=active, created=created, updated=created)
+    with unit_of_work.writing() as uow:
+        store.stage_create(hook)
+        uow.raise_event(_changed(actor, scope, hook, "created"))
     return hook
 
 
-def edit_hook(scope: Scope, hook_id: int, data: dict) -> Hook:
+def edit_hook(actor: Account, scope: Scope, hook_id: int, data: dict) -> Hook:
     """repoEditHook / orgEditHook: ``data`` is an EditHookOption."""
     hook = get_hook(scope, hook_id)
     config = _string_map(data, "config") or {}
@@ -404,18 +408,24 @@ def edit_hook(scope: Scope, hook_id: int, data: dict) -> Hook:
     if active is not None:
         hook.active = active
     hook.updated = now()
-    try:
-        # Only while it still exists: an edit racing a delete must not bring it back.
-        hook.save(condition=Hook.pk.exists())
-    except PutError as exc:
-        if getattr(exc, "cause_response_code", "") == "ConditionalCheckFailedException":
-            session.forget(scope.key(hook_id))
-            raise NotFoundError(f"webhook does not exist [id: {hook_id}]") from None
-        raise
+    _write_hook(actor, scope, hook, "edited", store.stage_save)
     return hook
 
 
-def delete_hook(scope: Scope, hook_id: int) -> None:
-    hook = get_hook(scope, hook_id)
-    hook.delete()
-    session.forget(scope.key(hook_id))
+def delete_hook(actor: Account, scope: Scope, hook_id: int) -> None:
+    _write_hook(actor, scope, get_hook(scope, hook_id), "deleted", store.stage_delete)
+
+
+def _write_hook(actor: Account, scope: Scope, hook: Hook, action: str,
+                stage: Callable[[Hook], None]) -> None:
+    """Edit or delete a stored hook with its event; 404 if it was deleted meanwhile."""
+    try:
+        with unit_of_work.writing() as uow:
+            stage(hook)
+            uow.raise_event(_changed(actor, scope, hook, action))
+    except ConditionFailed as failed:
+        if failed.label != store.HOOK:
+            raise
+        # The cached copy (perhaps changed by the caller) must not be served again.
+        unit_of_work.forget(store.hook_key(scope.kind, scope.owner_id, int(hook.id)))
+        raise NotFoundError(f"webhook does not exist [id: {hook.id}]") from None

@@ -1,27 +1,26 @@
 """Comments and tracked times of issues.
 
-A comment is written in one transaction with its id lookup item, its issue's
-``num_comments`` (and ``version``) and the tracker's repository-wide count; deleting
-one reverses all of it.  Editing or deleting a comment takes its author or a repository
-admin (403 otherwise).  Time may be tracked by writers, the issue's author and its
-assignees (Forgejo's ``CanUseTimetracker``); others get 403.
+A comment is committed with its id lookup item, its issue's ``num_comments`` (and
+``version``), the tracker's repository-wide count and its ``IssueCommentChanged`` event;
+deleting one reverses all of it.  Editing or deleting a comment takes its author or a
+repository admin (403 otherwise).  Time may be tracked by writers, the issue's author
+and its assignees (Forgejo's ``CanUseTimetracker``); others get 403.  Lists come in
+creation order.
 """
 from __future__ import annotations
 
-from chalicelib.services import accounts, events
-from chalicelib.services.errors import BadInput, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.services.issues import Ctx, get_issue, now, parse_time, snapshot
-from chalicelib.store import ids, session
+from chalicelib import events
+from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
+                               PermissionDenied)
+from chalicelib.services import accounts
+from chalicelib.services.issue_context import Ctx, now, parse_time, snapshot
+from chalicelib.services.issues import get_issue
+from chalicelib.store import issue_comments as comment_store
+from chalicelib.store import issue_tracker as tracker_store
 from chalicelib.store import issues as store
-from chalicelib.store.issues import Comment, CommentRef, Issue, IssueTracker, TrackedTime
-
-
-def _publish(ctx: Ctx, issue_number: int, issue_id: int, is_pull: bool, comment_id: int,
-             action: str, before: str = "") -> None:
-    events.publish(events.IssueCommentChanged(
-        actor_id=ctx.user.id if ctx.user else None, repo_id=ctx.repo_id, issue_id=issue_id,
-        number=issue_number, is_pull=is_pull, comment_id=comment_id, action=action,
-        body_before=before))
+from chalicelib.store import unit_of_work
+from chalicelib.store.issue_tracker import TrackerChange
+from chalicelib.store.issues import Comment, Issue, TrackedTime
 
 
 def _body(data: dict) -> str:
@@ -31,11 +30,43 @@ def _body(data: dict) -> str:
     return body
 
 
-def _issue_counter(ctx: Ctx, number: int, delta: int) -> tuple:
-    return ("issue", "update", (Issue(*store.ikeys.issue(ctx.repo_id, number)),),
-            {"actions": [Issue.num_comments.add(delta), Issue.version.add(1),
-                         Issue.updated.set(now())],
-             "condition": Issue.pk.exists()})
+def _comment_event(ctx: Ctx, issue: Issue | None, comment: dict, action: str,
+                   before: str = "") -> events.IssueCommentChanged:
+    return events.IssueCommentChanged(
+        **ctx.event_fields(), issue_id=int(comment["issue_id"]),
+        number=int(comment["issue_number"]), is_pull=bool(issue is not None and issue.is_pull),
+        comment_id=int(comment["id"]), action=action, body_before=before, comment=comment,
+        issue=events.snapshot(issue))
+
+
+def _with_comments(issue: Issue | None, delta: int, updated: int) -> Issue | None:
+    """The issue as a comment write leaves it (what the unit stages as ADDs)."""
+    if issue is None:
+        return None
+    after = store.copy_issue(issue)
+    after.num_comments = int(issue.num_comments) + delta
+    after.version = int(issue.version) + 1
+    after.updated = updated
+    return after
+
+
+def _commit_comment(ctx: Ctx, delta: int, stage, event: events.IssueCommentChanged,
+                    missing: str) -> None:
+    """Commit a comment write that moves the comment counts by ``delta`` (0: none);
+    a failed condition means the comment or its issue is gone (404 ``missing``), or the
+    whole repository."""
+    tracker = ctx.tracker()
+    change = TrackerChange(comments=delta)
+    try:
+        with unit_of_work.writing() as uow:
+            stage()
+            tracker_store.stage(ctx.repo_id, change)
+            uow.raise_event(event)
+    except ConditionFailed as failed:
+        if failed.label == "tracker":
+            raise NotFoundError("repository does not exist") from None
+        raise NotFoundError(missing) from None
+    ctx.wrote(tracker, change)
 
 
 def create_comment(ctx: Ctx, number: int, data: dict) -> tuple[Comment, Issue]:
@@ -43,28 +74,13 @@ def create_comment(ctx: Ctx, number: int, data: dict) -> tuple[Comment, Issue]:
     body = _body(data)
     if issue.is_locked and not ctx.can_write_for(issue):
         raise PermissionDenied("this issue is locked")
-    comment_id = ids.next_id("comment")
-    created = now()
-    comment = Comment(*store.ikeys.comment(ctx.repo_id, number, comment_id), id=comment_id,
-                      repo_id=ctx.repo_id, issue_number=number, issue_id=int(issue.id),
-                      poster_id=ctx.user.id, poster=store.dumps(snapshot(ctx.user)), body=body,
-                      created=created, updated=created,
-                      gsi1pk=store.ikeys.repo_comments(ctx.repo_id), gsi1sk=f"{comment_id:015d}")
-    ref = CommentRef(*store.ikeys.comment_ref(ctx.repo_id, comment_id), issue_number=number)
-    failed = store.commit(
-        ("comment", "save", (comment,), {"condition": Comment.pk.does_not_exist()}),
-        ("ref", "save", (ref,), {}),
-        _issue_counter(ctx, number, +1),
-        store.tracker_update(ctx.repo_id, [IssueTracker.num_comments.add(1)]))
-    session.forget(store.ikeys.issue(ctx.repo_id, number))
-    session.forget(store.ikeys.tracker(ctx.repo_id))
-    if failed == "issue":
-        raise NotFoundError(f"issue does not exist [index: {number}]")
-    if failed is not None:  # pragma: no cover
-        raise NotFoundError("repository does not exist")
-    issue.num_comments = int(issue.num_comments) + 1
-    _publish(ctx, number, int(issue.id), bool(issue.is_pull), comment_id, "created")
-    return comment, issue
+    comment = comment_store.new_comment(issue, int(ctx.user.id),
+                                        store.dumps(snapshot(ctx.user)), body)
+    after = _with_comments(issue, +1, int(comment.created))
+    _commit_comment(ctx, +1, lambda: comment_store.stage_create_comment(comment),
+                    _comment_event(ctx, after, events.snapshot(comment), "created"),
+                    f"issue does not exist [index: {number}]")
+    return comment, after
 
 
 def _in_range(comment: Comment, since: int | None, before: int | None) -> bool:
@@ -75,7 +91,8 @@ def _in_range(comment: Comment, since: int | None, before: int | None) -> bool:
 def issue_comments(ctx: Ctx, number: int, since: int | None = None,
                    before: int | None = None) -> list[Comment]:
     get_issue(ctx, number)
-    return [c for c in store.comments_of(ctx.repo_id, number) if _in_range(c, since, before)]
+    return [c for c in comment_store.comments_of(ctx.repo_id, number)
+            if _in_range(c, since, before)]
 
 
 def repo_comments(ctx: Ctx, offset: int, limit: int, since: int | None = None,
@@ -83,18 +100,14 @@ def repo_comments(ctx: Ctx, offset: int, limit: int, since: int | None = None,
     """In creation order.  Without a time filter the total is the tracker's counter and
     the read stops after the page; with one, every comment is read and filtered."""
     if since is None and before is None:
-        found = store.repo_comments(ctx.repo_id, offset + limit)
+        found = comment_store.repo_comments(ctx.repo_id, offset + limit)
         return found[offset:offset + limit], ctx.tracker().num_comments
-    found = [c for c in store.repo_comments(ctx.repo_id) if _in_range(c, since, before)]
+    found = [c for c in comment_store.repo_comments(ctx.repo_id) if _in_range(c, since, before)]
     return found[offset:offset + limit], len(found)
 
 
 def get_comment(ctx: Ctx, comment_id: int) -> Comment:
-    ref = session.get(CommentRef, store.ikeys.comment_ref(ctx.repo_id, comment_id))
-    comment = None
-    if ref is not None:
-        comment = session.get(Comment, store.ikeys.comment(ctx.repo_id, int(ref.issue_number),
-                                                           comment_id))
+    comment = comment_store.get_comment(ctx.repo_id, comment_id)
     if comment is None:
         raise NotFoundError(f"comment does not exist [id: {comment_id}]")
     return comment
@@ -110,31 +123,27 @@ def edit_comment(ctx: Ctx, comment_id: int, data: dict) -> Comment:
     _may_change(ctx, comment)
     body = _body(data)
     before = comment.body
-    if body != before:
-        comment.body, comment.updated = body, now()
-        comment.save(condition=Comment.pk.exists())
-        session.forget((comment.pk, comment.sk))
-        issue = store.get_issue(ctx.repo_id, int(comment.issue_number))
-        _publish(ctx, int(comment.issue_number), int(comment.issue_id),
-                 bool(issue.is_pull) if issue else False, comment_id, "edited", before)
+    if body == before:
+        return comment
+    updated = now()
+    issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
+    edited = {**events.snapshot(comment), "body": body, "updated": updated}
+    _commit_comment(ctx, 0, lambda: comment_store.stage_edit_comment(comment, body, updated),
+                    _comment_event(ctx, issue, edited, "edited", before),
+                    f"comment does not exist [id: {comment_id}]")
+    comment.body, comment.updated = body, updated
     return comment
 
 
 def delete_comment(ctx: Ctx, comment_id: int) -> None:
     comment = get_comment(ctx, comment_id)
     _may_change(ctx, comment)
-    number = int(comment.issue_number)
-    failed = store.commit(
-        ("comment", "delete", (comment,), {"condition": Comment.pk.exists()}),
-        ("ref", "delete", (CommentRef(*store.ikeys.comment_ref(ctx.repo_id, comment_id)),), {}),
-        _issue_counter(ctx, number, -1),
-        store.tracker_update(ctx.repo_id, [IssueTracker.num_comments.add(-1)]))
-    for key in ((comment.pk, comment.sk), store.ikeys.comment_ref(ctx.repo_id, comment_id),
-                store.ikeys.issue(ctx.repo_id, number), store.ikeys.tracker(ctx.repo_id)):
-        session.forget(key)
-    if failed is not None:
-        raise NotFoundError(f"comment does not exist [id: {comment_id}]")
-    _publish(ctx, number, int(comment.issue_id), False, comment_id, "deleted")
+    updated = now()
+    issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
+    _commit_comment(ctx, -1, lambda: comment_store.stage_delete_comment(comment, updated),
+                    _comment_event(ctx, _with_comments(issue, -1, updated),
+                                   events.snapshot(comment), "deleted"),
+                    f"comment does not exist [id: {comment_id}]")
 
 
 # Tracked times ---------------------------------------------------------------------------------
@@ -145,6 +154,14 @@ def can_track(ctx: Ctx, issue: Issue) -> bool:
         return False
     return ctx.can_write_for(issue) or int(issue.poster_id) == int(user.id) or \
         int(user.id) in [int(i) for i in issue.assignee_ids]
+
+
+def _time_event(ctx: Ctx, issue: Issue, action: str, user_id: int,
+                times: list[TrackedTime]) -> events.TrackedTimeChanged:
+    return events.TrackedTimeChanged(
+        **ctx.event_fields(), issue_id=int(issue.id), number=int(issue.number),
+        is_pull=bool(issue.is_pull), action=action, user_id=user_id,
+        times=tuple(events.snapshot(t) for t in times))
 
 
 def add_time(ctx: Ctx, number: int, data: dict) -> tuple[TrackedTime, Issue]:
@@ -163,11 +180,10 @@ def add_time(ctx: Ctx, number: int, data: dict) -> tuple[TrackedTime, Issue]:
             raise PermissionDenied("user is not allowed to add time for another user")
         user = accounts.get_user(name, ctx.user)
     created = parse_time(accounts.optional(data, "created", str), "Created") or now()
-    time_id = ids.next_id("tracked_time")
-    item = TrackedTime(*store.ikeys.tracked_time(ctx.repo_id, number, time_id), id=time_id,
-                       issue_number=number, issue_id=int(issue.id), user_id=user.id,
-                       user_name=user.login, time=seconds, created=created)
-    item.save(condition=TrackedTime.pk.does_not_exist())
+    item = comment_store.new_time(issue, int(user.id), user.login, seconds, created)
+    with unit_of_work.writing() as uow:
+        comment_store.stage_add_time(item)
+        uow.raise_event(_time_event(ctx, issue, "added", int(user.id), [item]))
     return item, issue
 
 
@@ -184,7 +200,7 @@ def list_times(ctx: Ctx, number: int, user_name: str = "", since: int | None = N
         if user_id and user_id != int(ctx.user.id):
             raise PermissionDenied("query by user not allowed; not enough rights")
         user_id = int(ctx.user.id)
-    found = [t for t in store.times_of(ctx.repo_id, number)
+    found = [t for t in comment_store.times_of(ctx.repo_id, number)
              if (not user_id or int(t.user_id) == user_id)
              and (since is None or int(t.created) >= since)
              and (before is None or int(t.created) <= before)]
@@ -192,23 +208,31 @@ def list_times(ctx: Ctx, number: int, user_name: str = "", since: int | None = N
 
 
 def reset_time(ctx: Ctx, number: int) -> None:
-    """issueResetTime: removes the caller's own time on the issue."""
+    """issueResetTime: removes the caller's own time on the issue (one event for all)."""
     issue = get_issue(ctx, number)
     if not can_track(ctx, issue):
         raise PermissionDenied("user is not allowed to delete time")
-    store.delete_items(t for t in store.times_of(ctx.repo_id, number)
-                       if int(t.user_id) == int(ctx.user.id))
+    user_id = int(ctx.user.id)
+    mine = [t for t in comment_store.times_of(ctx.repo_id, number) if int(t.user_id) == user_id]
+    if not mine:
+        return
+    with unit_of_work.writing() as uow:
+        store.stage_delete_items(mine, label="time")
+        uow.raise_event(_time_event(ctx, issue, "reset", user_id, mine))
 
 
 def delete_time(ctx: Ctx, number: int, time_id: int) -> None:
     issue = get_issue(ctx, number)
     if not can_track(ctx, issue):
         raise PermissionDenied("user is not allowed to delete time")
-    item = session.get(TrackedTime, store.ikeys.tracked_time(ctx.repo_id, number, time_id),
-                       consistent=True)
+    item = comment_store.get_time(ctx.repo_id, number, time_id)
     if item is None:
         raise NotFoundError(f"tracked time does not exist [id: {time_id}]")
     if not ctx.user.is_admin and int(item.user_id) != int(ctx.user.id):
         raise PermissionDenied("user is not allowed to delete time of another user")
-    item.delete()
-    session.forget((item.pk, item.sk))
+    try:
+        with unit_of_work.writing() as uow:
+            comment_store.stage_delete_time(item)
+            uow.raise_event(_time_event(ctx, issue, "deleted", int(item.user_id), [item]))
+    except ConditionFailed:
+        raise NotFoundError(f"tracked time does not exist [id: {time_id}]") from None

@@ -3,6 +3,14 @@
 Outbound connections go only where ``netguard`` allows, to the address it checked
 (no second DNS lookup, so a name cannot be re-pointed at an internal address between
 check and connect), and never follow redirects.
+
+A migration fetches first, into the new repository's own object pool, and then writes
+the repository with its refs, branch records and mirror schedule in one unit of work
+with ``RepositoryMigrated`` (refs beyond one transaction go first, in chunks; the
+repository record comes last), so the repository appears complete or not at all, and a
+failure discards what was fetched.  A mirror sync moves refs like a push (``pushes``:
+push events per ref) and ends with the schedule and ``RepositoryMirrorSynced`` in the
+same write as its last refs.
 """
 from __future__ import annotations
 
@@ -11,20 +19,31 @@ import logging
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chalicelib.services import accounts, events, netguard, pushes, repos
-from chalicelib.services.errors import BadInput, InvalidInput, PermissionDenied
+from chalicelib import events
+from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
+                               PermissionDenied)
+from chalicelib.gitstore import refdb
+from chalicelib.services import accounts, netguard, pushes, repo_lifecycle
+from chalicelib.services.permissions import Access, can_create_in
+from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import accounts as account_store
+from chalicelib.store import mirrors as mirror_store
 from chalicelib.store import repos as repo_store
-from chalicelib.store.table import Item, MirrorDue, Repo, keys
+from chalicelib.store import unit_of_work
+
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
+    from chalicelib.store.repos import Repo
 
 log = logging.getLogger("nimbus.migrations")
 DEFAULT_INTERVAL = 8 * 3600
 MIN_INTERVAL = 10 * 60
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns)")
 _UNITS = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-# A ref transaction holds at most 100 writes; larger mirrors are applied in chunks.
-REF_CHUNK = 90
+# A ref transaction holds at most 100 refs; larger mirrors are applied in chunks.
+REF_CHUNK = refdb.MAX_REF_UPDATES
 WANTED_PREFIXES = (b"refs/heads/", b"refs/tags/")
 
 
@@ -118,70 +137,92 @@ def _fetch(remote: Remote, git):
         raise InvalidInput(f"Migration failed: {text}.") from None
 
 
-def _mirror_refs(repo: Repo, git, result, *, actor_id: int | None) -> None:
-    """Make our branches and tags equal the remote's (pruning what it deleted)."""
-    from chalicelib.services.pushes import ZERO
-
+def _remote_changes(git, result) -> tuple[list[pushes.Update], str | None]:
+    """The ref changes that make our branches and tags equal the remote's (pruning what
+    it deleted), and the remote's default branch (None if unknown)."""
     remote = {ref: sha for ref, sha in result.refs.items()
               if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}") and sha}
     local = {ref: sha for ref, sha in git.get_refs().items() if ref.startswith(WANTED_PREFIXES)}
-    updates = [(ref, local.get(ref, ZERO.encode()), sha) for ref, sha in remote.items()
+    zero = pushes.ZERO.encode()
+    updates = [(ref, local.get(ref, zero), sha) for ref, sha in remote.items()
                if local.get(ref) != sha]
-    updates += [(ref, sha, ZERO.encode()) for ref, sha in local.items() if ref not in remote]
-    for start in range(0, len(updates), REF_CHUNK):
-        chunk = updates[start:start + REF_CHUNK]
-        git.refs.commit_updates(chunk)
-        pushes.after_update(repo, git, [tuple(v.decode() for v in u) for u in chunk],
-                            actor_id=actor_id)
+    updates += [(ref, sha, zero) for ref, sha in local.items() if ref not in remote]
     head = (getattr(result, "symrefs", None) or {}).get(b"HEAD")
-    if head and head.startswith(b"refs/heads/") and head in remote:
-        branch = head[len(b"refs/heads/"):].decode()
-        if branch != repo.default_branch:
-            repo.update(actions=[Repo.default_branch.set(branch)])
-            git.refs.set_symbolic_ref(b"HEAD", head)
+    branch = head[len(b"refs/heads/"):].decode() \
+        if head and head.startswith(b"refs/heads/") and head in remote else None
+    return [tuple(v.decode() for v in u) for u in updates], branch
 
 
-def migrate(caller: repos.Caller, data: dict) -> repos.RepoView:
-    """repoMigrate: create the repository and fetch the remote into it."""
+def _chunks(updates: list) -> list[list]:
+    return [updates[i:i + REF_CHUNK] for i in range(0, len(updates), REF_CHUNK)] or [[]]
+
+
+def _stage_head(change: pushes.RefChange, repo: Repo, branch: str) -> None:
+    change.also(1, lambda uow: refdb.stage_symref(uow, repo.id, "HEAD", f"refs/heads/{branch}"))
+
+
+def _stage_schedule(change: pushes.RefChange, repo: Repo, synced_at: float) -> None:
+    """The sync time and the next one, on the record and in the schedule."""
+    due = int(synced_at + repo.mirror_interval) if repo.mirror_interval else 0
+    change.set_repo_fields(mirror_updated=int(synced_at), mirror_next=due)
+    change.also(1, lambda uow: mirror_store.stage_schedule(repo, due))
+
+
+def migrate(caller: Caller, data: dict) -> RepoView:
+    """repoMigrate: fetch the remote into a new repository."""
     from chalicelib.gitstore import repo as gitrepo
 
     opt = accounts.optional
     clone_addr = (opt(data, "clone_addr", str) or "").strip()
     if not clone_addr:
         raise InvalidInput("[CloneAddr]: Required")
-    name = repos.validate_name((opt(data, "repo_name", str) or "").strip())
+    name = repo_lifecycle.validate_name((opt(data, "repo_name", str) or "").strip())
     owner = _owner(caller, data)
     mirror = bool(opt(data, "mirror", bool))
     interval = parse_interval(opt(data, "mirror_interval", str)) if mirror else 0
     url = netguard.check_migration_url(clone_addr)
     token = opt(data, "auth_token", str) or ""
-    remote = Remote(url=url, username=opt(data, "auth_username", str) or ("oauth2" if token else ""),
-                    password=opt(data, "auth_password", str) or token)
-    if not repos.can_create_in(caller.user, owner):
+    username = opt(data, "auth_username", str) or ("oauth2" if token else "")
+    remote = Remote(url=url, username=username, password=opt(data, "auth_password", str) or token)
+    if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not owner of organization.")
-    repo = repos._new_repo(owner, name, description=opt(data, "description", str) or "",
-                           private=bool(opt(data, "private", bool)))
+    if repo_store.get(owner.lower_name, name) is not None:   # before fetching anything
+        raise ConflictError(repo_lifecycle.NAME_TAKEN)
+    repo = repo_lifecycle.new_record(owner, name, description=opt(data, "description", str) or "",
+                                     private=bool(opt(data, "private", bool)))
     repo.original_url = url
     if mirror:
         repo.mirror, repo.mirror_interval = True, interval
         repo.mirror_auth = json.dumps({"u": remote.username, "p": remote.password}) \
             if remote.username or remote.password else ""
-    repos._insert(repo)
+    git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
     try:
-        git = gitrepo.init_repo(int(repo.id), int(repo.pool_id), repo.default_branch)
-        result = _fetch(remote, git)
-        _mirror_refs(repo, git, result, actor_id=caller.user.id)
+        started = time.time()
+        updates, head = _remote_changes(git, _fetch(remote, git))
+        repo.default_branch = head or repo.default_branch
+        chunks = _chunks(updates)
+        for chunk in chunks[:-1]:
+            pushes.commit(pushes.prepare(repo, git, chunk, actor=caller.user, announce=False,
+                                         creates_repo=True))
+        last = pushes.prepare(repo, git, chunks[-1], actor=caller.user, announce=False,
+                              creates_repo=True)
+        _stage_head(last, repo, repo.default_branch)
         if mirror:
-            _schedule(repo, time.time())
-    except BaseException:
-        repos._remove(repo, parent=None)
+            _stage_schedule(last, repo, started)
+        last.also(repo_store.creation_size(fork=False),
+                  lambda uow: repo_lifecycle.stage_creation(repo))
+        last.events.append(events.RepositoryMigrated(**last.event_fields(caller.user),
+                                                     mirror=mirror))
+        pushes.commit(last)
+    except BaseException as exc:
+        repo_lifecycle.discard_git_side(repo, pool_too=True)
+        if isinstance(exc, ConditionFailed):
+            raise repo_lifecycle.creation_error(exc) from None
         raise
-    fresh = repo_store.get(owner.lower_name, repo.lower_name) or repo
-    events.publish(events.RepositoryCreated(actor_id=caller.user.id, repo_id=repo.id))
-    return repos.RepoView(fresh, owner, repos.Access.OWNER)
+    return RepoView(repo, owner, Access.OWNER)
 
 
-def _owner(caller: repos.Caller, data: dict):
+def _owner(caller: Caller, data: dict) -> Account:
     opt = accounts.optional
     if caller.user is None:
         raise PermissionDenied("token is required")
@@ -194,14 +235,7 @@ def _owner(caller: repos.Caller, data: dict):
     return owner
 
 
-def _schedule(repo: Repo, synced_at: float) -> None:
-    """Record when the mirror was synced and when it is due next."""
-    due = int(synced_at + repo.mirror_interval) if repo.mirror_interval else 0
-    repo.update(actions=[Repo.mirror_updated.set(int(synced_at)), Repo.mirror_next.set(due)])
-    MirrorDue(*keys.mirror_due(int(repo.id)), repo_pk=repo.pk, due=due).save()
-
-
-def sync(repo: Repo, *, actor_id: int | None = None) -> None:
+def sync(repo: Repo, *, actor: Account | None = None) -> None:
     """Fetch the mirror's remote and bring branches and tags in line (repoMirrorSync)."""
     from chalicelib.gitstore import repo as gitrepo
 
@@ -211,41 +245,53 @@ def sync(repo: Repo, *, actor_id: int | None = None) -> None:
     remote = Remote(repo.original_url, auth.get("u", ""), auth.get("p", ""))
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
     started = time.time()
-    result = _fetch(remote, git)
-    _mirror_refs(repo, git, result, actor_id=actor_id)
-    _schedule(repo, started)
+    updates, head = _remote_changes(git, _fetch(remote, git))
+    chunks = _chunks(updates)
+    for chunk in chunks[:-1]:
+        pushes.commit(pushes.prepare(repo, git, chunk, actor=actor))
+    last = pushes.prepare(repo, git, chunks[-1], actor=actor)
+    if head and head != repo.default_branch:
+        last.set_repo_fields(default_branch=head)
+        _stage_head(last, repo, head)
+    _stage_schedule(last, repo, started)
+    last.events.append(events.RepositoryMirrorSynced(**last.event_fields(actor)))
+    pushes.commit(last)
 
 
-def sync_requested(caller: repos.Caller, view: repos.RepoView) -> None:
+def sync_requested(caller: Caller, view: RepoView) -> None:
     if not view.can_write:
         raise PermissionDenied("Must have write access")
     if not view.repo.mirror:
         raise BadInput("Repository is not a mirror")
-    sync(view.repo, actor_id=caller.user.id if caller.user else None)
+    sync(view.repo, actor=caller.user)
 
 
-def due_mirrors(now: float) -> list[Repo]:
-    """Mirrors whose next sync time has passed (one Query of the schedule)."""
-    due = [item for item in Item.query(keys.MIRROR_SCHEDULE)
-           if isinstance(item, MirrorDue) and item.due and item.due <= now]
-    if not due:
-        return []
-    return [r for r in Item.batch_get([(d.repo_pk, "REPO") for d in due]) if isinstance(r, Repo)]
+def _reschedule(repo: Repo, at: float) -> None:
+    """After a failed sync: try again one interval later (bookkeeping, no event)."""
+    due = int(at + repo.mirror_interval) if repo.mirror_interval else 0
+    try:
+        with unit_of_work.writing():
+            repo_store.stage_set(repo, {"mirror_updated": int(at), "mirror_next": due})
+            mirror_store.stage_schedule(repo, due)
+    except ConditionFailed:
+        pass    # deleted meanwhile: its cleanup drops the schedule
 
 
 def sync_due(now: float | None = None) -> int:
     """The scheduled job: sync every due mirror; a failing one waits for its next turn."""
     now = time.time() if now is None else now
     synced = 0
-    for repo in due_mirrors(now):
+    for repo in mirror_store.due_repos(now):
         try:
             sync(repo)
             synced += 1
         except Exception:  # noqa: BLE001 - one broken remote must not stop the rest
             log.exception("mirror sync of repository %s failed", repo.id)
-            _schedule(repo, now)
+            _reschedule(repo, now)
     return synced
 
 
-def forget(repo: Repo) -> None:
-    MirrorDue(*keys.mirror_due(int(repo.id))).delete()
+def unschedule(repo_id: int) -> None:
+    """Drop a pull mirror's sync schedule (the repository was deleted)."""
+    with unit_of_work.writing():
+        mirror_store.stage_unschedule(int(repo_id))

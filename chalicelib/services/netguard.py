@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Union
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from chalicelib.services.errors import InvalidInput
+from chalicelib.errors import InvalidInput
 from chalicelib.settings import Settings, get_settings
 
 IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]

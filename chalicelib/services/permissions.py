@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import json
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
-from chalicelib.store import session
-from chalicelib.store.table import Account, Collaboration, OrgMember, Repo, keys
+from chalicelib.store import access as store
+from chalicelib.store import orgs as org_store
+from chalicelib.store import teams as team_store
+
+if TYPE_CHECKING:
+    from chalicelib.store.access import Account, Collaboration, Repo
+    from chalicelib.store.orgs import OrgMember
 
 CODE_UNIT = "repo.code"
 UNITS = ("repo.code", "repo.issues", "repo.ext_issues", "repo.pulls", "repo.releases",
@@ -40,21 +46,40 @@ class Access(IntEnum):
                 "owner": cls.OWNER}.get((text or "").lower(), cls.NONE)
 
 
+class HasAccess:
+    """What an ``access`` mode allows, for the views that carry one (a repository as one
+    caller sees it, an issue tracker context)."""
+    access: Access
+
+    @property
+    def can_read(self) -> bool:
+        return self.access >= Access.READ
+
+    @property
+    def can_write(self) -> bool:
+        return self.access >= Access.WRITE
+
+    @property
+    def is_admin(self) -> bool:
+        return self.access >= Access.ADMIN
+
+
 def membership(org_id: int, user_id: int) -> OrgMember | None:
-    return session.get(OrgMember, keys.org_member(org_id, user_id))
+    return org_store.get_member(org_id, user_id)
 
 
 def collaboration(repo_id: int, user_id: int) -> Collaboration | None:
-    return session.get(Collaboration, keys.collaboration(repo_id, user_id))
+    return store.collaboration(repo_id, user_id)
 
 
 def access_keys(repo: Repo, user_id: int | None) -> list:
     """What ``repo_access`` will read for this caller: prefetch it in one batch."""
-    found = [keys.account(int(repo.owner_id))]
-    if user_id is not None:
-        found.append(keys.collaboration(int(repo.id), user_id))
-        found.append(keys.org_member(int(repo.owner_id), user_id))
-    return found
+    return store.access_keys(repo, user_id)
+
+
+def prefetch_access(repos: list[Repo], user_id: int | None) -> None:
+    """Read what deciding access to each of ``repos`` needs, in one batch."""
+    store.prefetch_access(repos, user_id)
 
 
 def is_org(account: Account) -> bool:
@@ -143,9 +168,8 @@ def can_create_in(user: Account | None, owner: Account) -> bool:
     grants = team_grants(membership(int(owner.id), int(user.id)))
     if any(permission == Access.OWNER for permission, _, _ in grants.values()):
         return True
-    from chalicelib.store.table import Team
     for team_id in grants:
-        team = session.get(Team, keys.team(int(owner.id), team_id))
+        team = team_store.get_in_org(int(owner.id), team_id)
         if team is not None and team.can_create_org_repo:
             return True
     return False

@@ -6,13 +6,17 @@ import binascii
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chalicelib.services import events
-from chalicelib.services.accounts import get_user, optional
-from chalicelib.services.errors import AlreadyExists, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.store import ids
+from chalicelib import events
+from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.services.accounts import actor_of_event, get_user, optional
+from chalicelib.store import ids, unit_of_work
 from chalicelib.store import public_keys as store
-from chalicelib.store.table import Account, PublicKey, keys
+from chalicelib.store.public_keys import PublicKey
+
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
 
 # Forgejo's default [ssh.minimum_key_sizes]; DSA is refused outright.
 MIN_KEY_BITS = {"ssh-rsa": 3071, "ecdsa-sha2-nistp256": 256, "ecdsa-sha2-nistp384": 384,
@@ -81,33 +85,48 @@ def parse_ssh_key(text: str) -> ParsedKey:
                      fingerprint=f"SHA256:{digest}")
 
 
-def add_key(actor: Account | None, username: str, data: dict) -> tuple[PublicKey, Account]:
-    """adminCreatePublicKey (actor must be a site admin) or the user's own key."""
+def _owner_for(actor: Account | None, username: str) -> Account:
+    """The user whose keys ``actor`` changes: themself, or anyone for a site admin."""
     user = get_user(username, actor)
     if actor is None or (actor.id != user.id and not actor.is_admin):
         raise PermissionDenied("user should be the site admin")
+    return user
+
+
+def add_key(actor: Account | None, username: str, data: dict) -> tuple[PublicKey, Account]:
+    """adminCreatePublicKey (actor must be a site admin) or the user's own key."""
+    user = _owner_for(actor, username)
     title = (optional(data, "title", str) or "").strip()
     if not title:
         raise InvalidInput("[Title]: Required")
     if not optional(data, "key", str):
         raise InvalidInput("[Key]: Required")
     parsed = parse_ssh_key(data["key"])
-    now = int(time.time())
-    key_id = ids.next_id("public_key")
-    key = PublicKey(*keys.public_key(user.id, key_id), id=key_id, user_id=user.id,
-                    title=title, content=parsed.content, fingerprint=parsed.fingerprint,
-                    key_type="user", read_only=bool(optional(data, "read_only", bool)),
-                    created=now, updated=now)
+    key = store.new_key(user_id=int(user.id), key_id=ids.next_id("public_key"), title=title,
+                        content=parsed.content, fingerprint=parsed.fingerprint,
+                        read_only=bool(optional(data, "read_only", bool)),
+                        created=int(time.time()))
     try:
-        store.create(key)
-    except AlreadyExists:
-        raise InvalidInput("Key content has been used as non-deploy key") from None
-    events.publish(events.PublicKeyAdded(actor_id=actor.id, user_id=user.id, key_id=key_id))
+        with unit_of_work.writing() as uow:
+            store.stage_add(key)
+            uow.raise_event(events.PublicKeyAdded(**actor_of_event(actor), user_id=int(user.id),
+                                                  key_id=int(key.id)))
+    except ConditionFailed as exc:
+        if exc.label == store.FINGERPRINT_TAKEN:
+            raise InvalidInput("Key content has been used as non-deploy key") from None
+        raise
     return key, user
 
 
 def list_keys(user: Account) -> list[PublicKey]:
     return store.list_for_user(user.id)
+
+
+def preload_keys(user_id: int | None, key_id: str) -> list[tuple[str, str]]:
+    """The table key of the caller's key ``key_id`` (for the request's second read)."""
+    if user_id is None or not key_id.isdigit():
+        return []
+    return [store.key_of(user_id, int(key_id))]
 
 
 def get_key(user: Account, key_id: int) -> PublicKey:
@@ -118,8 +137,9 @@ def get_key(user: Account, key_id: int) -> PublicKey:
 
 
 def delete_key(actor: Account | None, username: str, key_id: int) -> None:
-    user = get_user(username, actor)
-    if actor is None or (actor.id != user.id and not actor.is_admin):
-        raise PermissionDenied("user should be the site admin")
-    store.delete(get_key(user, key_id))
-    events.publish(events.PublicKeyDeleted(actor_id=actor.id, user_id=user.id, key_id=key_id))
+    user = _owner_for(actor, username)
+    key = get_key(user, key_id)
+    with unit_of_work.writing() as uow:
+        store.stage_delete(key)
+        uow.raise_event(events.PublicKeyDeleted(**actor_of_event(actor), user_id=int(user.id),
+                                                key_id=int(key.id)))

@@ -1,52 +1,40 @@
 """Who else uses a repository: collaborators, stargazers, watchers and deploy keys.
 
-Each relation is a pair of items written in one transaction: the forward item in the
-repository's partition (``R#<id>``: COLLAB#, STAR#, WATCH#, DEPLOYKEY#) and, for people,
-a reverse ``RepoLink`` in the user's partition (``A#<id>``: COLLABON#, STARRED#,
-WATCHING#) so "my stars" is one Query too.  Star and watch counters move in the same
-transaction, conditional on the forward item, so repeating a request never counts twice.
+Each relation is a pair of items (the forward item in the repository's partition and,
+for people, a reverse item in the user's, so "my stars" is one Query too); star and
+watch counters move in the same transaction, conditional on the forward item, so
+repeating a request never counts twice.  Layouts are in ``chalicelib.store.access``.
 
-Deleting a repository removes its ``R#`` partition but not the reverse items in users'
-partitions, nor deploy-key fingerprint claims; both are handled here: reverse items whose
-repository is gone are skipped when listing, and a claim left by a deleted repository is
-taken over (see ``add_deploy_key``).
+Every change is one unit-of-work commit with its event (``CollaboratorChanged``,
+``RepoAccessChanged``); a request that changes nothing (starring twice, removing someone
+who is not a collaborator) commits nothing and raises no event.
+
+Deleting a repository removes its partition but not the reverse items in users'
+partitions, nor deploy-key fingerprint claims: listings skip reverse items whose
+repository is gone, and a claim left by a deleted repository is taken over (see
+``add_deploy_key``).
 """
 from __future__ import annotations
 
+import contextlib
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Iterator
 
+from chalicelib import events
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               PermissionDenied)
 from chalicelib.services import accounts
-from chalicelib.services.errors import InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.services.permissions import Access, access_keys, repo_access
+from chalicelib.services.permissions import Access, prefetch_access, repo_access
 from chalicelib.services.public_keys import parse_ssh_key
-from chalicelib.services.repos import Caller, RepoView, list_visible
-from chalicelib.store import ids, session
-from chalicelib.store import repos as repo_store
-from chalicelib.store.table import (
-    Account,
-    Claim,
-    Collaboration,
-    DeployKey,
-    Item,
-    Repo,
-    RepoLink,
-    RepoName,
-    UserLink,
-    keys,
-)
-from chalicelib.store.transact import commit_labelled
+from chalicelib.services.repo_views import Caller, RepoView, list_visible
+from chalicelib.store import access as store
+from chalicelib.store import ids, unit_of_work
 
-_commit = commit_labelled
+if TYPE_CHECKING:
+    from chalicelib.store.access import Account, DeployKey, Relation, Repo
 
-
-def _repo_exists(repo: Repo) -> tuple:
-    return ("repo", "check", (Repo, repo.pk, repo.sk), {"condition": Repo.pk.exists()})
-
-
-def _partition(pk: str, prefix: str) -> list[Item]:
-    return list(Item.query(pk, Item.sk.startswith(prefix), consistent_read=True))
+STARS = store.STARS
+WATCHES = store.WATCHES
 
 
 def _require_admin(view: RepoView) -> None:
@@ -63,41 +51,44 @@ def _named_user(name: str) -> Account:
         raise InvalidInput(f"user does not exist [uid: 0, name: {name}]") from None
 
 
-def _users(user_ids: list[int]) -> list[Account]:
-    """Accounts in the given order; deleted accounts are left out."""
-    session.prefetch(keys.account(i) for i in user_ids)
-    found = (session.get(Account, keys.account(i)) for i in user_ids)
-    return [a for a in found if a is not None]
+def _visible_repos(caller: Caller, repos: list[Repo]) -> list[RepoView]:
+    """The repositories the caller may read, deciding for all with one batched read."""
+    prefetch_access(repos, int(caller.user.id) if caller.user is not None else None)
+    return list_visible(caller, repos)
 
 
-def _visible_repos(caller: Caller, links: list[RepoLink]) -> list[RepoView]:
-    """The linked repositories the caller may read.  Links are followed by id (names
-    change), and links to deleted repositories are skipped."""
-    session.prefetch(keys.repo_name(int(link.repo_id)) for link in links)
-    names = [session.get(RepoName, keys.repo_name(int(link.repo_id))) for link in links]
-    repo_keys = [(name.repo_pk, "REPO") for name in names if name is not None]
-    session.prefetch(repo_keys)
-    found = [r for r in (session.get(Repo, k) for k in repo_keys) if r is not None]
-    user_id = int(caller.user.id) if caller.user is not None else None
-    session.prefetch(k for r in found for k in access_keys(r, user_id))
-    return list_visible(caller, found)
+def _about(actor: Account, repo: Repo) -> dict:
+    """The actor and repository fields of an event."""
+    return {"actor_id": int(actor.id), "actor": events.snapshot(actor),
+            "repo_id": int(repo.id), "repo": events.snapshot(repo)}
+
+
+@contextlib.contextmanager
+def _writing(repo: Repo) -> Iterator[unit_of_work.UnitOfWork]:
+    """A unit of work in which a failed ``REPO_GONE`` condition means the repository
+    was deleted meanwhile (404)."""
+    try:
+        with unit_of_work.writing() as uow:
+            yield uow
+    except ConditionFailed as failed:
+        if failed.label == store.REPO_GONE:
+            raise NotFoundError(f"repository does not exist [id: {repo.id}]") from None
+        raise
 
 
 # Collaborators -----------------------------------------------------------------------
 
 def collaborators(view: RepoView) -> list[Account]:
-    items = _partition(keys.repo_partition(int(view.repo.id)), keys.COLLAB_PREFIX)
-    return _users([int(c.user_id) for c in items])
+    return store.accounts_by_id(store.collaborator_ids(int(view.repo.id)))
 
 
 def is_collaborator(view: RepoView, name: str) -> bool:
     user = _named_user(name)
-    key = keys.collaboration(int(view.repo.id), int(user.id))
     # Consistent: a check right after adding must see the collaboration.
-    return session.get(Collaboration, key, consistent=True) is not None
+    return store.collaboration(int(view.repo.id), int(user.id), consistent=True) is not None
 
 
-def add_collaborator(view: RepoView, name: str, data: dict) -> None:
+def add_collaborator(actor: Account, view: RepoView, name: str, data: dict) -> None:
     """repoAddCollaborator: a new collaborator gets ``permission`` (default write); for an
     existing one only a given ``permission`` changes anything, as in Forgejo."""
     _require_admin(view)
@@ -111,30 +102,54 @@ def add_collaborator(view: RepoView, name: str, data: dict) -> None:
     repo = view.repo
     if int(user.id) == int(repo.owner_id):
         raise InvalidInput("the owner of a repository cannot be one of its collaborators")
-    key = keys.collaboration(int(repo.id), int(user.id))
-    now = int(time.time())
-    item = Collaboration(*key, user_id=user.id, mode=(mode or Access.WRITE).label, created=now)
-    link = RepoLink(*keys.collaborating_on(int(user.id), int(repo.id)), repo_id=repo.id,
-                    repo_pk=repo.pk, created=now)
-    failed = _commit(("collab", "save", (item,), {"condition": Collaboration.pk.does_not_exist()}),
-                     ("link", "save", (link,), {}), _repo_exists(repo))
-    if failed == "repo":
-        raise NotFoundError(f"repository does not exist [id: {repo.id}]")
-    if failed == "collab" and mode is not None:
-        Collaboration(*key).update(actions=[Collaboration.mode.set(mode.label)],
-                                   condition=Collaboration.pk.exists())
-    session.forget(key)
+    label = (mode or Access.WRITE).label
+    # Optimistic: adding is the common case and costs one write; an existing
+    # collaborator makes it fail, and only then is the current mode read.
+    try:
+        with _writing(repo) as uow:
+            store.stage_add_collaborator(repo, int(user.id), label, int(time.time()))
+            uow.raise_event(events.CollaboratorChanged(
+                **_about(actor, repo), user_id=int(user.id), permission=label, action="added",
+                user=events.snapshot(user)))
+    except ConditionFailed as failed:
+        if failed.label != store.COLLABORATOR:
+            raise
+        if mode is not None:
+            _change_permission(actor, repo, user, mode)
 
 
-def remove_collaborator(view: RepoView, name: str) -> None:
+def _change_permission(actor: Account, repo: Repo, user: Account, mode: Access) -> None:
+    current = store.collaboration(int(repo.id), int(user.id), consistent=True)
+    if current is None:
+        raise ConflictError("the collaborator was removed meanwhile; try again")
+    if current.mode == mode.label:
+        return
+    with unit_of_work.writing() as uow:
+        store.stage_change_mode(current, mode.label)
+        uow.raise_event(events.CollaboratorChanged(
+            **_about(actor, repo), user_id=int(user.id), permission=mode.label,
+            action="edited", previous_permission=current.mode, user=events.snapshot(user)))
+
+
+def remove_collaborator(actor: Account, view: RepoView, name: str) -> None:
     """repoDeleteCollaborator: removing someone who is not a collaborator is no error."""
     _require_admin(view)
     user = _named_user(name)
-    key = keys.collaboration(int(view.repo.id), int(user.id))
-    _commit(("collab", "delete", (Collaboration(*key),), {}),
-            ("link", "delete", (RepoLink(*keys.collaborating_on(int(user.id),
-                                                                 int(view.repo.id))),), {}))
-    session.forget(key)
+    repo = view.repo
+    # Read first: the event says which permission was taken away.
+    current = store.collaboration(int(repo.id), int(user.id), consistent=True)
+    if current is None:
+        return
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_remove_collaborator(int(repo.id), current)
+            uow.raise_event(events.CollaboratorChanged(
+                **_about(actor, repo), user_id=int(user.id), permission=current.mode,
+                action="removed", user=events.snapshot(user)))
+    except ConditionFailed as failed:
+        if failed.label != store.COLLABORATOR:
+            raise
+        # Removed meanwhile by another request, which raised the event.
 
 
 def permission_of(caller: Caller, view: RepoView, name: str) -> tuple[Account, Access]:
@@ -152,127 +167,83 @@ def permission_of(caller: Caller, view: RepoView, name: str) -> tuple[Account, A
 
 def collaborating_on(caller: Caller, user: Account) -> list[RepoView]:
     """The repositories ``user`` collaborates on that the caller may see."""
-    return _visible_repos(caller, _partition(keys.account(int(user.id))[0],
-                                             keys.COLLABORATING_PREFIX))
+    return _visible_repos(caller, store.repos_collaborated_on(int(user.id)))
 
 
 # Stars and watches ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Relation:
-    """A user following a repository: the item in the repository's partition, its
-    reverse in the user's, and the repository's counter."""
-    mark: Callable[[int, int], tuple]       # (repo id, user id) -> key
-    link: Callable[[int, int], tuple]       # (user id, repo id) -> key
-    mark_prefix: str
-    link_prefix: str
-    counter: Any
-
-
-STARS = Relation(keys.star, keys.starred, keys.STAR_PREFIX, keys.STARRED_PREFIX, Repo.num_stars)
-WATCHES = Relation(keys.watch, keys.watching, keys.WATCH_PREFIX, keys.WATCHING_PREFIX,
-                   Repo.num_watches)
-
-
 def follow(relation: Relation, user: Account, view: RepoView) -> None:
     """Star or watch: a second call changes nothing (the conditional put fails, so the
-    counter is not bumped either)."""
-    repo, now = view.repo, int(time.time())
-    mark = UserLink(*relation.mark(int(repo.id), int(user.id)), user_id=user.id, created=now)
-    link = RepoLink(*relation.link(int(user.id), int(repo.id)), repo_id=repo.id,
-                    repo_pk=repo.pk, created=now)
-    failed = _commit(("mark", "save", (mark,), {"condition": UserLink.pk.does_not_exist()}),
-                     ("link", "save", (link,), {}),
-                     ("repo", "update", (Repo(repo.pk, repo.sk),),
-                      # version: a full save of a copy read before this must not undo the count
-                      {"actions": [relation.counter.add(1), Repo.version.add(1)],
-                       "condition": Repo.pk.exists()}))
-    if failed == "repo":
-        raise NotFoundError(f"repository does not exist [id: {repo.id}]")
-    session.forget((repo.pk, repo.sk))
+    counter is not bumped either, and no event is raised)."""
+    _change_relation(relation, user, view, "added")
 
 
 def unfollow(relation: Relation, user: Account, view: RepoView) -> None:
+    """Unstar or unwatch: a call for a relation that is not there changes nothing."""
+    _change_relation(relation, user, view, "removed")
+
+
+def _change_relation(relation: Relation, user: Account, view: RepoView, action: str) -> None:
     repo = view.repo
-    mark = UserLink(*relation.mark(int(repo.id), int(user.id)))
-    link = RepoLink(*relation.link(int(user.id), int(repo.id)))
-    failed = _commit(("mark", "delete", (mark,), {"condition": UserLink.pk.exists()}),
-                     ("link", "delete", (link,), {}),
-                     ("repo", "update", (Repo(repo.pk, repo.sk),),
-                      {"actions": [relation.counter.add(-1), Repo.version.add(1)],
-                       "condition": Repo.pk.exists()}))
-    if failed == "repo":
-        raise NotFoundError(f"repository does not exist [id: {repo.id}]")
-    session.forget((repo.pk, repo.sk))
+    try:
+        with _writing(repo) as uow:
+            if action == "added":
+                store.stage_follow(relation, repo, int(user.id), int(time.time()))
+            else:
+                store.stage_unfollow(relation, repo, int(user.id))
+            uow.raise_event(events.RepoAccessChanged(
+                **_about(user, repo), kind=relation.name, action=action,
+                subject_id=int(user.id), subject=events.snapshot(user)))
+    except ConditionFailed as failed:
+        if failed.label != relation.name:  # already (or not) following: nothing changed
+            raise
 
 
 def follows(relation: Relation, user: Account, view: RepoView) -> bool:
-    key = relation.mark(int(view.repo.id), int(user.id))
-    return session.get(UserLink, key, consistent=True) is not None
+    return store.follows(relation, int(view.repo.id), int(user.id))
 
 
 def followers(relation: Relation, view: RepoView) -> list[Account]:
     """Stargazers or watchers, in user id order."""
-    items = _partition(keys.repo_partition(int(view.repo.id)), relation.mark_prefix)
-    return _users([int(i.user_id) for i in items])
+    return store.accounts_by_id(store.follower_ids(relation, int(view.repo.id)))
 
 
 def followed_by(relation: Relation, caller: Caller, user: Account) -> list[RepoView]:
     """The repositories ``user`` stars or watches, as the caller may see them.  Someone
     else's list shows public repositories only (Forgejo's ``private=false``)."""
-    links = _partition(keys.account(int(user.id))[0], relation.link_prefix)
-    views = _visible_repos(caller, links)
+    views = _visible_repos(caller, store.followed_repos(relation, int(user.id)))
     if caller.user is None or caller.user.id != user.id:
         views = [v for v in views if not v.repo.private]
     return views
 
 
 # Deploy keys ----------------------------------------------------------------------------
-#
-# A deploy key takes the same ``KEYFP#`` claim as a user's key, so one key opens one
-# account or one repository.  Its ``owner_id`` is the repository id negated: account ids
-# are positive, so the claim tells the two kinds apart.
 
 def deploy_keys(view: RepoView, *, key_id: int = 0, fingerprint: str = "") -> list[DeployKey]:
     """repoListKeys (admins only, as Forgejo's reqAdmin); optional filters."""
     _require_admin(view)
-    found = _partition(keys.repo_partition(int(view.repo.id)), keys.DEPLOY_KEY_PREFIX)
+    found = store.deploy_keys_of(int(view.repo.id))
     return [k for k in found if (not key_id or int(k.id) == key_id)
             and (not fingerprint or k.fingerprint == fingerprint)]
 
 
 def deploy_key(view: RepoView, key_id: int) -> DeployKey:
     _require_admin(view)
-    key = session.get(DeployKey, keys.deploy_key(int(view.repo.id), key_id), consistent=True)
+    key = store.deploy_key(int(view.repo.id), key_id)
     if key is None:
         raise NotFoundError(f"deploy key does not exist [id: {key_id}]")
     return key
 
 
-def _claim_is_stale(claim: Claim) -> bool:
-    """A deploy-key claim whose repository or key is gone (repository deletion clears
-    the repository's partition, not the claim)."""
-    owner = int(claim.owner_id)
-    if owner >= 0:
-        return False  # a user's key: deleting the user clears its claims
-    repo = repo_store.get_by_id(-owner)
-    if repo is None:
-        return True
-    fingerprint = claim.pk[len(keys.key_fingerprint("")[0]):]
-    return not any(k.fingerprint == fingerprint for k in
-                   _partition(keys.repo_partition(-owner), keys.DEPLOY_KEY_PREFIX))
-
-
-def _claim_holder(claim: Claim, repo: Repo) -> str:
-    owner = int(claim.owner_id)
-    if owner >= 0:
+def _claim_holder(claim: store.KeyClaim, repo: Repo) -> str:
+    if claim.user_id:
         return "Key content has been used as non-deploy key"
-    if owner == -int(repo.id):
+    if claim.repo_id == int(repo.id):
         return "This key has already been added to this repository"
     return "Key content has been used as a deploy key of another repository"
 
 
-def add_deploy_key(view: RepoView, data: dict) -> DeployKey:
+def add_deploy_key(actor: Account, view: RepoView, data: dict) -> DeployKey:
     """repoCreateKey: ``data`` is a CreateKeyOption."""
     _require_admin(view)
     title = (accounts.optional(data, "title", str) or "").strip()
@@ -283,41 +254,54 @@ def add_deploy_key(view: RepoView, data: dict) -> DeployKey:
     read_only = bool(accounts.optional(data, "read_only", bool))
     parsed = parse_ssh_key(data["key"])
     repo = view.repo
-    claim_key = keys.key_fingerprint(parsed.fingerprint)
-    held = session.get(Claim, claim_key, consistent=True)
-    if held is not None and not _claim_is_stale(held):
+    held = store.key_claim(parsed.fingerprint)
+    if held is not None and not store.abandoned(held):
         raise InvalidInput(_claim_holder(held, repo))
-    existing = _partition(keys.repo_partition(int(repo.id)), keys.DEPLOY_KEY_PREFIX)
-    if any(k.title == title for k in existing):
+    if any(k.title == title for k in store.deploy_keys_of(int(repo.id))):
         raise InvalidInput("A key with the same name already exists")
     key_id = ids.next_id("deploy_key")
-    key = DeployKey(*keys.deploy_key(int(repo.id), key_id), id=key_id, repo_id=repo.id,
-                    title=title, content=parsed.content, fingerprint=parsed.fingerprint,
-                    key_type="deploy", read_only=read_only, created=int(time.time()))
-    # Take over a claim a deleted repository left behind, only if it is still that one.
-    condition = (Claim.pk.does_not_exist() if held is None
-                 else Claim.owner_id == held.owner_id)
-    failed = _commit(("claim", "save", (Claim(*claim_key, owner_id=-int(repo.id)),),
-                      {"condition": condition}),
-                     ("key", "save", (key,), {}), _repo_exists(repo))
-    if failed == "claim":  # somebody claimed the key meanwhile
-        raise InvalidInput("Key content has been used as non-deploy key")
-    if failed == "repo":
-        raise NotFoundError(f"repository does not exist [id: {repo.id}]")
-    session.forget(claim_key)
+    key = store.new_deploy_key(repo, key_id, title=title, content=parsed.content,
+                               fingerprint=parsed.fingerprint, read_only=read_only,
+                               created=int(time.time()))
+    try:
+        with _writing(repo) as uow:
+            # A claim a deleted repository left behind is taken over, if still that one.
+            store.stage_add_deploy_key(repo, key, taking_over=held)
+            uow.raise_event(events.RepoAccessChanged(
+                **_about(actor, repo), kind="deploy_key", action="added", subject_id=key_id,
+                subject=events.snapshot(key)))
+    except ConditionFailed as failed:
+        if failed.label == store.CLAIM:  # somebody claimed the key meanwhile
+            raise InvalidInput("Key content has been used as non-deploy key") from None
+        raise
     return key
 
 
-def delete_deploy_key(view: RepoView, key_id: int) -> None:
+def delete_deploy_key(actor: Account, view: RepoView, key_id: int) -> None:
     """repoDeleteKey: a key that is not there is no error (Forgejo answers 204)."""
     _require_admin(view)
-    key = session.get(DeployKey, keys.deploy_key(int(view.repo.id), key_id), consistent=True)
+    key = store.deploy_key(int(view.repo.id), key_id)
     if key is None:
         return
-    claim = Claim(*keys.key_fingerprint(key.fingerprint))
-    failed = _commit(("key", "delete", (key,), {}),
-                     ("claim", "delete", (claim,),
-                      {"condition": Claim.owner_id == -int(view.repo.id)}))
-    if failed == "claim":  # the claim is not this key's: leave it, remove the key alone
-        key.delete()
-    session.forget((key.pk, key.sk))
+    event = events.RepoAccessChanged(**_about(actor, view.repo), kind="deploy_key",
+                                     action="removed", subject_id=key_id,
+                                     subject=events.snapshot(key))
+    try:
+        _commit_key_deletion(key, event, with_claim=True)
+    except ConditionFailed as failed:
+        if failed.label != store.CLAIM:
+            raise
+        # The claim is not this key's (left over from an inconsistent past): the key
+        # goes alone, the claim stays with its holder.
+        _commit_key_deletion(key, event, with_claim=False)
+
+
+def _commit_key_deletion(key: DeployKey, event: events.Event, *, with_claim: bool) -> None:
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_delete_deploy_key(key, with_claim=with_claim)
+            uow.raise_event(event)
+    except ConditionFailed as failed:
+        if failed.label != store.DEPLOY_KEY:
+            raise
+        # Deleted meanwhile by another request, which raised the event.

@@ -6,9 +6,12 @@ import mimetypes
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chalicelib.services.errors import NotFoundError
-from chalicelib.store.table import Repo
+from chalicelib.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from chalicelib.store.repos import Repo
 
 _HEX = re.compile(r"^[0-9a-f]{4,40}$")
 # Types a browser may render inline without running anything of the repository's.

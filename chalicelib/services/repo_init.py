@@ -1,13 +1,19 @@
 """A new repository's git side: HEAD, and with ``auto_init`` the initial commit
-(README, optional .gitignore and LICENSE), made in-process with dulwich."""
+(README, optional .gitignore and LICENSE), written with ``chalicelib.gitops``."""
 from __future__ import annotations
 
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from chalicelib.services.errors import InvalidInput
-from chalicelib.store.table import Account, Repo
+from chalicelib.errors import InvalidInput
+
+if TYPE_CHECKING:  # dulwich and the record classes stay off the cold-start path
+    from chalicelib.gitops.commits import Identity
+    from chalicelib.gitops.trees import FileEdit
+    from chalicelib.store.accounts import Account
+    from chalicelib.store.repos import Repo
 
 _BAD_REF = re.compile(r"(^[./-])|(\.\.)|([\x00-\x20~^:?*\[\\\x7f])|(/[./])|(\.lock$)|([./]$)|(@\{)|^@$")
 
@@ -85,59 +91,52 @@ def plan(data: dict) -> InitPlan:
     return InitPlan(readme=True, gitignores=names, license=license_name)
 
 
-def _files(repo: Repo, plan_: InitPlan, holder: str) -> dict[bytes, bytes]:
-    files = {}
+def _files(repo: Repo, plan_: InitPlan, holder: str) -> list[FileEdit]:
+    from chalicelib.gitops import trees
+
     readme = f"# {repo.name}\n"
     if repo.description:
         readme += f"\n{repo.description}\n"
-    files[b"README.md"] = readme.encode()
+    files = [trees.write("README.md", readme.encode())]
     if plan_.gitignores:
-        files[b".gitignore"] = "\n".join(GITIGNORES[n] for n in plan_.gitignores).encode()
+        files.append(trees.write(".gitignore",
+                                 "\n".join(GITIGNORES[n] for n in plan_.gitignores).encode()))
     if plan_.license:
         text = LICENSES[plan_.license].format(year=time.gmtime().tm_year, holder=holder)
-        files[b"LICENSE"] = text.encode()
+        files.append(trees.write("LICENSE", text.encode()))
     return files
 
 
-def identity(user: Account | None) -> bytes:
+def identity(user: Account | None) -> Identity:
+    """Who an instance-made commit is by: the user, or the instance's signing identity."""
+    from chalicelib.gitops.commits import Identity
     from chalicelib.settings import get_settings
 
     if user is None:
         signing = get_settings().signing
-        return f"{signing.SIGNING_NAME} <{signing.SIGNING_EMAIL}>".encode()
+        return Identity(signing.SIGNING_NAME, signing.SIGNING_EMAIL)
     email = user.email or f"{user.lower_name}@{get_settings().no_reply_address}"
-    return f"{user.full_name or user.login} <{email}>".encode()
+    return Identity(user.full_name or user.login, email)
 
 
 def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) -> None:
-    """Create HEAD; with a plan, also the initial commit on the default branch."""
-    from dulwich.objects import Blob, Commit, Tree
+    """Create HEAD; with a plan, also the initial commit on the default branch.
 
+    The commit's objects go in one pack; the branch is then created with a
+    compare-and-swap from "absent" (``pushes.apply_ref_updates``), so a concurrent
+    writer of the same branch makes this fail rather than be overwritten."""
+    from chalicelib.gitops import commits, objects
     from chalicelib.gitstore import repo as gitrepo
-    from chalicelib.services import pushes
+    from chalicelib.services import pushes, signing
 
     git = gitrepo.init_repo(int(repo.id), int(repo.pool_id), repo.default_branch)
     if plan_ is None:
         return
-    tree, objects = Tree(), []
-    for path, content in sorted(_files(repo, plan_, author.full_name or author.login
-                                       if author else "").items()):
-        blob = Blob.from_string(content)
-        objects.append(blob)
-        tree.add(path, 0o100644, blob.id)
-    objects.append(tree)
-    commit = Commit()
-    commit.tree = tree.id
-    commit.author = commit.committer = identity(author)
-    commit.author_time = commit.commit_time = int(time.time())
-    commit.author_timezone = commit.commit_timezone = 0
-    commit.message = b"Initial commit\n"
-    from chalicelib.services import signing
-
-    # [repository.signing] INITIAL_COMMIT: signs as_raw_string() and sets gpgsig.
-    signing.sign_commit(commit, setting="INITIAL_COMMIT", actor=author)
-    objects.append(commit)
-    git.object_store.add_objects([(obj, None) for obj in objects])
+    holder = (author.full_name or author.login) if author else ""
+    with objects.staged(git.object_store) as staged:
+        # [repository.signing] INITIAL_COMMIT decides whether the instance key signs it.
+        commit = commits.commit_edits(
+            staged, parent=None, edits=_files(repo, plan_, holder), author=identity(author),
+            message="Initial commit", sign=signing.commit_signer("INITIAL_COMMIT", author))
     ref = f"refs/heads/{repo.default_branch}"
-    pushes.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())],
-                             actor_id=author.id if author else None)
+    pushes.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())], actor=author)

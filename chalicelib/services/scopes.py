@@ -6,7 +6,7 @@ normalises them, so clients see the same strings back.
 """
 from __future__ import annotations
 
-from chalicelib.services.errors import BadInput
+from chalicelib.errors import BadInput
 
 CATEGORIES = ("activitypub", "admin", "misc", "notification", "organization", "package",
               "issue", "repository", "user")

@@ -18,10 +18,12 @@ key is cached in-process, so verifying a page of branches costs no AWS call per 
 """
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 from chalicelib.settings import get_settings
 
@@ -170,7 +172,7 @@ def _ssh_key() -> InstanceKey:
     if cached is not None and cached[1] is not None:
         return cached[1]
     from chalicelib.services.public_keys import parse_ssh_key
-    from chalicelib.services.errors import InvalidInput
+    from chalicelib.errors import InvalidInput
 
     signing = get_settings().signing
     path = signing.SIGNING_KEY
@@ -275,17 +277,15 @@ def sign_payload(key: InstanceKey, payload: bytes) -> bytes:
     return (text if text.endswith("\n") else text + "\n").encode()
 
 
-def sign_commit(commit, *, setting: str = "INITIAL_COMMIT", actor=None) -> tuple[bool, str]:
-    """Sign a dulwich Commit in place when the rules of ``setting`` allow.
-
-    The signature covers ``commit.as_raw_string()`` without ``gpgsig``, which is exactly
-    what git (and ``raw_without_sig()``) verify.  Returns (signed, reason it did not).
-    """
+def commit_signer(setting: str, actor=None) -> Callable[[bytes], bytes] | None:
+    """What signs a commit the instance makes under ``[repository.signing] <setting>``
+    (INITIAL_COMMIT, CRUD_ACTIONS, MERGES, ...) for ``actor``; None when it stays unsigned
+    (no key, or the rules say no).  The signer gets the commit without ``gpgsig``, which
+    is exactly what git verifies (``gitops.commits.write_commit`` calls it)."""
     key = signing_key(create=True)
     if key is None:
-        return False, "nokey"
-    ok, reason = decide(parse_rules(getattr(get_settings().signing, setting, "never")), actor)
+        return None
+    ok, _reason = decide(parse_rules(getattr(get_settings().signing, setting, "never")), actor)
     if not ok:
-        return False, reason
-    commit.gpgsig = sign_payload(key, commit.as_raw_string())
-    return True, ""
+        return None
+    return functools.partial(sign_payload, key)

@@ -4,7 +4,7 @@ signatures, against the instance key, users' GPG keys and users' SSH keys.
 
 Cost: an unsigned commit costs nothing.  The instance key is cached in-process (one SSM
 read per container), and results for it are memoised, so a page of instance-signed
-branches costs no AWS call.  Users' keys are read through the request session:
+branches costs no AWS call.  Users' keys are read through the unit of work:
 ``prefetch(infos)`` reads what a whole page needs in two batched reads.
 """
 from __future__ import annotations
@@ -76,16 +76,12 @@ def _parse_armored_public(armored: str):
 
 def _committer_account(email: str):
     """(account or None, lookup failed?) for a committer e-mail."""
-    from chalicelib.store import session
-    from chalicelib.store.table import Account, Claim, keys
+    from chalicelib.store import claims
 
     if not email:
         return None, False
     try:
-        claim = session.get(Claim, keys.email(email.lower()))
-        if claim is None:
-            return None, False
-        return session.get(Account, keys.account(int(claim.owner_id))), False
+        return claims.accounts_by_email([email]).get(email.lower()), False
     except Exception:  # noqa: BLE001 - Forgejo: a DB error other than not-found
         return None, True
 
@@ -129,10 +125,9 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
             candidates = [key, *key.subkeys.values()]
             if any(_pgp_ok(k, signature, data) for k in candidates
                    if k.fingerprint.keyid.upper() == issuer):
-                from chalicelib.store import session
-                from chalicelib.store.table import Account, keys
+                from chalicelib.store import accounts as account_store
 
-                owner = session.get(Account, keys.account(int(item.user_id)))
+                owner = account_store.get_by_id(int(item.user_id))
                 name = owner.login if owner is not None else ""
                 return _result(True, f"{name} / {item.key_id}", signature, payload,
                                _signer(name, committer_email.lower()))
@@ -154,11 +149,9 @@ def verify_ssh(signature: str, payload: str, committer_email: str) -> dict:
     # Users' SSH keys: the committer's account must own the signing key.
     account, _ = _committer_account(committer_email)
     if account is not None and committer_email.lower() == (account.email or "").lower():
-        from chalicelib.store import session
-        from chalicelib.store.table import Claim, keys
+        from chalicelib.store import claims
 
-        claim = session.get(Claim, keys.key_fingerprint(fingerprint))
-        if claim is not None and int(claim.owner_id) == int(account.id):
+        if claims.key_holder(fingerprint) == int(account.id):
             return _result(True, f"{account.login} / {fingerprint}", signature, payload,
                            _signer(account.login, committer_email))
     key = _instance_key()
@@ -187,8 +180,7 @@ def for_branch(info) -> dict:
 def prefetch(infos) -> None:
     """Read what verifying these branches needs in batched reads (call before records)."""
     from chalicelib.services import gpg_keys
-    from chalicelib.store import session
-    from chalicelib.store.table import keys
+    from chalicelib.store import claims
 
     signed = [i for i in infos if i.signature]
     if not signed:
@@ -196,5 +188,4 @@ def prefetch(infos) -> None:
     issuers = [_pgp_issuer(i.signature) for i in signed
                if not i.signature.lstrip().startswith(SSH_BEGIN)]
     gpg_keys.keys_by_ids(k for k in issuers if k)
-    session.prefetch(keys.email(i.committer_email.lower()) for i in signed
-                     if i.committer_email)
+    claims.prefetch_emails(i.committer_email for i in signed)

@@ -4,14 +4,19 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from typing import TYPE_CHECKING, Iterable
 
-from chalicelib.services import events, scopes
-from chalicelib.services.accounts import get_user, optional
-from chalicelib.services.errors import (AlreadyExists, BadInput, InvalidInput, NotFoundError,
-                                        PermissionDenied)
-from chalicelib.store import ids
+from chalicelib import events
+from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
+                               PermissionDenied)
+from chalicelib.services import scopes
+from chalicelib.services.accounts import account_by_id, actor_of_event, get_user, optional
+from chalicelib.store import ids, unit_of_work
 from chalicelib.store import tokens as store
-from chalicelib.store.table import Account, Token, TokenRef, keys
+from chalicelib.store.tokens import Token, TokenRef
+
+if TYPE_CHECKING:
+    from chalicelib.store.accounts import Account
 
 
 def hash_token(secret: str) -> str:
@@ -39,18 +44,18 @@ def create_token(actor: Account | None, username: str, data: dict) -> tuple[Toke
     if not normalized:
         raise BadInput("access token must have a scope")
     secret = secrets.token_hex(20)
-    token_hash = hash_token(secret)
-    token_id, created = ids.next_id("token"), int(time.time())
-    ref = TokenRef(*keys.token_ref(user.id, name), id=token_id, name=name,
-                   token_hash=token_hash, scopes=normalized, last_eight=secret[-8:],
-                   created=created)
-    token = Token(*keys.token(token_hash), id=token_id, user_id=user.id, name=name,
-                  scopes=normalized, last_eight=secret[-8:], created=created)
+    token, ref = store.new_token(user_id=int(user.id), token_id=ids.next_id("token"), name=name,
+                                 token_hash=hash_token(secret), scopes=normalized,
+                                 last_eight=secret[-8:], created=int(time.time()))
     try:
-        store.create(token, ref)
-    except AlreadyExists:
-        raise BadInput("access token name has been used already") from None
-    events.publish(events.TokenCreated(actor_id=actor.id, user_id=user.id, token_id=token_id))
+        with unit_of_work.writing() as uow:
+            store.stage_create(token, ref)
+            uow.raise_event(events.TokenCreated(**actor_of_event(actor), user_id=int(user.id),
+                                                token_id=int(ref.id)))
+    except ConditionFailed as exc:
+        if exc.label == store.NAME_TAKEN:
+            raise BadInput("access token name has been used already") from None
+        raise
     return ref, secret
 
 
@@ -68,7 +73,10 @@ def delete_token(actor: Account | None, username: str, which: str) -> None:
         found = store.get_ref(user.id, which)  # names are unique per user: one read
     if found is None:
         raise NotFoundError(f"access token does not exist [id: {which}]")
-    store.delete(user.id, found)
+    with unit_of_work.writing() as uow:
+        store.stage_delete(found)
+        uow.raise_event(events.TokenDeleted(**actor_of_event(actor), user_id=int(user.id),
+                                            token_id=int(found.id)))
 
 
 def looks_like(secret: str) -> bool:
@@ -76,12 +84,29 @@ def looks_like(secret: str) -> bool:
     return len(secret) == 40 and all(c in "0123456789abcdef" for c in secret)
 
 
-def token_key(secret: str):
-    return keys.token(hash_token(secret))
+def preload_keys(candidates: Iterable[str]) -> list[tuple[str, str]]:
+    """Table keys that authenticating with any of these secrets reads first."""
+    return [store.lookup_key(hash_token(s)) for s in candidates if looks_like(s)]
 
 
 def lookup(secret: str) -> Token | None:
-    """The token a secret belongs to (one read), or None."""
+    """The token a secret belongs to (one read, none after a preload), or None."""
     if not looks_like(secret):
         return None
     return store.get_by_hash(hash_token(secret))
+
+
+def owner_id(candidates: Iterable[str]) -> int | None:
+    """The owner of the first of these secrets that is a token (after a preload: no read)."""
+    for secret in candidates:
+        token = lookup(secret)
+        if token is not None:
+            return int(token.user_id)
+    return None
+
+
+def authenticate(secret: str) -> tuple[Token, Account] | None:
+    """The token and its owner, or None when the secret opens nothing."""
+    token = lookup(secret)
+    owner = account_by_id(int(token.user_id)) if token is not None else None
+    return (token, owner) if owner is not None else None

@@ -4,21 +4,51 @@ Access patterns:
 - by id: GetItem ``A#<id>/A``                              (token auth, owners of records)
 - by name: Query gsi1 ``LOGIN#<lower>``, one call; on a miss a consistent GetItem of the
   name claim guards against index lag right after a create
-- names and e-mails are unique through claim items written in the same transaction.
+- names and e-mails are unique through claim items, staged as must-not-exist puts in the
+  same transaction as the account (labels ``NAME_TAKEN`` / ``EMAIL_TAKEN``).
+
+Writes are staged in the current unit of work; the caller commits.
 """
 from __future__ import annotations
 
-from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
-from pynamodb.transactions import TransactWrite
+from chalicelib.store import gpg_keys, public_keys, tokens, unit_of_work
+from chalicelib.store.table import Account, Claim, Item, keys
 
-from chalicelib.services.errors import AlreadyExists, ConflictError
-from chalicelib.store import session
-from chalicelib.store.table import Account, Claim, Item, connection, keys
-from chalicelib.store.transact import put_new
+__all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
+           "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",
+           "stage_save", "stage_delete"]
+
+# Labels of staged operations, as a failed commit names them (ConditionFailed.label).
+NAME_TAKEN = "name"
+EMAIL_TAKEN = "email"
+CHANGED = "account"        # the account's version moved since it was read
+
+
+def account_key(account_id: int) -> tuple[str, str]:
+    return keys.account(account_id)
+
+
+def new_account(account_id: int, login: str, *, account_type: str, created: int,
+                **fields) -> Account:
+    """An account item (not yet written) with its keys and name index filled in."""
+    lower = login.lower()
+    gsi1pk, gsi1sk = keys.login_gsi(lower)
+    return Account(*keys.account(account_id), id=account_id, account_type=account_type,
+                   login=login, lower_name=lower, created=created,
+                   updated=fields.pop("updated", created), gsi1pk=gsi1pk, gsi1sk=gsi1sk,
+                   **fields)
+
+
+def stored_values(account: Account | None) -> dict:
+    """The account's stored attributes, without PynamoDB's discriminator (a class, which
+    ``events.snapshot`` cannot serialise)."""
+    if account is None:
+        return {}
+    return {name: value for name, value in account.attribute_values.items() if name != "kind"}
 
 
 def get_by_id(account_id: int) -> Account | None:
-    return session.get(Account, keys.account(account_id))
+    return unit_of_work.get(Account, keys.account(account_id))
 
 
 def get_by_name(name: str) -> Account | None:
@@ -26,121 +56,86 @@ def get_by_name(name: str) -> Account | None:
     hit = next(iter(Item.gsi1.query(keys.login_gsi(lower)[0],
                                     Item.gsi1sk == keys.login_gsi(lower)[1], limit=1)), None)
     if hit is not None:
-        session.remember(keys.account(hit.id), hit)
+        unit_of_work.remember(keys.account(hit.id), hit)
         return hit
-    try:
-        claim = Claim.get(*keys.login(lower), consistent_read=True)
-    except DoesNotExist:
-        return None
-    return get_by_id(int(claim.owner_id))
+    claim = unit_of_work.get(Claim, keys.login(lower), consistent=True)
+    return get_by_id(int(claim.owner_id)) if claim is not None else None
 
 
 def name_taken(name: str) -> bool:
     """One consistent read of the name claim (no index lag)."""
-    try:
-        Claim.get(*keys.login(name.lower()), consistent_read=True)
-    except DoesNotExist:
-        return False
-    return True
+    return unit_of_work.get(Claim, keys.login(name.lower()), consistent=True) is not None
 
 
 def _claim(key: tuple[str, str], owner_id: int) -> Claim:
     return Claim(*key, owner_id=owner_id)
 
 
-def create(account: Account) -> None:
-    """Write the account with its name (and e-mail) claims, all or nothing.
-
-    Raises AlreadyExists("name") or AlreadyExists("email").
-    """
-    claims = [("name", _claim(keys.login(account.lower_name), account.id))]
+def stage_create(account: Account) -> None:
+    """The account with its name (and e-mail) claims, all or nothing; the name claim is
+    staged first, so a taken name is reported before a taken e-mail."""
+    uow = unit_of_work.current()
+    uow.put(_claim(keys.login(account.lower_name), account.id), label=NAME_TAKEN,
+            must_not_exist=True)
     if account.email:
-        claims.append(("email", _claim(keys.email(account.email.lower()), account.id)))
-    put_new(*claims, ("account", account))
+        uow.put(_claim(keys.email(account.email.lower()), account.id), label=EMAIL_TAKEN,
+                must_not_exist=True)
+    uow.put(account, label=CHANGED, must_not_exist=True)
 
 
-def save_changes(account: Account, *, old_email: str | None = None,
-                 old_name: str | None = None) -> None:
-    """Write an edited account if nobody else changed it since it was read.
-
-    Pass ``old_email``/``old_name`` when the e-mail or name changed: the claim moves in
-    the same transaction.
-    """
+def stage_save(account: Account, *, old_email: str | None = None) -> None:
+    """An edited account, on condition that nobody changed it since it was read
+    (``CHANGED``).  Pass ``old_email`` when the e-mail changed: its claim moves in the
+    same transaction (``EMAIL_TAKEN`` when the new address is someone else's)."""
+    uow = unit_of_work.current()
     expected = account.version
     account.version = expected + 1
-    condition = Account.version == expected
-    moves = []
     if old_email is not None and old_email.lower() != account.email.lower():
-        moves.append(("email", keys.email(old_email.lower()) if old_email else None,
-                      keys.email(account.email.lower()) if account.email else None))
-    if old_name is not None and old_name != account.lower_name:
-        moves.append(("name", keys.login(old_name), keys.login(account.lower_name)))
-    try:
-        if not moves:
-            account.save(condition=condition)
-            return
-        with TransactWrite(connection=connection()) as tx:
-            for _, old_key, new_key in moves:
-                if new_key:
-                    tx.save(_claim(new_key, account.id), condition=Claim.pk.does_not_exist())
-                if old_key:
-                    tx.delete(Claim(*old_key))
-            tx.save(account, condition=condition)
-    except (PutError, TransactWriteError) as exc:
-        account.version = expected
-        if isinstance(exc, TransactWriteError):
-            # PynamoDB sends deletes, then puts (new claims in order, the account last).
-            reasons = [r.code if r else None for r in exc.cancellation_reasons or []]
-            deletes = sum(1 for m in moves if m[1])
-            claimed = [m[0] for m in moves if m[2]]
-            for what, code in zip(claimed, reasons[deletes:]):
-                if code == "ConditionalCheckFailed":
-                    raise AlreadyExists(what) from None
-        if _condition_failed(exc):
-            raise ConflictError("the account changed while it was being edited") from None
-        raise
+        _stage_claim_move(account.id, EMAIL_TAKEN,
+                          keys.email(old_email.lower()) if old_email else None,
+                          keys.email(account.email.lower()) if account.email else None)
+    uow.put(account, label=CHANGED, condition=Account.version == expected)
 
 
-def _condition_failed(exc: Exception) -> bool:
-    if isinstance(exc, TransactWriteError):
-        return any(r and r.code == "ConditionalCheckFailed" for r in exc.cancellation_reasons or [])
-    return getattr(exc, "cause_response_code", "") == "ConditionalCheckFailedException"
+def _stage_claim_move(owner_id: int, label: str, old_key, new_key) -> None:
+    uow = unit_of_work.current()
+    if new_key:
+        uow.put(_claim(new_key, owner_id), label=label, must_not_exist=True)
+    if old_key:
+        uow.delete(Claim(*old_key), label=label)
 
 
-def partition(account_id: int, prefix: str):
-    """Items of one kind in the account's partition (tokens, keys ...)."""
-    return Item.query(keys.account(account_id)[0], Item.sk.startswith(prefix))
+# Partition items that own items elsewhere (a token's lookup item, a key's claim):
+# their store module deletes them together.
+_DELETERS = ((tokens.TokenRef, tokens.stage_delete),
+             (public_keys.PublicKey, public_keys.stage_delete),
+             (gpg_keys.GPGKeyItem, gpg_keys.stage_delete))
 
 
-def delete(account: Account) -> None:
-    """Remove the account, its claims and everything in its partition.
+def stage_delete(account: Account) -> None:
+    """The account, its claims and every item of its partition (with what those items
+    own elsewhere), on condition that the account is unchanged since it was read
+    (``CHANGED``): creating a repository bumps the owner's ``num_repos`` and version, so
+    a repository created meanwhile fails this instead of being orphaned.  Callers stage
+    only what lives outside the partition.  Reads the partition (one Query).
 
-    The account and its claims go in one transaction conditional on the version read;
-    creating a repository bumps the owner's ``num_repos`` and version, so a repository
-    created meanwhile makes this fail instead of being orphaned.  Partition items
-    (tokens, keys) are removed afterwards and are unreachable once the account is gone.
+    A partition past DynamoDB's 100-item transaction limit commits as the unit of
+    work's documented sequence.  The account and its claims are staged first, so they
+    go in the first chunk and the version check decides before anything is written;
+    the event goes in the last.  Should a later chunk fail, the account is gone (a
+    retry answers 404) and the items left behind are unreachable through it; only a
+    leftover key claim would still keep that key from being added elsewhere.
     """
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.delete(account, condition=Account.version == account.version)
-            tx.delete(Claim(*keys.login(account.lower_name)))
-            if account.email:
-                tx.delete(Claim(*keys.email(account.email.lower())))
-    except TransactWriteError as exc:
-        if _condition_failed(exc):
-            raise ConflictError("the account changed while it was being deleted") from None
-        raise
-    session.forget(keys.account(account.id))
-    pk = keys.account(account.id)[0]
-    leftovers = list(Item.query(pk))
-    with Item.batch_write() as batch:
-        for item in leftovers:
-            batch.delete(item)
-            token_hash = getattr(item, "token_hash", None)
-            if token_hash:
-                batch.delete(Item(*keys.token(token_hash)))
-            fingerprint = getattr(item, "fingerprint", None)
-            if fingerprint:
-                batch.delete(Item(*keys.key_fingerprint(fingerprint)))
-
-
+    uow = unit_of_work.current()
+    uow.delete(account, label=CHANGED, condition=Account.version == account.version)
+    uow.delete(Claim(*keys.login(account.lower_name)), label=NAME_TAKEN)
+    if account.email:
+        uow.delete(Claim(*keys.email(account.email.lower())), label=EMAIL_TAKEN)
+    for item in Item.query(keys.account(account.id)[0]):
+        if (item.pk, item.sk) == (account.pk, account.sk):
+            continue
+        deleter = next((stage for kind, stage in _DELETERS if isinstance(item, kind)), None)
+        if deleter is not None:
+            deleter(item)
+        else:
+            uow.delete(item, label="account data")

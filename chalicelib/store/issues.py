@@ -7,14 +7,22 @@ removes it with the rest of that partition).
 |---|---|---|---|---|
 | tracker (one per repository) | ``R#<repo>`` | ``ITRACKER`` | – | – |
 | issue or pull request | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
-| comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / comment id | – |
+| comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / ``<created, 15 digits>#<comment id>`` | – |
 | comment id lookup | ``R#<repo>`` | ``COMMENTID#<comment id>`` (``issue_number``) | – | – |
 | tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | – | – |
 
+Ids come from per-process blocks (``chalicelib.store.ids``), so id order is not creation
+order: lists that promise creation order sort by ``(created, id)``.  The repository
+comment list is kept in that order by its gsi1 sort key; comments written before that
+key carried the time have the bare 15-digit id there, which sorts before every timed
+key, and they were created first (under the old single counter, in id order).
+
 The **tracker** item holds what every issue page needs and what must stay exact:
 
-- ``next_number``: the repository's issue/pull number sequence (``UpdateItem ADD``),
-  shared with pull requests (``allocate_number``).
+- ``next_number``: the last issue/pull number handed out.  A create takes the number
+  after the one it read, conditional on ``next_number`` still being that value, in the
+  same transaction as the issue; a lost race re-reads and retries, so numbers are
+  never shared and a refused create burns none.
 - ``labels`` and ``milestones``: maps {id: definition}; a milestone carries its
   ``o``/``c`` (open/closed issue) counters.  Labels and milestones of a repository are
   few, so rendering any issue needs no read beyond this item.
@@ -25,9 +33,9 @@ The **tracker** item holds what every issue page needs and what must stay exact:
   ``BUCKET - 1`` items.
 - ``num_comments``: comments in the repository (the repository comment list total).
 
-Every state change of an issue is one ``TransactWriteItems``: the issue (conditional on
-its ``version``; its gsi keys move it between the state lists), the tracker's bucket
-counts and milestone counters (nested ``SET x = x + :d``), and the repository's
+Every change of an issue is staged in the unit of work as one transaction: the issue
+(conditional on its ``version``; its gsi keys move it between the state lists), the
+tracker's counters (``chalicelib.store.issue_tracker``) and the repository's
 ``num_open_issues``/``num_open_pulls`` (``ADD``).  Nothing is read-modify-written.
 """
 from __future__ import annotations
@@ -42,12 +50,10 @@ from pynamodb.attributes import (
     NumberAttribute,
     UnicodeAttribute,
 )
-from pynamodb.exceptions import PutError
-from pynamodb.expressions.operand import Path, Value
 
-from chalicelib.store import session
-from chalicelib.store.table import Item, Repo, connection
-from chalicelib.store.transact import commit_labelled
+from chalicelib.store import ids, unit_of_work
+# Account is re-exported for the services' type hints.
+from chalicelib.store.table import Account, Item, Repo, keys
 
 BUCKET = 64
 NUMBER_DIGITS = 10
@@ -154,6 +160,11 @@ class ikeys:  # noqa: N801 - key builders of this module
         return f"RCOMMENTS#{repo_id}"
 
     @staticmethod
+    def repo_comment_order(created: int, comment_id: int) -> str:
+        """gsi1sk of a comment: creation time first (see the module notes)."""
+        return f"{created:015d}#{comment_id:015d}"
+
+    @staticmethod
     def tracked_time(repo_id: int, number: int, time_id: int) -> tuple[str, str]:
         return f"R#{repo_id}", f"TIME#{number:0{NUMBER_DIGITS}d}#{time_id:015d}"
 
@@ -180,25 +191,6 @@ def count_key(state: str, is_pull: bool, number: int) -> str:
     return f"{state[0]}{'p' if is_pull else 'i'}{number // BUCKET}"
 
 
-# DynamoDB values ---------------------------------------------------------------------
-
-def ddb(value: Any) -> dict:
-    """A Python value as a DynamoDB attribute value."""
-    if isinstance(value, bool):
-        return {"BOOL": value}
-    if isinstance(value, (int, float)):
-        return {"N": str(value)}
-    if isinstance(value, str):
-        return {"S": value}
-    if value is None:
-        return {"NULL": True}
-    if isinstance(value, dict):
-        return {"M": {str(k): ddb(v) for k, v in value.items()}}
-    if isinstance(value, (list, tuple)):
-        return {"L": [ddb(v) for v in value]}
-    raise TypeError(f"cannot store {type(value).__name__}")
-
-
 def plain(value: Any) -> Any:
     """A value read from a raw MapAttribute as plain dicts/lists/ints."""
     if isinstance(value, MapAttribute):
@@ -212,33 +204,24 @@ def plain(value: Any) -> Any:
     return value
 
 
-def v(value: Any) -> Value:
-    return Value(ddb(value))
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-def path(*segments: str) -> Path:
-    return Path(list(segments))
-
-
-def bump(*segments: str, by: int, create: bool = False):
-    """SET <path> = <path> + by (or if_not_exists(path, 0) + by)."""
-    p = path(*segments)
-    base = (p | v(0)) if create else p
-    return p.set(base + v(by))
-
-
-# Tracker -------------------------------------------------------------------------------
+# Tracker ---------------------------------------------------------------------------------
 
 class Tracker:
-    """The tracker item as plain data."""
+    """The tracker item as plain data (``exists`` is False before the first write)."""
 
-    def __init__(self, item: IssueTracker | None):
-        self.item = item
+    def __init__(self, item: IssueTracker | None = None):
+        self.exists = item is not None
+        self.next_number = 0
         self.labels: dict[int, dict] = {}
         self.milestones: dict[int, dict] = {}
         self.counts: dict[str, int] = {}
         self.num_comments = 0
         if item is not None:
+            self.next_number = int(item.next_number or 0)
             self.labels = {int(k): val for k, val in plain(item.labels or {}).items()}
             self.milestones = {int(k): val for k, val in plain(item.milestones or {}).items()}
             self.counts = {k: int(n) for k, n in plain(item.counts or {}).items()}
@@ -259,61 +242,32 @@ class Tracker:
 
 
 def get_tracker(repo_id: int, *, consistent: bool = False) -> Tracker:
-    return Tracker(session.get(IssueTracker, ikeys.tracker(repo_id), consistent=consistent))
+    return Tracker(unit_of_work.get(IssueTracker, ikeys.tracker(repo_id), consistent=consistent))
 
 
-def ensure_tracker(repo_id: int) -> None:
-    """Create the tracker item with empty maps (nested updates need them)."""
-    item = IssueTracker(*ikeys.tracker(repo_id), next_number=0, counts={}, labels={},
-                        milestones={}, num_comments=0)
-    try:
-        item.save(condition=IssueTracker.pk.does_not_exist())
-    except PutError as exc:
-        if exc.cause_response_code != "ConditionalCheckFailedException":
-            raise
-    session.forget(ikeys.tracker(repo_id))
+# Accounts inside issues --------------------------------------------------------------------
+
+def account_from_snapshot(values: dict) -> Account:
+    """An account record rebuilt from the snapshot an issue or comment keeps (rendering
+    needs no read of the poster's account); never saved."""
+    values = dict(values)
+    account_id = int(values.get("id") or 0)
+    values.setdefault("login", "")
+    values.setdefault("lower_name", values["login"].lower())
+    values.setdefault("created", 0)
+    values.setdefault("updated", 0)
+    return Account(*keys.account(account_id), **values)
 
 
-def allocate_number(repo_id: int) -> int:
-    """The next issue/pull number of the repository: one atomic ``UpdateItem ADD``
-    (shared by issues and pull requests).  The tracker must exist (``ensure_tracker``)."""
-    pk, sk = ikeys.tracker(repo_id)
-    result = connection().update_item(
-        IssueTracker.Meta.table_name, pk, sk,
-        actions=[IssueTracker.next_number.add(1)],
-        condition=IssueTracker.pk.exists(), return_values="UPDATED_NEW")
-    return int(result["Attributes"]["next_number"]["N"])
-
-
-# Transactions -------------------------------------------------------------------------
-
-# One transaction of labelled operations (shared with the other stores).
-commit = commit_labelled
-
-
-def tracker_update(repo_id: int, actions: list, condition=None) -> tuple:
-    cond = IssueTracker.pk.exists()
-    if condition is not None:
-        cond = cond & condition
-    return ("tracker", "update", (IssueTracker(*ikeys.tracker(repo_id)),),
-            {"actions": actions, "condition": cond})
-
-
-def repo_counter(repo: Repo, is_pull: bool, delta: int) -> tuple:
-    counter = Repo.num_open_pulls if is_pull else Repo.num_open_issues
-    # version: a full save of a copy read before this must not undo the count.
-    return ("repo", "update", (Repo(repo.pk, repo.sk),),
-            {"actions": [counter.add(delta), Repo.version.add(1)], "condition": Repo.pk.exists()})
-
-
-def milestone_exists(milestone_id: int):
-    return path("milestones", str(milestone_id)).exists()
-
-
-# Reads -----------------------------------------------------------------------------------
+# Issues: reads --------------------------------------------------------------------------------
 
 def get_issue(repo_id: int, number: int, *, consistent: bool = False) -> Issue | None:
-    return session.get(Issue, ikeys.issue(repo_id, number), consistent=consistent)
+    return unit_of_work.get(Issue, ikeys.issue(repo_id, number), consistent=consistent)
+
+
+def copy_issue(issue: Issue) -> Issue:
+    """A detached copy to change and stage (the read copy stays as it was)."""
+    return Issue.from_raw_data(issue.serialize())
 
 
 def query_page(repo_id: int, states: str, types: str, below: int, count: int) -> list[Issue]:
@@ -336,12 +290,13 @@ def query_page(repo_id: int, states: str, types: str, below: int, count: int) ->
     return found[:count]
 
 
-def query_all(repo_id: int, states: str, types: str, filter_condition=None) -> list[Issue]:
+def query_all(repo_id: int, states: str, types: str, filter_condition=None, *,
+              consistent: bool = False) -> list[Issue]:
     """Every item of the list (DynamoDB pages as needed), newest first."""
     kwargs = dict(scan_index_forward=False, filter_condition=filter_condition)
     if len(states) == 2 and len(types) == 2:
         return list(Issue.query(ikeys.partition(repo_id), Issue.sk.startswith(ikeys.ISSUE_PREFIX),
-                                **kwargs))
+                                consistent_read=consistent, **kwargs))
     if len(types) == 2:
         return list(Issue.gsi1.query(ikeys.state_list(repo_id, states), **kwargs))
     found: list[Issue] = []
@@ -349,6 +304,15 @@ def query_all(repo_id: int, states: str, types: str, filter_condition=None) -> l
         found += Issue.gsi2.query(ikeys.type_list(repo_id, state, types == "p"), **kwargs)
     found.sort(key=lambda i: -int(i.number))
     return found
+
+
+def issues_with_label(repo_id: int, label_id: int) -> list[Issue]:
+    """Every issue and pull carrying the label (consistent: about to be rewritten)."""
+    return query_all(repo_id, "oc", "ip", Issue.label_ids.contains(label_id), consistent=True)
+
+
+def issues_in_milestone(repo_id: int, milestone_id: int) -> list[Issue]:
+    return query_all(repo_id, "oc", "ip", Issue.milestone_id == milestone_id, consistent=True)
 
 
 def page(tracker: Tracker, repo_id: int, states: str, types: str, offset: int,
@@ -368,32 +332,48 @@ def page(tracker: Tracker, repo_id: int, states: str, types: str, offset: int,
     return [], total  # pragma: no cover - offset < total guarantees a bucket
 
 
-def comments_of(repo_id: int, number: int, *, consistent: bool = True) -> list[Comment]:
-    return list(Comment.query(ikeys.partition(repo_id), Comment.sk.startswith(
-        ikeys.comment_prefix(number)), consistent_read=consistent))
+# Issues: staged writes ------------------------------------------------------------------------
+# Labels name the operation in ConditionFailed: "issue" (taken number, or changed since
+# read), "repo" (the repository vanished).
+
+def new_issue_id() -> int:
+    return ids.next_id("issue")
 
 
-def repo_comments(repo_id: int, limit: int | None = None) -> list[Comment]:
-    """The repository's comments in id (creation) order; ``limit`` bounds the read."""
-    kwargs: dict = {}
-    if limit is not None:
-        kwargs = dict(limit=limit, page_size=min(limit, 500))
-    return list(Comment.gsi1.query(ikeys.repo_comments(repo_id), **kwargs))
+def new_issue(repo_id: int, number: int, issue_id: int, **values) -> Issue:
+    return Issue(*ikeys.issue(repo_id, number), id=issue_id, repo_id=repo_id, number=number,
+                 **values)
 
 
-def times_of(repo_id: int, number: int) -> list[TrackedTime]:
-    return list(TrackedTime.query(ikeys.partition(repo_id), TrackedTime.sk.startswith(
-        ikeys.time_prefix(number)), consistent_read=True))
+def stage_create_issue(issue: Issue) -> None:
+    place(issue)
+    unit_of_work.current().put(issue, label="issue", must_not_exist=True)
 
 
-def delete_items(items: Iterable[Item]) -> None:
-    items = list(items)
-    if not items:
+def stage_replace_issue(issue: Issue, read_version: int) -> None:
+    """Write the changed copy whole, if nobody changed the issue since ``read_version``
+    (the copy's version must already be bumped)."""
+    place(issue)
+    unit_of_work.current().put(issue, label="issue", condition=Issue.version == read_version)
+
+
+def stage_delete_issue(issue: Issue) -> None:
+    unit_of_work.current().delete(issue, label="issue", condition=Issue.version == issue.version)
+
+
+def stage_open_count(repo: Repo, is_pull: bool, delta: int) -> None:
+    """Move the repository's open issue (or pull) counter."""
+    if not delta:
         return
-    with Item.batch_write() as batch:
-        for item in items:
-            batch.delete(item)
+    counter = Repo.num_open_pulls if is_pull else Repo.num_open_issues
+    # version: a full save of a copy read before this must not undo the count.
+    unit_of_work.current().update(Repo(repo.pk, repo.sk),
+                                  [counter.add(delta), Repo.version.add(1)],
+                                  label="repo", condition=Repo.pk.exists())
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+def stage_delete_items(items: Iterable[Item], label: str) -> None:
+    """Unconditional deletes (what goes with a deleted issue, a reset of times)."""
+    uow = unit_of_work.current()
+    for item in items:
+        uow.delete(item, label=label)

@@ -1,36 +1,50 @@
 """SSH public keys of users.
 
 ``A#<user>/KEY#<id>`` lists a user's keys in id order; ``KEYFP#<fingerprint>`` makes a
-key usable by one account only (git over SSH must map a key to exactly one user).
+key usable by one account only (git over SSH must map a key to exactly one user; a
+repository's deploy keys take the same claim).  Writes are staged in the current unit
+of work.
 """
 from __future__ import annotations
 
-from pynamodb.exceptions import DoesNotExist
-from pynamodb.transactions import TransactWrite
+from chalicelib.store import unit_of_work
+from chalicelib.store.table import Claim, Item, PublicKey, keys
 
-from chalicelib.store.accounts import partition
-from chalicelib.store.table import Claim, PublicKey, connection, keys
-from chalicelib.store.transact import put_new
+__all__ = ["PublicKey", "FINGERPRINT_TAKEN", "new_key", "key_of", "get", "list_for_user",
+           "stage_add", "stage_delete"]
+
+# Label of the staged claim that fails when any account already uses the key.
+FINGERPRINT_TAKEN = "key fingerprint"
 
 
-def create(key: PublicKey) -> None:
-    """Raises AlreadyExists when any account already has this key."""
-    claim = Claim(*keys.key_fingerprint(key.fingerprint), owner_id=key.user_id)
-    put_new(("key", claim), ("record", key))
+def new_key(*, user_id: int, key_id: int, title: str, content: str, fingerprint: str,
+            read_only: bool, created: int) -> PublicKey:
+    return PublicKey(*keys.public_key(user_id, key_id), id=key_id, user_id=user_id,
+                     title=title, content=content, fingerprint=fingerprint, key_type="user",
+                     read_only=read_only, created=created, updated=created)
+
+
+def key_of(user_id: int, key_id: int) -> tuple[str, str]:
+    return keys.public_key(user_id, key_id)
 
 
 def get(user_id: int, key_id: int) -> PublicKey | None:
-    try:
-        return PublicKey.get(*keys.public_key(user_id, key_id))
-    except DoesNotExist:
-        return None
+    return unit_of_work.get(PublicKey, keys.public_key(user_id, key_id))
 
 
 def list_for_user(user_id: int) -> list[PublicKey]:
-    return list(partition(user_id, keys.KEY_PREFIX))
+    return list(Item.query(keys.account(user_id)[0], Item.sk.startswith(keys.KEY_PREFIX)))
 
 
-def delete(key: PublicKey) -> None:
-    with TransactWrite(connection=connection()) as tx:
-        tx.delete(key)
-        tx.delete(Claim(*keys.key_fingerprint(key.fingerprint)))
+def stage_add(key: PublicKey) -> None:
+    """The key with its fingerprint claim (``FINGERPRINT_TAKEN`` when used elsewhere)."""
+    uow = unit_of_work.current()
+    uow.put(Claim(*keys.key_fingerprint(key.fingerprint), owner_id=key.user_id),
+            label=FINGERPRINT_TAKEN, must_not_exist=True)
+    uow.put(key, label="key", must_not_exist=True)
+
+
+def stage_delete(key: PublicKey) -> None:
+    uow = unit_of_work.current()
+    uow.delete(key, label="key")
+    uow.delete(Claim(*keys.key_fingerprint(key.fingerprint)), label=FINGERPRINT_TAKEN)

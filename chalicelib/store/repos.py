@@ -6,116 +6,59 @@ Access patterns:
 - an owner's repositories: Query gsi1 ``OWNS#<owner id>``
 - every repository (search): Query gsi2 ``REPOS``, ordered by full name
 - a repository's forks: Query ``R#<parent id>`` ``FORK#…``, then BatchGet
-Creation and deletion keep the owner's ``num_repos``, the parent's ``num_forks`` and the
-object pool's member count in the same transaction as the repository itself.
+
+Writes stage into the current unit of work and never commit; a failed condition names
+one of the labels below (``ConditionFailed.label``):
+- creating stages the repository (its name must be free), its id link, the owner's
+  ``num_repos`` (and version, so an owner being deleted meanwhile fails), and the object
+  pool: a new one, or for a fork its parent's (one member more) with the fork link and
+  the parent's ``num_forks``;
+- deleting stages the reverse, on condition that nobody edited (version) or forked
+  (``num_forks``) the repository since it was read.  The pool keeps its item with one
+  member fewer; the partition ``R#<id>`` and the pool nobody uses any more are removed
+  by the repository-cleanup consumer (``stage_purge_partition``, ``stage_delete_pool``).
 """
 from __future__ import annotations
 
 from typing import Iterator
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
+from chalicelib.store import unit_of_work
+from chalicelib.store.table import Account, ForkLink, Item, Pool, Repo, RepoName, keys
 
-from chalicelib.services.errors import AlreadyExists, ConflictError, NotFoundError
-from chalicelib.store import session
-from chalicelib.store.table import (Account, ForkLink, Item, Pool, Repo, RepoName, connection,
-                                    keys)
+__all__ = ["Repo", "Pool", "REPO", "REPO_ID", "OWNER", "PARENT", "POOL", "FORK"]
+
+# Labels of staged writes whose condition can fail.
+REPO = "repository"     # the name is taken (create); changed (save, delete); gone (set_fields)
+REPO_ID = "repository id"
+OWNER = "owner"         # the owner is gone
+PARENT = "parent"       # the repository being forked (or a fork's parent) is gone
+POOL = "pool"           # the object pool a fork would share is gone
+FORK = "fork"           # a fork being made independent was deleted meanwhile
+# Attributes an edit may change (``stage_save`` writes only these, so a concurrent push
+# updating ``empty``/``size`` is never overwritten with what the edit read).
+EDITABLE = ("description", "website", "private", "template", "archived", "archived_at",
+            "default_branch", "mirror_interval", "updated")
+
+
+# Reads ----------------------------------------------------------------------------------
+
+def key(owner_name: str, repo_name: str) -> tuple[str, str]:
+    return keys.repo(owner_name.lower(), repo_name.lower())
 
 
 def get(owner_name: str, repo_name: str) -> Repo | None:
-    return session.get(Repo, keys.repo(owner_name.lower(), repo_name.lower()))
+    return unit_of_work.get(Repo, key(owner_name, repo_name))
 
 
 def get_by_id(repo_id: int) -> Repo | None:
-    link = session.get(RepoName, keys.repo_name(repo_id))
+    link = unit_of_work.get(RepoName, keys.repo_name(repo_id))
     if link is None:
         return None
-    return session.get(Repo, (link.repo_pk, "REPO"))
+    return unit_of_work.get(Repo, (link.repo_pk, "REPO"))
 
 
-def _reasons(exc: TransactWriteError) -> list[str | None]:
-    return [r.code if r else None for r in exc.cancellation_reasons or []]
-
-
-def create(repo: Repo, *, parent: Repo | None = None) -> None:
-    """Write a new repository and bump the counters that include it, all or nothing.
-
-    Raises AlreadyExists when the owner has a repository of that name, NotFoundError
-    when the owner (or the parent being forked) vanished meanwhile.
-    """
-    repo_key = (repo.pk, repo.sk)
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.save(repo, condition=Repo.pk.does_not_exist())
-            tx.save(RepoName(*keys.repo_name(repo.id), repo_pk=repo.pk),
-                    condition=RepoName.pk.does_not_exist())
-            tx.update(Account(*keys.account(repo.owner_id)),
-                      actions=[Account.num_repos.add(1), Account.version.add(1)],
-                      condition=Account.pk.exists())
-            if parent is None:
-                tx.save(Pool(*keys.pool(repo.pool_id), members=1, repo_ids={int(repo.id)},
-                             gsi2pk=keys.ALL_POOLS_GSI, gsi2sk=f"{int(repo.pool_id):015d}"),
-                        condition=Pool.pk.does_not_exist())
-            else:
-                tx.save(ForkLink(*keys.fork_link(parent.id, repo.id), fork_pk=repo.pk))
-                tx.update(Pool(*keys.pool(repo.pool_id)),
-                          actions=[Pool.members.add(1), Pool.repo_ids.add({int(repo.id)})],
-                          condition=Pool.pk.exists())
-                tx.update(parent, actions=[Repo.num_forks.add(1)], condition=Repo.pk.exists())
-    except TransactWriteError as exc:
-        reasons = _reasons(exc)
-        # Grouped order: puts (the repository first), then updates (the owner first).
-        if reasons and reasons[0] == "ConditionalCheckFailed":
-            raise AlreadyExists("repository") from None
-        if len(reasons) > 3 and reasons[3] == "ConditionalCheckFailed":
-            raise NotFoundError("the owner does not exist") from None
-        if "ConditionalCheckFailed" in reasons:
-            raise NotFoundError("the repository being forked no longer exists") from None
-        raise
-    session.remember(repo_key, repo)
-
-
-def delete(repo: Repo, *, parent: Repo | None) -> int:
-    """Remove the repository record and its counters; returns the pool's remaining
-    members (0 means nobody uses the packs any more)."""
-    try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.delete(repo, condition=Repo.version == repo.version)
-            tx.delete(RepoName(*keys.repo_name(repo.id)))
-            tx.update(Account(*keys.account(repo.owner_id)),
-                      actions=[Account.num_repos.add(-1), Account.version.add(1)])
-            if parent is not None:
-                tx.delete(ForkLink(*keys.fork_link(parent.id, repo.id)))
-                tx.update(parent, actions=[Repo.num_forks.add(-1)])
-            tx.update(Pool(*keys.pool(repo.pool_id)),
-                      actions=[Pool.members.add(-1), Pool.repo_ids.delete({int(repo.id)})])
-    except TransactWriteError as exc:
-        if "ConditionalCheckFailed" in _reasons(exc):
-            raise ConflictError("the repository changed while it was being deleted") from None
-        raise
-    session.forget((repo.pk, repo.sk))
-    pool = session.get(Pool, keys.pool(repo.pool_id), consistent=True)
-    return int(pool.members) if pool is not None else 0
-
-
-def save(repo: Repo) -> None:
-    """Write changed fields if nobody else changed the repository since it was read."""
-    from pynamodb.exceptions import PutError
-
-    expected = repo.version
-    repo.version = expected + 1
-    try:
-        repo.save(condition=Repo.version == expected)
-    except PutError as exc:
-        repo.version = expected
-        if getattr(exc, "cause_response_code", "") == "ConditionalCheckFailedException":
-            raise ConflictError("the repository changed meanwhile; try again") from None
-        raise
-
-
-def update_counters(repo: Repo, **changes) -> None:
-    """Atomic ADDs (push sizes, stars …) that need no read-modify-write."""
-    repo.update(actions=[getattr(Repo, name).add(delta) for name, delta in changes.items()])
+def get_pool(pool_id: int) -> Pool | None:
+    return unit_of_work.get(Pool, keys.pool(pool_id), consistent=True)
 
 
 def owned_by(owner_id: int) -> list[Repo]:
@@ -141,6 +84,110 @@ def pools() -> Iterator[Pool]:
     return Item.gsi2.query(keys.ALL_POOLS_GSI)
 
 
-def repo_partition(repo_id: int) -> list[Item]:
-    """Everything stored under ``R#<id>`` (branches, fork links, collaborations …)."""
-    return list(Item.query(keys.repo_partition(repo_id)))
+def stored_values(repo: Repo | None) -> dict:
+    """The repository's stored attributes without PynamoDB's discriminator (a class), for
+    ``events.snapshot``."""
+    if repo is None:
+        return {}
+    return {name: value for name, value in repo.attribute_values.items() if name != "kind"}
+
+
+# Writes ---------------------------------------------------------------------------------
+
+def new_record(repo_id: int, owner: Account, name: str, *, default_branch: str, created: int,
+               **fields) -> Repo:
+    """A repository item (not yet written) with its keys and indexes filled in; its
+    object pool is its own (a fork sets ``pool_id`` to its parent's)."""
+    lower = name.lower()
+    repo = Repo(*keys.repo(owner.lower_name, lower), id=repo_id, owner_id=owner.id,
+                owner_login=owner.login, name=name, lower_name=lower,
+                default_branch=default_branch, pool_id=repo_id, created=created,
+                updated=created, **fields)
+    repo.gsi1pk, repo.gsi1sk = keys.repo_owner_gsi(owner.id, lower)
+    repo.gsi2pk, repo.gsi2sk = keys.ALL_REPOS_GSI, f"{owner.lower_name}/{lower}"
+    return repo
+
+
+def creation_size(*, fork: bool) -> int:
+    """How many items ``stage_create`` stages (transaction budgets)."""
+    return 6 if fork else 4
+
+
+def stage_create(repo: Repo, *, parent: Repo | None = None) -> None:
+    uow = unit_of_work.current()
+    uow.put(repo, label=REPO, must_not_exist=True)
+    uow.put(RepoName(*keys.repo_name(repo.id), repo_pk=repo.pk), label=REPO_ID,
+            must_not_exist=True)
+    uow.update(Account(*keys.account(repo.owner_id)),
+               [Account.num_repos.add(1), Account.version.add(1)], label=OWNER,
+               condition=Account.pk.exists())
+    if parent is None:
+        uow.put(Pool(*keys.pool(repo.pool_id), members=1, repo_ids={int(repo.id)},
+                     gsi2pk=keys.ALL_POOLS_GSI, gsi2sk=f"{int(repo.pool_id):015d}"),
+                label=POOL, must_not_exist=True)
+        return
+    uow.put(ForkLink(*keys.fork_link(parent.id, repo.id), fork_pk=repo.pk), label=PARENT)
+    uow.update(Pool(*keys.pool(repo.pool_id)),
+               [Pool.members.add(1), Pool.repo_ids.add({int(repo.id)})], label=POOL,
+               condition=Pool.pk.exists())
+    uow.update(parent, [Repo.num_forks.add(1)], label=PARENT, condition=Repo.pk.exists())
+
+
+def stage_delete(repo: Repo, *, parent: Repo | None) -> None:
+    uow = unit_of_work.current()
+    uow.delete(repo, label=REPO, condition=(Repo.version == repo.version)
+               & (Repo.num_forks == repo.num_forks))
+    uow.delete(RepoName(*keys.repo_name(repo.id)), label=REPO_ID)
+    uow.update(Account(*keys.account(repo.owner_id)),
+               [Account.num_repos.add(-1), Account.version.add(1)], label=OWNER,
+               condition=Account.pk.exists())
+    if parent is not None:
+        uow.delete(ForkLink(*keys.fork_link(parent.id, repo.id)), label=PARENT)
+        uow.update(parent, [Repo.num_forks.add(-1)], label=PARENT, condition=Repo.pk.exists())
+    uow.update(Pool(*keys.pool(repo.pool_id)),
+               [Pool.members.add(-1), Pool.repo_ids.delete({int(repo.id)})], label=POOL,
+               condition=Pool.pk.exists())
+
+
+def stage_detach_fork(fork: Repo) -> None:
+    """A fork of a repository being deleted becomes an independent repository."""
+    unit_of_work.current().update(
+        fork, [Repo.fork.set(False), Repo.parent_id.set(0), Repo.version.add(1)], label=FORK,
+        condition=Repo.pk.exists())
+
+
+def stage_save(repo: Repo) -> None:
+    """The editable attributes as they are on ``repo``, if nobody changed the repository
+    since it was read (``REPO``)."""
+    expected = repo.version
+    actions = [getattr(Repo, name).set(getattr(repo, name)) for name in EDITABLE]
+    unit_of_work.current().update(repo, actions + [Repo.version.set(expected + 1)],
+                                  label=REPO, condition=Repo.version == expected)
+    repo.version = expected + 1
+
+
+def stage_set(repo: Repo, fields: dict) -> None:
+    """Set attributes that follow from git (``empty``, ``size``, ``updated``, the default
+    branch, mirror sync times) whatever else changed, if the repository still exists."""
+    if fields:
+        unit_of_work.current().update(
+            repo, [getattr(Repo, name).set(value) for name, value in fields.items()],
+            label=REPO, condition=Repo.pk.exists())
+
+
+# Cleanup after a deletion (the repository-cleanup consumer) -------------------------------
+
+def stage_purge_partition(repo_id: int) -> int:
+    """Every item left under ``R#<id>`` (branches, forks' links, collaborations, issues,
+    hooks …); returns how many.  Items that own something elsewhere (deploy keys and
+    their fingerprint claims) are their own store's to delete first."""
+    uow = unit_of_work.current()
+    items = list(Item.query(keys.repo_partition(repo_id)))
+    for item in items:
+        uow.delete(item, label="leftover")
+    return len(items)
+
+
+def stage_delete_pool(pool: Pool) -> None:
+    """A pool's item once no repository uses it (no member counted)."""
+    unit_of_work.current().delete(pool, label=POOL, condition=Pool.members <= 0)

@@ -13,6 +13,7 @@ from pynamodb.connection import Connection
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
+from chalicelib import aws
 from chalicelib.settings import Settings, get_settings
 
 
@@ -58,7 +59,9 @@ class Item(Model):
     def _get_connection(cls):
         # One connection (one botocore client) for every kind of item: creating a
         # client per model class would cost each cold start several clients.
-        return Model._get_connection.__func__(Item)
+        made = Model._get_connection.__func__(Item)
+        aws.attach_hooks(made.connection.client)   # call counting (benchmarks)
+        return made
 
 
 class Counter(Item, discriminator="counter"):

@@ -1,4 +1,4 @@
-"""Domain errors raised by services; the API layer maps each kind to a status code.
+"""Domain errors, below every layer; the API layer maps each kind to a status code.
 
 Keeping them HTTP-free lets services be used by the CLI and scheduled jobs too.
 """
@@ -33,3 +33,15 @@ class AlreadyExists(ServiceError):
 
 class ConflictError(ServiceError):
     """State changed under the caller (a lost compare-and-swap)."""
+
+
+class ConditionFailed(ConflictError):
+    """A staged write's condition failed at commit (``label`` names it); nothing of that
+    transaction was written.  ``exists`` is set when a must-not-exist put found its key
+    taken.  Services turn the labels they expect into their own errors; one that escapes
+    is a lost race, answered 409."""
+
+    def __init__(self, label: str, *, exists: bool = False):
+        super().__init__("the change conflicts with a concurrent change; try again")
+        self.label = label
+        self.exists = exists

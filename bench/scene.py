@@ -1,0 +1,207 @@
+"""The scene bench/aws_calls.py measures in: the app under moto, its accounts and tokens,
+the request type scenarios return, and helpers that make what a scenario then reads,
+edits or deletes.  Nothing a helper does is counted: only the request a scenario
+returns is.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import traceback
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from _harness import REPO_ROOT
+
+ADMIN = ("root", "root-password-1")
+USER = ("alice", "alice-password-1")
+USER_EMAIL = "alice@example.com"
+LOGINS = {"basic": USER, "root-basic": ADMIN}   # password auth modes (root-basic: set-up only)
+
+
+@dataclass
+class Req:
+    """One measured request; ``expect`` is the status the route answers on success."""
+    method: str
+    path: str                 # below /api/v1 unless the route is raw
+    auth: str = "anon"        # anon | token (alice) | basic (alice's password) | admin (token)
+    body: dict | None = None
+    expect: int = 200
+    data: bytes | None = None          # a raw body (git protocol, text/plain) instead of JSON
+    content_type: str | None = None    # of ``data``
+    # Where the status cannot tell success (git reports errors inside a 200), the
+    # answer must also contain this.
+    expect_body: bytes | None = None
+    # NIMBUS__* settings in force for this request only (set before, restored after).
+    settings: dict[str, str] | None = None
+
+
+class UnhandledErrors(logging.Handler):
+    """Keeps what the gateway logs about an unhandled error (a 500 says only ""), so a
+    failed scenario can name the exception and where it was raised."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.last = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.exc_info or record.exc_info[1] is None:
+            return
+        exc = record.exc_info[1]
+        frames = traceback.extract_tb(exc.__traceback__)
+        ours = [f for f in frames if f.filename.startswith(str(REPO_ROOT))] or frames
+        where = f" at {os.path.relpath(ours[-1].filename, REPO_ROOT)}:{ours[-1].lineno}" \
+            if ours else ""
+        self.last = f"{type(exc).__name__}: {exc}{where}"[:300]
+
+
+class Scene:
+    """The app under moto with an admin, a user with a password, tokens and a key."""
+
+    def __init__(self, app, workdir: str):
+        self.app = app
+        self.workdir = workdir             # files the scene needs (keys, a git remote)
+        self.cleanups: list = []           # run by close(): servers the scene started
+        self.tokens: dict[str, str] = {}   # auth mode -> token secret
+        self.serial = 0
+        self.key_id = 0
+        self.made: dict[str, object] = {}  # things built once and shared by scenarios
+        self.errors = UnhandledErrors()
+        logging.getLogger("nimbus").addHandler(self.errors)
+
+    def close(self) -> None:
+        logging.getLogger("nimbus").removeHandler(self.errors)
+        while self.cleanups:
+            self.cleanups.pop()()
+
+    def call(self, method, target, auth="anon", body=None, *, data=None,
+             content_type=None) -> tuple[int, bytes]:
+        from chalicelib.local.events import build_event, read_result
+
+        headers = []
+        if auth in LOGINS:
+            headers.append(("Authorization", "Basic " + base64.b64encode(
+                ":".join(LOGINS[auth]).encode()).decode()))
+        elif auth in self.tokens:
+            headers.append(("Authorization", "token " + self.tokens[auth]))
+        if body is not None:
+            data, content_type = json.dumps(body).encode(), "application/json"
+        if content_type:
+            headers.append(("Content-Type", content_type))
+        self.errors.last = ""
+        status, _, out = read_result(self.app(build_event(method, target, headers, data), None))
+        return status, out
+
+    def must(self, method, path, auth, body=None, expect=201) -> dict:
+        status, out = self.call(method, "/api/v1" + path, auth, body)
+        assert status == expect, (f"{method} {path} answered {status}, not {expect}: "
+                                  f"{out[:200]!r} {self.errors.last}")
+        return json.loads(out) if out else {}
+
+    def unique(self, prefix: str) -> str:
+        self.serial += 1
+        return f"{prefix}{self.serial}"
+
+    def once(self, name: str, make):
+        """``make()`` the first time ``name`` is asked for; the same thing afterwards.
+        A failure is kept too (each scenario that needs it fails the same way at once,
+        rather than building half of it again)."""
+        if name not in self.made:
+            try:
+                self.made[name] = make()
+            except Exception as exc:  # noqa: BLE001 - raised again below, and every time
+                self.made[name] = exc
+        if isinstance(self.made[name], Exception):
+            raise self.made[name]
+        return self.made[name]
+
+    # Scene helpers: each makes something a scenario can then read or delete.
+    def user_option(self) -> dict:
+        name = self.unique("user")
+        return {"username": name, "password": "secret-pass-1", "email": f"{name}@x.test"}
+
+    def new_user(self) -> str:
+        return self.must("POST", "/admin/users", "admin", self.user_option())["login"]
+
+    def new_token(self, name: str) -> str:
+        return self.must("POST", f"/users/{USER[0]}/tokens", "basic",
+                         {"name": name, "scopes": ["all"]})["sha1"]
+
+    def spare_token(self) -> str:
+        name = self.unique("tok")
+        self.new_token(name)
+        return name
+
+    def new_key(self) -> int:
+        return self.must("POST", "/user/keys", "token",
+                         {"title": self.unique("key"), "key": ssh_key()})["id"]
+
+    def new_repo(self, auto_init: bool = False) -> str:
+        name = self.unique("repo")
+        self.must("POST", "/user/repos", "token", {"name": name, "auto_init": auto_init})
+        return name
+
+    def build(self) -> None:
+        from chalicelib.services.accounts import ensure_admin
+
+        ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
+        self.tokens["admin"] = self.must("POST", f"/users/{ADMIN[0]}/tokens", "root-basic",
+                                         {"name": "bench", "scopes": ["all"]})["sha1"]
+        self.must("POST", "/admin/users", "admin", {
+            "username": USER[0], "password": USER[1], "email": USER_EMAIL})
+        self.tokens["token"] = self.new_token("bench")
+        self.key_id = self.new_key()
+        self.must("POST", "/user/repos", "token", {"name": "demo", "auto_init": True})
+
+
+def after(_prepared, requests: list[Req]) -> list[Req]:
+    """``requests``, written after the call that prepares them (evaluated first), as in
+    ``lambda s: after(star(s), [Req("GET", "/user/starred", "token")])``."""
+    return requests
+
+
+@contextmanager
+def settings_in_force(values: dict[str, str] | None):
+    """The app reads settings once per process: set ``values``, drop the cached settings,
+    and put everything back afterwards."""
+    if not values:
+        yield
+        return
+    from chalicelib.settings import reset_settings_cache
+
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    reset_settings_cache()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        reset_settings_cache()
+
+
+def ssh_key() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    return ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
+        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+
+
+def gpg_public_key(email: str = USER_EMAIL) -> str:
+    """A new armored Ed25519 OpenPGP public key with one user id (``email``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # pgpy's cryptography deprecation warnings
+        import pgpy
+        from pgpy.constants import EllipticCurveOID, HashAlgorithm, KeyFlags, PubKeyAlgorithm
+
+        key = pgpy.PGPKey.new(PubKeyAlgorithm.EdDSA, EllipticCurveOID.Ed25519)
+        key.add_uid(pgpy.PGPUID.new("Alice", email=email),
+                    usage={KeyFlags.Sign, KeyFlags.Certify}, hashes=[HashAlgorithm.SHA256])
+        return str(key.pubkey)

@@ -1,0 +1,371 @@
+"""Domain events: typed facts that a write produces, below every layer.
+
+A service raises an event by staging it in its unit of work
+(``chalicelib.store.unit_of_work``); the unit writes it as an outbox item in the same
+transaction as the change, so an event exists exactly when its change does.  The relay
+(``chalicelib.jobs.relay``) moves outbox items to the events queue and the queue worker
+(``chalicelib.jobs.consumers``) hands each event to its consumers, at least once, with
+consumers idempotent on ``event_id``.
+
+Payloads carry what a consumer (a webhook, later) needs without reading the table
+again: ``actor`` and ``repo`` are snapshots of the stored records taken when the event
+was raised (secrets left out), the rest names the change.  ``to_message`` and
+``from_message`` are the wire form (JSON-safe dicts) used by the outbox and the queue.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+# Attributes never copied into an event (they would travel through SQS and logs).
+SECRET_ATTRIBUTES = frozenset({"password_hash", "mirror_auth", "token_hash", "secret",
+                               "authorization_header"})
+# Storage bookkeeping, not data: ``kind`` holds PynamoDB's model class.
+INTERNAL_ATTRIBUTES = frozenset({"kind", "pk", "sk"})
+
+
+def changes_between(before: Mapping, after: Mapping) -> tuple[tuple[str, Any], ...]:
+    """(field, previous value) for every field of two snapshots that differs."""
+    return tuple(sorted((name, before.get(name)) for name in set(before) | set(after)
+                        if before.get(name) != after.get(name) and name not in ("updated", "version")))
+
+
+def snapshot(record: Any) -> dict:
+    """A stored record (anything with ``attribute_values``, or a mapping) as plain JSON
+    data, secrets left out; None gives {}."""
+    if record is None:
+        return {}
+    values = getattr(record, "attribute_values", record)
+    return {name: _plain(value) for name, value in dict(values).items()
+            if name not in SECRET_ATTRIBUTES and name not in INTERNAL_ATTRIBUTES
+            and not name.startswith("gsi")}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    as_dict = getattr(value, "as_dict", None)       # PynamoDB MapAttribute values
+    if callable(as_dict):
+        return _plain(as_dict())
+    return value
+
+
+@dataclass(frozen=True)
+class Event:
+    actor_id: int | None
+    # Filled in when the event is staged (unit of work), unless given.
+    event_id: str = ""
+    occurred_at: float = 0.0
+    actor: Mapping = field(default_factory=dict)     # snapshot of the acting account
+
+    def stamped(self) -> "Event":
+        """This event with an id and a time (kept if already set)."""
+        return dataclasses.replace(self, event_id=self.event_id or uuid.uuid4().hex,
+                                   occurred_at=self.occurred_at or time.time())
+
+
+@dataclass(frozen=True)
+class RepoEvent(Event):
+    """An event about one repository; ``repo`` is its snapshot."""
+    repo_id: int = 0
+    repo: Mapping = field(default_factory=dict)
+
+
+# Accounts -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UserCreated(Event):
+    user_id: int = 0
+    login: str = ""
+
+
+@dataclass(frozen=True)
+class UserDeleted(Event):
+    user_id: int = 0
+    login: str = ""
+
+
+@dataclass(frozen=True)
+class UserEdited(Event):
+    user_id: int = 0
+    changed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PublicKeyAdded(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class PublicKeyDeleted(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class GpgKeyAdded(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class GpgKeyDeleted(Event):
+    user_id: int = 0
+    key_id: int = 0
+
+
+@dataclass(frozen=True)
+class TokenCreated(Event):
+    user_id: int = 0
+    token_id: int = 0
+
+
+@dataclass(frozen=True)
+class TokenDeleted(Event):
+    user_id: int = 0
+    token_id: int = 0
+
+
+# Organizations and teams ------------------------------------------------------------------
+# action: created | edited | deleted (organizations, teams); added | removed (members).
+
+@dataclass(frozen=True)
+class OrganizationChanged(Event):
+    org_id: int = 0
+    action: str = ""
+    org: Mapping = field(default_factory=dict)
+    # (field, previous value) pairs for "edited".
+    changes: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class MembershipChanged(Event):
+    """A user joined or left an organization, or changed their public visibility
+    (action: added | removed | publicized | concealed)."""
+    org_id: int = 0
+    user_id: int = 0
+    action: str = ""
+    user: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TeamChanged(Event):
+    """action: created | edited | deleted | member_added | member_removed |
+    repo_added | repo_removed."""
+    org_id: int = 0
+    team_id: int = 0
+    action: str = ""
+    team: Mapping = field(default_factory=dict)
+    user_id: int = 0          # member_* actions
+    repo_id: int = 0          # repo_* actions
+    repo: Mapping = field(default_factory=dict)
+    changes: tuple[tuple[str, Any], ...] = ()      # (field, previous value), "edited"
+
+
+# Repositories ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RepositoryCreated(RepoEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class RepositoryForked(RepoEvent):
+    parent_id: int = 0
+    parent: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RepositoryMigrated(RepoEvent):
+    mirror: bool = False
+
+
+@dataclass(frozen=True)
+class RepositoryMirrorSynced(RepoEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class RepositoryEdited(RepoEvent):
+    """Settings changed; ``changes`` holds (field, previous value) pairs.  A rename or a
+    transfer shows as ``name`` / ``owner_login`` changes."""
+    changes: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class RepositoryDeleted(RepoEvent):
+    pass
+
+
+@dataclass(frozen=True)
+class CollaboratorChanged(RepoEvent):
+    """action: added | edited | removed."""
+    user_id: int = 0
+    permission: str = ""
+    action: str = ""
+    previous_permission: str = ""    # for "edited"
+    user: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RepoAccessChanged(RepoEvent):
+    """Stars, watches and deploy keys (kind: star | watch | deploy_key; action: added |
+    removed)."""
+    kind: str = ""
+    action: str = ""
+    subject_id: int = 0
+    subject: Mapping = field(default_factory=dict)   # the user, or the deploy key
+
+
+@dataclass(frozen=True)
+class HookChanged(Event):
+    """A webhook was created, edited or deleted (owner_kind: repo | org)."""
+    owner_kind: str = ""
+    owner_id: int = 0
+    hook_id: int = 0
+    action: str = ""
+    hook: Mapping = field(default_factory=dict)      # secret and authorization left out
+
+
+@dataclass(frozen=True)
+class PushedCommit:
+    id: str
+    message: str
+    author_name: str
+    author_email: str
+    committer_name: str
+    committer_email: str
+    timestamp: int
+    tz_offset: int
+
+
+@dataclass(frozen=True)
+class RepositoryPushed(RepoEvent):
+    """One ref moved (created, updated or deleted) by a push, the API or a mirror sync."""
+    ref: str = ""
+    before: str = ""
+    after: str = ""
+    commits: tuple[PushedCommit, ...] = ()
+    total_commits: int = 0
+
+
+@dataclass(frozen=True)
+class RefCreated(RepoEvent):
+    """A branch or tag appeared (ref_type: branch | tag); raised with RepositoryPushed."""
+    ref: str = ""
+    ref_type: str = ""
+    sha: str = ""
+
+
+@dataclass(frozen=True)
+class RefDeleted(RepoEvent):
+    ref: str = ""
+    ref_type: str = ""
+    sha: str = ""
+
+
+# Issue tracker --------------------------------------------------------------------------
+# Actions follow Forgejo's webhook payloads: issues -> opened, edited, closed, reopened,
+# deleted, label_updated, label_cleared, milestoned, demilestoned, assigned, unassigned;
+# issue_comment -> created, edited, deleted.
+
+@dataclass(frozen=True)
+class IssueChanged(RepoEvent):
+    issue_id: int = 0
+    number: int = 0
+    is_pull: bool = False
+    action: str = ""
+    # (field, previous value) pairs for "edited": title, body, ref.
+    changes: tuple[tuple[str, str], ...] = ()
+    issue: Mapping = field(default_factory=dict)      # the issue after the change
+
+
+@dataclass(frozen=True)
+class IssueCommentChanged(RepoEvent):
+    issue_id: int = 0
+    number: int = 0
+    is_pull: bool = False
+    comment_id: int = 0
+    action: str = ""
+    body_before: str = ""        # for "edited"
+    comment: Mapping = field(default_factory=dict)
+    issue: Mapping = field(default_factory=dict)        # the issue after the change
+
+
+@dataclass(frozen=True)
+class LabelChanged(RepoEvent):
+    """A repository label or milestone was created, edited or deleted (kind: label |
+    milestone)."""
+    kind: str = ""
+    item_id: int = 0
+    action: str = ""
+    item: Mapping = field(default_factory=dict)
+
+
+# Wire form ------------------------------------------------------------------------------
+
+def _event_types() -> dict[str, type[Event]]:
+    found: dict[str, type[Event]] = {}
+    pending = [Event]
+    while pending:
+        cls = pending.pop()
+        found[cls.__name__] = cls
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def to_message(event: Event) -> dict:
+    """The event as JSON-safe data: {"type", "id", "data"}."""
+    return {"type": type(event).__name__, "id": event.event_id,
+            "data": _plain(dataclasses.asdict(event))}
+
+
+class UnknownEvent(ValueError):
+    """A message names an event type this version does not know."""
+
+
+def from_message(message: Mapping) -> Event:
+    cls = _event_types().get(str(message.get("type")))
+    if cls is None:
+        raise UnknownEvent(f"unknown event type {message.get('type')!r}")
+    data = dict(message.get("data") or {})
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in known:
+            continue        # a field a newer version added: ignored, not fatal
+        if name == "commits":
+            value = tuple(PushedCommit(**c) for c in value or ())
+        elif name in ("changes",):
+            value = tuple(tuple(pair) for pair in value or ())
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[name] = value
+    values.setdefault("actor_id", None)
+    return cls(**values)
+
+
+
+# Issue tracker: tracked times -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrackedTimeChanged(RepoEvent):
+    """Time tracked on an issue was added or deleted (action: added | deleted | reset,
+    the last deleting all of the user's entries on the issue at once).  ``times`` are
+    the snapshots of the entries added or deleted."""
+    issue_id: int = 0
+    number: int = 0
+    is_pull: bool = False
+    action: str = ""
+    user_id: int = 0
+    times: tuple[Mapping, ...] = ()

@@ -1,0 +1,112 @@
+"""The events queue worker: hands each domain event to the consumers that want it.
+
+Delivery is at least once (the relay may publish an item twice, SQS may redeliver), so
+each (event, consumer) pair is claimed with a delivery mark before the consumer runs
+(``chalicelib.store.outbox.claim``): the same event reaches a consumer once.  A consumer
+that fails releases its claim and the message is retried by SQS, then dead-lettered.
+
+Consumers register here with the event types they take; webhook delivery will be one.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from chalicelib import events as domain_events
+from chalicelib.store import outbox
+
+log = logging.getLogger("nimbus.consumers")
+
+# A consumer that takes longer than this may be run again by a redelivery.
+LEASE_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class Consumer:
+    name: str
+    kinds: tuple[type[domain_events.Event], ...]
+    handle: Callable[[domain_events.Event], None]
+
+
+_consumers: dict[str, Consumer] = {}
+
+
+def register(name: str, kinds: Iterable[type[domain_events.Event]],
+             handle: Callable[[domain_events.Event], None]) -> None:
+    _consumers[name] = Consumer(name, tuple(kinds), handle)
+
+
+def unregister(name: str) -> None:
+    _consumers.pop(name, None)
+
+
+def consumers_for(event: domain_events.Event) -> list[Consumer]:
+    _load_builtin()
+    return [c for c in _consumers.values() if isinstance(event, c.kinds)]
+
+
+def handle_message(body: str | dict) -> int:
+    """Run the event in one queue message through its consumers; returns how many ran.
+    Raises if a consumer failed (the message is then retried)."""
+    message = json.loads(body) if isinstance(body, str) else body
+    try:
+        event = domain_events.from_message(message)
+    except (domain_events.UnknownEvent, TypeError) as exc:
+        log.error("dropping undecodable event message %s: %s", message.get("id"), exc)
+        return 0
+    ran, failed = 0, None
+    for consumer in consumers_for(event):
+        if not outbox.claim(event.event_id, consumer.name, lease_seconds=LEASE_SECONDS):
+            continue
+        try:
+            consumer.handle(event)
+        except Exception as exc:  # noqa: BLE001 - the others still run; SQS retries
+            log.exception("consumer %s failed on event %s", consumer.name, event.event_id)
+            outbox.release(event.event_id, consumer.name)
+            failed = exc
+            continue
+        outbox.finish(event.event_id, consumer.name)
+        ran += 1
+    if failed is not None:
+        raise failed
+    return ran
+
+
+def handle_sqs_records(bodies: Iterable[str]) -> int:
+    return sum(handle_message(body) for body in bodies)
+
+
+def poll(url: str, *, wait_seconds: int = 0, max_messages: int = 10) -> int:
+    """Receive and handle one batch from the queue (the local runtime's worker)."""
+    from chalicelib import aws
+
+    sqs = aws.client("sqs")
+    received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=max_messages,
+                                   WaitTimeSeconds=wait_seconds).get("Messages", [])
+    handled = 0
+    for message in received:
+        try:
+            handle_message(message["Body"])
+        except Exception:  # noqa: BLE001 - left on the queue: redelivered, then dead-lettered
+            continue
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        handled += 1
+    return handled
+
+
+_builtin_loaded = False
+
+
+def _load_builtin() -> None:
+    """The consumers that ship with the service (imported on first use: the API
+    function never needs them)."""
+    global _builtin_loaded
+    if _builtin_loaded:
+        return
+    from chalicelib.jobs import cleanup
+
+    register("repository-cleanup", (domain_events.RepositoryDeleted,),
+             cleanup.on_repository_deleted)
+    _builtin_loaded = True

@@ -1,0 +1,72 @@
+"""The outbox relay: moves outbox items (``chalicelib.store.outbox``) to the events queue,
+then removes them.
+
+Three ways in, one way out (``publish``):
+- in AWS, the table's stream invokes ``relay_stream_records`` for each new outbox item
+  (filtered to outbox inserts), seconds after the commit and with no call on the request
+  path;
+- ``sweep`` (a schedule in AWS, a background thread locally) publishes what is older
+  than a grace period: items a stream batch failed on, or that a dead process left;
+- the local runtime wakes its relay right after each commit (``unit_of_work.after_commit``).
+
+A crash between sending and removing publishes an item twice; consumers are idempotent
+on the event id, so that is harmless (``chalicelib.jobs.consumers``).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Iterable
+
+from chalicelib import aws
+from chalicelib.settings import get_settings
+from chalicelib.store import outbox
+
+log = logging.getLogger("nimbus.relay")
+
+SQS_BATCH = 10
+# The stream delivers within seconds; the sweep leaves younger items to it.
+SWEEP_GRACE_SECONDS = 60.0
+
+
+def queue_url() -> str:
+    return aws.client("sqs").get_queue_url(QueueName=get_settings().aws.EVENTS_QUEUE)["QueueUrl"]
+
+
+def publish(items: Iterable[outbox.OutboxItem], *, url: str | None = None) -> int:
+    """Send each item's event to the events queue, then remove the items that went."""
+    items = list(items)
+    if not items:
+        return 0
+    sqs, url = aws.client("sqs"), url or queue_url()
+    sent: list[outbox.OutboxItem] = []
+    for start in range(0, len(items), SQS_BATCH):
+        chunk = items[start:start + SQS_BATCH]
+        result = sqs.send_message_batch(QueueUrl=url, Entries=[
+            {"Id": str(n), "MessageBody": item.message,
+             "MessageAttributes": {"event_type": {"DataType": "String",
+                                                  "StringValue": item.event_type}}}
+            for n, item in enumerate(chunk)])
+        for failure in result.get("Failed", []):
+            log.warning("event %s not queued: %s", chunk[int(failure["Id"])].event_id,
+                        failure.get("Message"))
+        sent += [chunk[int(ok["Id"])] for ok in result.get("Successful", [])]
+    outbox.remove(sent)
+    return len(sent)
+
+
+def sweep(*, grace: float = SWEEP_GRACE_SECONDS) -> int:
+    """Publish every outbox item older than ``grace`` seconds."""
+    return publish(outbox.pending(older_than=time.time() - grace))
+
+
+def relay_stream_records(records: Iterable[dict]) -> int:
+    """The stream function: publish the outbox items among new-image records."""
+    items = []
+    for record in records:
+        image = (record.get("dynamodb") or {}).get("NewImage")
+        if record.get("eventName") == "INSERT" and image:
+            item = outbox.from_stream_image(image)
+            if item is not None:
+                items.append(item)
+    return publish(items)

@@ -1,0 +1,56 @@
+"""Git smart HTTP for a repository the caller may use (``api/git_http.py`` decides who
+may; this runs the protocol over ``chalicelib.gitstore.smart_http``).
+
+A push's ref transaction is ours (``pushes``): the refs' compare-and-swap, the branch
+records, the repository's metadata and the push events commit together, so a push
+that is reported "ok" has its records and its events, and a refused one has neither.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from chalicelib.services import pushes
+
+if TYPE_CHECKING:
+    from chalicelib.gitstore.repo import NimbusRepo
+    from chalicelib.services.repo_views import RepoView
+    from chalicelib.store.accounts import Account
+
+UPLOAD_PACK = "git-upload-pack"
+RECEIVE_PACK = "git-receive-pack"
+SERVICES = (UPLOAD_PACK, RECEIVE_PACK)
+
+
+def open_git(view: RepoView) -> NimbusRepo:
+    from chalicelib.gitstore import repo as gitrepo
+
+    return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))
+
+
+def advertise(view: RepoView, service: str) -> bytes:
+    """Body of ``GET info/refs?service=<service>``."""
+    from chalicelib.gitstore import smart_http
+
+    return smart_http.advertise(open_git(view), service)
+
+
+def upload_pack(view: RepoView, body: bytes) -> bytes:
+    """Body of ``POST git-upload-pack`` (fetch, clone)."""
+    from chalicelib.gitstore import smart_http
+
+    return smart_http.upload_pack(open_git(view), body)
+
+
+def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
+                 before_commit: Callable[[list], None] | None = None) -> bytes:
+    """Body of ``POST git-receive-pack`` (push).  ``before_commit(updates)`` runs after
+    the pack is stored and before the refs move (crash tests)."""
+    from chalicelib.gitstore import smart_http
+
+    git = open_git(view)
+
+    def commit_refs(updates: list[tuple[str, str, str]]) -> None:
+        pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor))
+
+    return smart_http.receive_pack(git, body, commit_refs=commit_refs,
+                                   before_commit=before_commit)

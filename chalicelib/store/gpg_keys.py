@@ -1,0 +1,115 @@
+"""Users' GPG public keys.
+
+Items:
+- ``A#<user>`` / ``GPGKEY#<id>``: the key (primary key id, subkeys, e-mails, flags, armor);
+- ``GPGKEYID#<KEYID>`` / ``GPGKEY``: one per primary key and subkey id, naming the key
+  item, so a signature's issuer id finds its key with one read (batched per request);
+  written must-not-exist, so a key id belongs to one uploaded key.
+
+Writes are staged in the current unit of work.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+
+from chalicelib.store import unit_of_work
+from chalicelib.store.table import Item, keys
+
+KEY_PREFIX = "GPGKEY#"
+# Label of the staged key-id links that fail when a (sub)key id is already uploaded.
+KEY_ID_TAKEN = "gpg key id"
+
+
+class GPGKeyItem(Item, discriminator="gpgkey"):
+    id = NumberAttribute()
+    user_id = NumberAttribute()
+    key_id = UnicodeAttribute()                 # 16 upper-case hex characters
+    content = UnicodeAttribute()                # the armored public key as uploaded
+    public_key = UnicodeAttribute(default="")   # base64 of the binary public key
+    emails = UnicodeAttribute(default="[]")     # JSON [email] matched to the owner
+    can_sign = BooleanAttribute(default=False)
+    can_encrypt_comms = BooleanAttribute(default=False)
+    can_encrypt_storage = BooleanAttribute(default=False)
+    can_certify = BooleanAttribute(default=False)
+    verified = BooleanAttribute(default=False)
+    subkeys = UnicodeAttribute(default="[]")    # JSON [{key_id, flags..., created, expires}]
+    created = NumberAttribute()
+    expires = NumberAttribute(default=0)
+
+
+class GPGKeyIdLink(Item, discriminator="gpgkeyid"):
+    """``GPGKEYID#<KEYID>``: which user's key item holds this (sub)key id."""
+    owner_id = NumberAttribute()
+    key_sk = UnicodeAttribute()
+
+
+def item_key(user_id: int, key_id: int) -> tuple[str, str]:
+    return keys.account(user_id)[0], f"{KEY_PREFIX}{key_id:015d}"
+
+
+def id_link_key(key_id: str) -> tuple[str, str]:
+    return f"GPGKEYID#{key_id.upper()}", "GPGKEY"
+
+
+def new_key(*, user_id: int, item_id: int, key_id: str, content: str, public_key: str,
+            emails: list[str], subkeys: list[dict], flags: dict, created: int,
+            expires: int) -> GPGKeyItem:
+    return GPGKeyItem(*item_key(user_id, item_id), id=item_id, user_id=user_id, key_id=key_id,
+                      content=content, public_key=public_key, emails=json.dumps(emails),
+                      subkeys=json.dumps(subkeys), created=created, expires=expires,
+                      verified=False, **flags)
+
+
+def key_ids(item: GPGKeyItem) -> list[str]:
+    """The primary key id and every subkey id of a stored key."""
+    return [item.key_id, *(sub["key_id"] for sub in json.loads(item.subkeys))]
+
+
+def get(user_id: int, key_id: int) -> GPGKeyItem | None:
+    return unit_of_work.get(GPGKeyItem, item_key(user_id, key_id))
+
+
+def list_for_user(user_id: int) -> list[GPGKeyItem]:
+    return list(Item.query(keys.account(user_id)[0], Item.sk.startswith(KEY_PREFIX)))
+
+
+def has_keys(user_id: int) -> bool:
+    return next(iter(Item.query(keys.account(user_id)[0], Item.sk.startswith(KEY_PREFIX),
+                                limit=1)), None) is not None
+
+
+def stage_add(item: GPGKeyItem) -> None:
+    """The key and one link per (sub)key id (``KEY_ID_TAKEN`` when one is taken)."""
+    uow = unit_of_work.current()
+    for kid in key_ids(item):
+        uow.put(GPGKeyIdLink(*id_link_key(kid), owner_id=item.user_id, key_sk=item.sk),
+                label=KEY_ID_TAKEN, must_not_exist=True)
+    uow.put(item, label="gpg key", must_not_exist=True)
+
+
+def stage_delete(item: GPGKeyItem) -> None:
+    uow = unit_of_work.current()
+    uow.delete(item, label="gpg key")
+    for kid in key_ids(item):
+        uow.delete(GPGKeyIdLink(*id_link_key(kid)), label=KEY_ID_TAKEN)
+
+
+def keys_by_ids(wanted_ids: Iterable[str]) -> dict[str, GPGKeyItem]:
+    """Key items for signature issuer ids: two batched reads for any number of ids."""
+    wanted = {k.upper() for k in wanted_ids if k}
+    if not wanted:
+        return {}
+    unit_of_work.prefetch(id_link_key(k) for k in wanted)
+    links = {k: unit_of_work.get(GPGKeyIdLink, id_link_key(k)) for k in wanted}
+    item_keys = {kid: (keys.account(int(link.owner_id))[0], link.key_sk)
+                 for kid, link in links.items() if link is not None}
+    unit_of_work.prefetch(item_keys.values())
+    found = {}
+    for kid, key in item_keys.items():
+        item = unit_of_work.get(GPGKeyItem, key)
+        if item is not None:
+            found[kid] = item
+    return found
