@@ -44,7 +44,7 @@ def index():
 PROBE = "import time; t = time.perf_counter(); import app; print((time.perf_counter() - t) * 1e3)"
 # The gateway imports the route modules on the first request, not with app.py: that is
 # still cold start, so the import tree and the FORBIDDEN check include them.
-TREE_PROBE = "import app; import chalicelib.api.areas"
+TREE_PROBE = "import app; from chalicelib.api.routes import load_routes; load_routes()"
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)")
 
 

@@ -2,43 +2,209 @@
 
     python -m chalicelib.cli admin user create --username U --password P --email E [--admin]
     python -m chalicelib.cli admin user generate-access-token --username U [--scopes all]
+    python -m chalicelib.cli admin repair [--dry-run]
 
-With ``--local`` (the default when a local runtime is running in ``NIMBUS_DATA_DIR``)
-the command talks to the embedded moto of ``make run``; otherwise to AWS with the
-usual credentials and the configured table (``NIMBUS__AWS__TABLE`` …).
+With ``--local`` (the default when a local runtime is running) the command talks to the
+embedded moto of ``make run``, found through ``--data-dir``, ``NIMBUS_DATA_DIR``, or
+else among the running runtimes, whatever shell started them (and with their
+settings).  With no runtime running, a data dir holding state is served by a runtime
+started for the command when it is named (or ``--local``), or when no AWS credentials
+are configured; otherwise the command talks to AWS with the usual credentials and the
+configured table (``NIMBUS__AWS__TABLE`` …).  Every failure is one line on stderr
+and exit status 1.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 RUNTIME_FILE = "runtime.json"
 
 
-def _local_endpoint(data_dir: str) -> str | None:
-    """The moto endpoint a running local runtime published in its data dir."""
-    path = Path(data_dir) / RUNTIME_FILE
+DEFAULT_DATA_DIR = ".nimbus"
+# The module ``make run`` starts; how the CLI recognises a local runtime's process.
+LOCAL_MODULE = "chalicelib.local"
+# Files a data dir with stored state has (chalicelib/local/state.py).
+STATE_MARKERS = ("CURRENT", "snapshots")
+RUNTIME_START_SECONDS = 60
+# Settings a runtime was started with that the CLI adopts, so it reads the same table.
+_ADOPTED = ("NIMBUS_CONFIG", "NIMBUS__")
+
+
+class CliError(Exception):
+    """A failure the operator can fix from its one-line message."""
+
+
+@dataclass
+class LocalRuntimeInfo:
+    data_dir: Path
+    endpoint: str
+    environ: dict[str, str]     # the runtime process's settings (empty if unknown)
+
+
+def _published(data_dir: Path) -> tuple[int, str] | None:
+    """(pid, moto endpoint) a still-running local runtime published in ``data_dir``."""
     try:
-        info = json.loads(path.read_text())
-        os.kill(int(info["pid"]), 0)  # still running?
-    except (OSError, ValueError, KeyError):
+        info = json.loads((data_dir / RUNTIME_FILE).read_text())
+        pid = int(info["pid"])
+        os.kill(pid, 0)  # still running?
+        return pid, str(info["moto_endpoint"])
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return info.get("moto_endpoint")
 
 
-def _connect(args) -> None:
-    data_dir = os.environ.get("NIMBUS_DATA_DIR", "./.nimbus")
-    endpoint = _local_endpoint(data_dir) if not args.aws else None
-    if args.local and endpoint is None:
-        sys.exit(f"no local runtime is running in {data_dir}: start it with `make run`")
-    if endpoint:
-        os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
-        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
-        os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-        os.environ["NIMBUS__AWS__ENDPOINT_URL"] = endpoint
+def _process_environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    pairs = (entry.decode("utf-8", "replace").partition("=") for entry in raw.split(b"\0") if entry)
+    return {name: value for name, _, value in pairs}
+
+
+def _running_data_dirs() -> dict[Path, dict[str, str]]:
+    """Data dirs of the local runtimes this user runs (``make run``, ``python -m
+    chalicelib.local``), however they were started, with their settings: read from
+    /proc, where a runtime's own environment and working directory are."""
+    found: dict[Path, dict[str, str]] = {}
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if proc.stat().st_uid != os.getuid():
+                continue
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            if LOCAL_MODULE.encode() not in argv:
+                continue
+            environ = _process_environ(int(proc.name))
+            cwd = Path(os.readlink(proc / "cwd"))
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        data_dir = (cwd / (environ.get("NIMBUS_DATA_DIR") or DEFAULT_DATA_DIR)).resolve()
+        if environ.get("NIMBUS_CONFIG"):
+            environ["NIMBUS_CONFIG"] = str(cwd / environ["NIMBUS_CONFIG"])
+        found[data_dir] = {k: v for k, v in environ.items() if k.startswith(_ADOPTED)}
+    return found
+
+
+def find_local_runtime(data_dir: str | None) -> tuple[LocalRuntimeInfo | None, list[Path]]:
+    """The local runtime to talk to, and the data dirs looked at.  A dir named by
+    ``--data-dir`` or ``NIMBUS_DATA_DIR`` is the only candidate; else ./.nimbus, the
+    project's .nimbus, and every running runtime's (one of them, or an error naming
+    them if there are several)."""
+    named = data_dir or os.environ.get("NIMBUS_DATA_DIR")
+    if named:
+        candidates = [Path(named).resolve()]
+        running = {}
+    else:
+        running = _running_data_dirs()
+        project = Path(__file__).resolve().parents[1] / DEFAULT_DATA_DIR
+        candidates = list(dict.fromkeys([Path(DEFAULT_DATA_DIR).resolve(), project, *running]))
+    alive = [(d, _published(d)) for d in candidates]
+    alive = [(d, found) for d, found in alive if found]
+    if len({found for _, found in alive}) > 1:
+        raise CliError("several local runtimes are running (data dirs "
+                       + ", ".join(str(d) for d, _ in alive) + "): choose one with --data-dir")
+    if not alive:
+        return None, candidates
+    chosen, (_, endpoint) = alive[0]
+    return LocalRuntimeInfo(chosen, endpoint, running.get(chosen, {})), candidates
+
+
+def _connect(args, stack: contextlib.ExitStack) -> None:
+    """Point chalicelib at the running local runtime; else at a data dir with state
+    (opened here) when one is named or there are no AWS credentials; else at AWS."""
+    if args.aws:
+        return _require_aws_credentials(None)
+    runtime, looked = find_local_runtime(args.data_dir)
+    if runtime is not None:
+        return _use_runtime(runtime)
+    stored = [d for d in looked if any((d / marker).exists() for marker in STATE_MARKERS)]
+    named = args.local or args.data_dir or os.environ.get("NIMBUS_DATA_DIR")
+    if stored and (named or not _has_aws_credentials()):
+        return _open_data_dir(stored[0], stack)
+    where = ", ".join(str(d) for d in looked)
+    if args.local or args.data_dir:
+        raise CliError(f"no local runtime is running and no local state is stored (looked "
+                       f"in {where}): start it with `make run`, or name its data dir with "
+                       "--data-dir")
+    return _require_aws_credentials(where)
+
+
+def _use_runtime(runtime: LocalRuntimeInfo) -> None:
+    for name, value in runtime.environ.items():
+        os.environ.setdefault(name, value)
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    os.environ["NIMBUS__AWS__ENDPOINT_URL"] = runtime.endpoint
+
+
+def _open_data_dir(data_dir: Path, stack: contextlib.ExitStack) -> None:
+    """No runtime serves this data dir: start one (``python -m chalicelib.local``, on a
+    free port) for the duration of the command, so its writes are journaled and saved
+    exactly as ``make run`` saves them, and stop it when the command ends."""
+    log = stack.enter_context(tempfile.TemporaryFile("w+"))
+    env = dict(os.environ, NIMBUS_DATA_DIR=str(data_dir), PORT="0", NIMBUS_HOST="127.0.0.1")
+    process = subprocess.Popen([sys.executable, "-m", LOCAL_MODULE], env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    stack.callback(_stop_runtime, process)
+    deadline = time.monotonic() + RUNTIME_START_SECONDS
+    while (published := _published(data_dir)) is None or published[0] != process.pid:
+        if process.poll() is not None or time.monotonic() > deadline:
+            log.seek(0)
+            said = [line.strip() for line in log if line.strip()]
+            raise CliError(f"cannot open {data_dir}: " + (said[-1] if said else "the local "
+                           "runtime did not start"))
+        time.sleep(0.05)
+    _use_runtime(LocalRuntimeInfo(data_dir, published[1], {}))
+
+
+def _stop_runtime(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(RUNTIME_START_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()  # its journal holds every acknowledged write
+        process.wait()
+
+
+def _has_aws_credentials() -> bool:
+    import boto3
+
+    return boto3.session.Session().get_credentials() is not None
+
+
+def _require_aws_credentials(looked: str | None) -> None:
+    if not _has_aws_credentials():
+        local = f"no local runtime is running (looked in {looked}) and " if looked else ""
+        raise CliError(f"{local}no AWS credentials are configured: start `make run` (or name "
+                       "its data dir with --data-dir), or configure AWS credentials")
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for an unexpected failure: what failed, never a traceback."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from pynamodb.exceptions import PynamoDBException
+
+    from chalicelib.errors import ServiceError
+    from chalicelib.settings import SettingsError
+
+    if isinstance(exc, (CliError, SettingsError)):
+        return str(exc)
+    if isinstance(exc, ServiceError):
+        return exc.message
+    cause = exc.__cause__ if isinstance(exc, PynamoDBException) and exc.__cause__ else exc
+    if isinstance(cause, BotoCoreError):
+        return f"cannot reach AWS: {cause}"
+    if isinstance(cause, ClientError):
+        error = cause.response.get("Error", {})
+        return f"AWS refused the request: {error.get('Code', '?')}: {error.get('Message', '')}"
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
 def _create_user(args) -> int:
@@ -76,13 +242,31 @@ def _generate_token(args) -> int:
     return 0
 
 
+def _repair(args) -> int:
+    """Fix stored records that break today's input rules (services.repair)."""
+    from chalicelib.services import repair
+
+    fixed = set()
+    for finding in repair.repair(dry_run=args.dry_run):
+        if finding.fixed or args.dry_run:
+            fixed.add((finding.pk, finding.sk))
+        note = "" if finding.fixed or args.dry_run else " (changed meanwhile, not fixed)"
+        print(f"{finding.kind} {finding.pk} {finding.sk} {finding.field}: {finding.problem}{note}")
+    verb = "would fix" if args.dry_run else "fixed"
+    print(f"{verb} {len(fixed)} record(s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.cli")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--local", action="store_true", help="require the local runtime")
     where.add_argument("--aws", action="store_true", help="ignore a running local runtime")
+    parser.add_argument("--data-dir", help="the local runtime's data dir (default: "
+                        "NIMBUS_DATA_DIR, else found among the running runtimes)")
     admin = parser.add_subparsers(dest="area", required=True).add_parser("admin")
-    user = admin.add_subparsers(dest="thing", required=True).add_parser("user")
+    things = admin.add_subparsers(dest="thing", required=True)
+    user = things.add_parser("user")
     commands = user.add_subparsers(dest="command", required=True)
 
     create = commands.add_parser("create", help="create a user")
@@ -98,9 +282,21 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--token-name", default="cli")
     token.set_defaults(run=_generate_token)
 
+    repair = things.add_parser("repair", help="find and fix records that break the input rules")
+    repair.add_argument("--dry-run", action="store_true", help="only list what would change")
+    repair.set_defaults(run=_repair)
+
     args = parser.parse_args(argv)
-    _connect(args)
-    return args.run(args)
+    try:
+        with contextlib.ExitStack() as stack:
+            _connect(args, stack)
+            return args.run(args)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every failure is one line, never a traceback
+        print(f"error: {describe_failure(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

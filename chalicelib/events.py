@@ -369,3 +369,15 @@ class TrackedTimeChanged(RepoEvent):
     action: str = ""
     user_id: int = 0
     times: tuple[Mapping, ...] = ()
+
+
+# Operator maintenance (input rules, issue 10) ---------------------------------------------
+
+@dataclass(frozen=True)
+class RecordRepaired(Event):
+    """``admin repair`` rewrote a stored record that broke the input rules (a lone
+    surrogate replaced, an over-long text cut); ``problems`` says what, per field."""
+    pk: str = ""
+    sk: str = ""
+    kind: str = ""
+    problems: tuple[str, ...] = ()

@@ -135,9 +135,20 @@ class QuotaSettings:
     DEFAULT_TOTAL: int = -1
 
 
+@_section("ratelimit")
+class RateLimitSettings:
+    """Token buckets per client address and per credential, in each Lambda instance
+    (chalicelib/api/ratelimit.py, docs/ratelimit.md)."""
+    ENABLED: bool = False
+    ADDRESS_PER_MINUTE: int = 600
+    ADDRESS_BURST: int = 120
+    CREDENTIAL_PER_MINUTE: int = 1200
+    CREDENTIAL_BURST: int = 240
+
+
 _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
-             WebhookSettings, QuotaSettings)
+             WebhookSettings, QuotaSettings, RateLimitSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +164,7 @@ class Settings:
     migrations: MigrationSettings
     webhook: WebhookSettings
     quota: QuotaSettings
+    ratelimit: RateLimitSettings
 
     @property
     def app_url(self) -> str:
@@ -230,6 +242,10 @@ def _validate(settings: Settings) -> None:
     cost = settings.security.PASSWORD_HASH_COST
     if cost < 2 or cost & (cost - 1):
         raise SettingsError(f"[security] PASSWORD_HASH_COST: expected a power of two, got {cost}")
+    limits = settings.ratelimit
+    if min(limits.ADDRESS_PER_MINUTE, limits.ADDRESS_BURST, limits.CREDENTIAL_PER_MINUTE,
+           limits.CREDENTIAL_BURST) < 1:
+        raise SettingsError("[ratelimit] *_PER_MINUTE and *_BURST must be at least 1")
     if not 1 <= settings.server.SSH_PORT <= 65535:
         raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
 

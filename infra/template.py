@@ -86,6 +86,10 @@ def resources(settings) -> dict:
                 "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
             "BucketEncryption": {"ServerSideEncryptionConfiguration": [
                 {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
+            # Events too large for SQS wait here for their consumers (jobs/relay.py).
+            "LifecycleConfiguration": {"Rules": [
+                {"Id": "large-events", "Status": "Enabled", "Prefix": "events/",
+                 "ExpirationInDays": 14}]},
         }},
         "WebhookDeadLetters": {"Type": "AWS::SQS::Queue", "Properties": {
             "QueueName": dead_letter_queue_name(settings), "MessageRetentionPeriod": 1209600}},

@@ -104,8 +104,12 @@ class ApiClient:
 
 @pytest.fixture
 def aws():
-    """Fresh moto state with the table, bucket and queues created by infra's bootstrap."""
-    with mock_aws():
+    """Fresh moto state with the table, bucket and queues created by infra's bootstrap.
+    moto is not atomic under threads: requests are serialized as the local runtime does,
+    so racing tests catch races in our code, not in moto's."""
+    from chalicelib.local.aws_requests import serialized_mock_aws
+
+    with mock_aws(), serialized_mock_aws():
         from chalicelib import aws as aws_clients
         from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
@@ -141,3 +145,15 @@ def drain_outbox() -> list:
     found = [events.from_message(outbox.message_of(item)) for item in items]
     found.sort(key=lambda e: e.occurred_at)
     return found
+
+
+def owner_and_writer(api) -> dict[str, str]:
+    """Users alice and bob with tokens; alice owns ``alice/open`` and bob writes to it."""
+    tokens = {}
+    for name in ("alice", "bob"):
+        api.create_user(name)
+        tokens[name] = api.create_token(name)
+    assert api.post("/user/repos", token=tokens["alice"], json={"name": "open"}).status == 201
+    assert api.put("/repos/alice/open/collaborators/bob", token=tokens["alice"],
+                   json={"permission": "write"}).status == 204
+    return tokens

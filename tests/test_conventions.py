@@ -117,4 +117,6 @@ def test_unexpected_errors_are_json_500(api, monkeypatch):
     monkeypatch.setattr(route, "handler", boom)
     r = api.get("/version")
     assert r.status == 500
-    assert r.json["message"] == "" and "secret" not in r.body.decode()
+    assert "secret" not in r.body.decode()
+    assert r.json["request_id"] and r.json["request_id"] in r.json["message"]
+    assert r.headers["x-request-id"] == r.json["request_id"]

@@ -4,7 +4,7 @@ repository and the change."""
 import pytest
 
 from chalicelib import events
-from tests.conftest import drain_outbox
+from tests.conftest import drain_outbox, owner_and_writer
 
 R = "/repos/alice/open"
 
@@ -12,13 +12,7 @@ R = "/repos/alice/open"
 @pytest.fixture
 def scene(api):
     """alice owns ``open``; bob is a writer there.  The outbox starts empty."""
-    tokens = {}
-    for name in ("alice", "bob"):
-        api.create_user(name)
-        tokens[name] = api.create_token(name)
-    assert api.post("/user/repos", token=tokens["alice"], json={"name": "open"}).status == 201
-    assert api.put(f"{R}/collaborators/bob", token=tokens["alice"],
-                   json={"permission": "write"}).status == 204
+    tokens = owner_and_writer(api)
     repo_id = api.get(R, token=tokens["alice"]).json["id"]
     drain_outbox()
     return tokens, repo_id

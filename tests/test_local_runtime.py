@@ -13,25 +13,19 @@ import http.client
 import io
 import json
 import os
-import signal
+import shutil
 import socket
-import subprocess
-import sys
+import threading
 import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from chalicelib.local.moto_backend import PERSISTED_SERVICES, ChangeTracker
-from chalicelib.local.persistence import _blob_name
+from chalicelib.local.aws_requests import Access, action_of, classify, signing_service
+from chalicelib.local.persistence import blob_name
 from chalicelib.local.runtime import LocalRuntime
-from chalicelib.local.server import BadRequestBody, read_chunked
+from chalicelib.local.server import BadRequestBody, LocalHTTPServer, read_chunked
+from tests.local_server import ADMIN_ENV, call, served, stop
 
-REPO = Path(__file__).resolve().parents[1]
-ADMIN = {"NIMBUS_ADMIN_USER": "root", "NIMBUS_ADMIN_PASSWORD": "correct-horse-1",
-         "NIMBUS_ADMIN_EMAIL": "root@example.test"}
 
 
 # -- de-chunking -------------------------------------------------------------------------
@@ -152,32 +146,131 @@ class TestServer:
             LocalRuntime(port=0, data_dir=echo_server.data_dir, handler=echo_handler).start()
 
 
-# -- what counts as a change ------------------------------------------------------------
+@contextlib.contextmanager
+def bare_server(handler=echo_handler, serving: bool = True):
+    """A LocalHTTPServer without moto; yields (server, start serving)."""
+    server = LocalHTTPServer(("127.0.0.1", 0), access_log=False)
+    server.lambda_handler = handler
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    if serving:
+        thread.start()
+    try:
+        yield server, thread.start
+    finally:
+        if thread.is_alive():
+            server.shutdown()
+        server.server_close()
+
+
+def test_the_listen_backlog_holds_a_burst_of_64_connections():
+    # While nothing accepts, every connection of the burst waits in the backlog; with
+    # socketserver's default of 5 the kernel drops the rest (SYN retried after 1 s).
+    with bare_server(serving=False) as (server, serve):
+        host, port = server.server_address[:2]
+        sockets = []
+        try:
+            for _ in range(64):
+                sockets.append(socket.create_connection((host, port), timeout=0.5))
+            serve()
+            for sock in sockets:
+                sock.sendall(b"GET /burst HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            for sock in sockets:
+                sock.settimeout(10)
+                assert sock.recv(12) == b"HTTP/1.1 201"
+        finally:
+            for sock in sockets:
+                sock.close()
+
+
+def test_closing_connections_is_bounded_by_the_drain_timeout():
+    started, release = threading.Event(), threading.Event()
+
+    def slow_handler(event, context):
+        if event["path"] == "/slow":
+            started.set()
+            release.wait(30)
+        return echo_handler(event, context)
+
+    with bare_server(slow_handler) as (server, _):
+        host, port = server.server_address[:2]
+        idle = http.client.HTTPConnection(host, port, timeout=10)
+        idle.request("GET", "/quick")
+        idle.getresponse().read()  # kept alive, idle from now on
+        outcome = []
+
+        def slow_request():
+            conn = http.client.HTTPConnection(host, port, timeout=10)
+            try:
+                conn.request("GET", "/slow")
+                outcome.append(conn.getresponse().status)
+            except (OSError, http.client.HTTPException) as exc:
+                outcome.append(type(exc).__name__)
+
+        client = threading.Thread(target=slow_request)
+        client.start()
+        assert started.wait(5)
+        server.shutdown()
+        closing = time.monotonic()
+        assert server.close_connections(0.3) is False  # the slow request had to be cut
+        assert time.monotonic() - closing < 1.0
+        client.join(5)
+        assert outcome and outcome[0] != 201  # cut, never answered
+        assert idle.sock.recv(1) == b""  # the idle keep-alive connection was closed
+        release.set()
+
+
+def test_a_request_finishing_within_the_drain_timeout_is_answered():
+    started, release = threading.Event(), threading.Event()
+
+    def slow_handler(event, context):
+        started.set()
+        release.wait(30)
+        return echo_handler(event, context)
+
+    with bare_server(slow_handler) as (server, _):
+        host, port = server.server_address[:2]
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+        conn.request("GET", "/slow")
+        assert started.wait(5)
+        server.shutdown()
+        threading.Timer(0.2, release.set).start()
+        assert server.close_connections(5) is True
+        response = conn.getresponse()
+        assert response.status == 201
+        assert response.headers["Connection"] == "close"
+
+
+# -- what counts as a write --------------------------------------------------------------
 
 def _signed(service: str) -> str:
     return (f"AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/{service}/aws4_request, "
             "SignedHeaders=host, Signature=0")
 
 
-@pytest.mark.parametrize("environ, changed", [
-    ({"REQUEST_METHOD": "POST", "HTTP_AUTHORIZATION": _signed("dynamodb"),
-      "HTTP_X_AMZ_TARGET": "DynamoDB_20120810.Query"}, set()),
-    ({"REQUEST_METHOD": "POST", "HTTP_AUTHORIZATION": _signed("dynamodb"),
-      "HTTP_X_AMZ_TARGET": "DynamoDB_20120810.TransactWriteItems"}, {"dynamodb"}),
-    ({"REQUEST_METHOD": "GET", "HTTP_AUTHORIZATION": _signed("s3")}, set()),
-    ({"REQUEST_METHOD": "DELETE", "HTTP_AUTHORIZATION": _signed("s3")}, {"s3"}),
-    ({"REQUEST_METHOD": "PUT",  # a presigned upload
-      "QUERY_STRING": "X-Amz-Credential=testing%2F20260101%2Fus-east-1%2Fs3%2Faws4_request"},
-     {"s3"}),
-    ({"REQUEST_METHOD": "POST", "HTTP_AUTHORIZATION": _signed("ssm"),
-      "HTTP_X_AMZ_TARGET": "AmazonSSM.PutParameter"}, {"ssm"}),
-    ({"REQUEST_METHOD": "POST"}, set(PERSISTED_SERVICES)),  # unsigned: could be anything
+@pytest.mark.parametrize("authorization, query, method, target, body, expected", [
+    (_signed("dynamodb"), "", "POST", "DynamoDB_20120810.Query", b"", Access("dynamodb", False)),
+    (_signed("dynamodb"), "", "POST", "DynamoDB_20120810.TransactWriteItems", b"",
+     Access("dynamodb", True)),
+    (_signed("s3"), "", "GET", None, b"", Access("s3", False)),
+    (_signed("s3"), "", "DELETE", None, b"", Access("s3", True)),
+    ("", "X-Amz-Credential=testing%2F20260101%2Fus-east-1%2Fs3%2Faws4_request", "PUT", None,
+     b"", Access("s3", True)),  # a presigned upload
+    (_signed("ssm"), "", "POST", "AmazonSSM.PutParameter", b"", Access("ssm", True)),
+    (_signed("ssm"), "", "POST", "AmazonSSM.GetParameter", b"", Access("ssm", False)),
+    (_signed("sqs"), "", "POST", "AmazonSQS.CreateQueue", b"", Access("sqs", True)),
+    (_signed("sqs"), "", "POST", "AmazonSQS.SendMessage", b"", Access("sqs", False)),
+    (_signed("sqs"), "", "POST", None, b"Action=DeleteQueue&QueueUrl=x", Access("sqs", True)),
+    (_signed("sts"), "", "POST", None, b"Action=GetCallerIdentity", Access(None, False)),
 ])
-def test_only_writes_mark_a_service_changed(environ, changed):
-    tracker = ChangeTracker()
-    tracker.note(environ)
-    assert tracker.take() == changed
-    assert tracker.take() == set()
+def test_writes_of_persisted_services_are_told_from_reads(authorization, query, method, target,
+                                                          body, expected):
+    content_type = None if target else "application/x-www-form-urlencoded"
+    access = classify(signing_service(authorization, query), method,
+                      action_of(target, content_type, body))
+    assert access == expected
+    # DynamoDB and S3 reads lock (shared) too; other reads run freely.
+    assert access.locks == (expected.writes or expected.service in ("dynamodb", "s3"))
 
 
 # -- saved state ---------------------------------------------------------------------------
@@ -218,13 +311,13 @@ def test_state_survives_a_restart(tmp_path):
                                                         WithDecryption=True)["Parameter"]
         assert (parameter["Type"], parameter["Value"]) == ("SecureString", "secret")
         queues = rt.moto.client("sqs").list_queues()["QueueUrls"]
-        assert {q.rsplit("/", 1)[1] for q in queues} == {"nimbus-webhooks", "nimbus-webhooks-dlq"}
-        old_blob = tmp_path / "s3" / bucket / "blobs" / _blob_name(
+        assert {"nimbus-webhooks", "nimbus-webhooks-dlq"} <= {q.rsplit("/", 1)[1] for q in queues}
+        old_blob = tmp_path / "s3" / bucket / "blobs" / blob_name(
             "gone-soon", s3.head_object(Bucket=bucket, Key="gone-soon")["ETag"])
         assert old_blob.exists()
         s3.delete_object(Bucket=bucket, Key="gone-soon")
         s3.put_object(Bucket=bucket, Key=LONG_KEY, Body=b"longer")
-        rt.snapshot()  # periodic snapshots call this too
+        rt.snapshot()  # compaction calls this too
         assert not old_blob.exists()
 
     with LocalRuntime(port=0, data_dir=tmp_path, handler=echo_handler, access_log=False) as rt:
@@ -239,79 +332,23 @@ def test_state_survives_a_restart(tmp_path):
 
 # -- the real command ---------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def served(data_dir: Path, **env: str):
-    """``python -m chalicelib.local`` in a subprocess; yields (process, base URL)."""
-    port = _free_port()
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NIMBUS", "AWS_"))}
-    clean.update(PORT=str(port), NIMBUS_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1", **env)
-    output = data_dir.parent / f"server-{port}.log"
-    with open(output, "wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "chalicelib.local"], cwd=REPO,
-                                   env=clean, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_answering(process, base + "/api/v1/version", output)
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
-def _wait_until_answering(process, url: str, output: Path) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"server exited with {process.returncode}:\n{output.read_text()}")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        time.sleep(0.1)
-    pytest.fail(f"server did not answer {url} within 20 s:\n{output.read_text()}")
-
-
-def _stop(process) -> int:
-    process.send_signal(signal.SIGTERM)
-    return process.wait(timeout=20)
-
-
-def _get(url: str, user: str | None = None, password: str | None = None):
-    request = urllib.request.Request(url)
-    if user:
-        token = base64.b64encode(f"{user}:{password}".encode()).decode()
-        request.add_header("Authorization", "Basic " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
-
-
 def test_admin_from_the_environment_survives_a_restart(tmp_path):
     data = tmp_path / "data"
-    with served(data, **ADMIN) as (process, base):
-        status, user = _get(base + "/api/v1/user", "root", ADMIN["NIMBUS_ADMIN_PASSWORD"])
+    with served(data, **ADMIN_ENV) as (process, base):
+        status, user = call(base, "GET", "/api/v1/user")
         assert (status, user["login"]) == (200, "root")
-        assert _stop(process) == 0
+        assert stop(process)[0] == 0
 
     with served(data) as (process, base):  # no NIMBUS_ADMIN_* this time
-        status, user = _get(base + "/api/v1/user", "root", ADMIN["NIMBUS_ADMIN_PASSWORD"])
+        status, user = call(base, "GET", "/api/v1/user")
         assert (status, user["login"]) == (200, "root")
-        assert _stop(process) == 0
+        assert stop(process)[0] == 0
 
 
 def test_served_app_sees_settings_and_whole_request_bodies(tmp_path):
     root_url = {"NIMBUS__SERVER__ROOT_URL": "http://example.test/"}
     with served(tmp_path / "data", **root_url) as (process, base):
-        status, body = _get(base + "/api/v1/no-such-endpoint")
+        status, body = call(base, "GET", "/api/v1/no-such-endpoint", auth=None)
         assert status == 404
         assert body["url"] == "http://example.test/api/swagger"
 
@@ -328,4 +365,29 @@ def test_served_app_sees_settings_and_whole_request_bodies(tmp_path):
         assert response.status == 405
         assert response.headers["Content-Type"].startswith("application/json")
         response.read()
-        assert _stop(process) == 0
+        assert stop(process)[0] == 0
+
+
+def test_a_data_dir_in_the_older_single_snapshot_layout_is_taken_over(tmp_path):
+    with LocalRuntime(port=0, data_dir=tmp_path, handler=echo_handler, access_log=False) as rt:
+        table, bucket = rt.settings.aws.TABLE, rt.settings.aws.BUCKET
+        rt.moto.client("dynamodb").put_item(TableName=table, Item=BINARY_ITEM)
+        rt.moto.client("s3").put_object(Bucket=bucket, Key=ODD_KEY, Body=b"pack")
+    # What an older version left: one snapshot in the data dir itself, no CURRENT.
+    generation = json.loads((tmp_path / "CURRENT").read_text())["generation"]
+    snapshot = tmp_path / "snapshots" / str(generation)
+    for name in ("dynamodb", "sqs.json", "ssm.json"):
+        if (snapshot / name).exists():
+            (snapshot / name).rename(tmp_path / name)
+    for manifest in snapshot.glob("s3/*/manifest.json"):
+        manifest.rename(tmp_path / "s3" / manifest.parent.name / "manifest.json")
+    shutil.rmtree(tmp_path / "snapshots")
+    (tmp_path / "CURRENT").unlink()
+
+    with LocalRuntime(port=0, data_dir=tmp_path, handler=echo_handler, access_log=False) as rt:
+        key = {"pk": BINARY_ITEM["pk"], "sk": BINARY_ITEM["sk"]}
+        assert rt.moto.client("dynamodb").get_item(TableName=table, Key=key)["Item"] == BINARY_ITEM
+        assert _object(rt.moto.client("s3"), bucket, ODD_KEY) == b"pack"
+    assert (tmp_path / "CURRENT").exists()
+    assert not (tmp_path / "dynamodb").exists()
+    assert not list(tmp_path.glob("s3/*/manifest.json"))

@@ -219,7 +219,7 @@ def test_a_crash_after_commit_loses_no_event_and_duplicates_reach_consumers_once
         server.stop()
 
 
-def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_networks_allowed):
+def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_networks_allowed):  # noqa: F811
     from chalicelib import aws as aws_clients
     from chalicelib.jobs import consumers, relay
     from chalicelib.settings import get_settings
@@ -249,3 +249,24 @@ def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_ne
     while consumers.poll(relay.queue_url()):
         pass
     assert cached_archives() == 0 and not scheduled()
+
+
+def test_an_event_too_large_for_sqs_travels_through_s3(aws):
+    from chalicelib.jobs import consumers, relay
+    from chalicelib.store import unit_of_work
+
+    seen = []
+    consumers.register("test-large", (events.IssueChanged,), seen.append)
+    try:
+        body = "é" * 65_536 + "🙂" * 10_000
+        with unit_of_work.writing() as uow:
+            uow.raise_event(events.IssueChanged(actor_id=1, repo_id=2, action="edited",
+                                                issue={"body": body},
+                                                changes=(("body", body),)))
+        assert relay.sweep(grace=0) == 1
+        [message] = _queue_bodies(relay.queue_url())
+        assert "stored_at" in message and len(json.dumps(message)) < 1000
+        consumers.handle_message(message)
+        assert [e.issue["body"] for e in seen] == [body]
+    finally:
+        consumers.unregister("test-large")

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import base64
 import gzip
+import json
 import logging
+import traceback
+import uuid
 import zlib
 from typing import Any
 
 from chalicelib.api import auth, errors as api_errors
+from chalicelib.api import ratelimit
 from chalicelib.api.http import ApiRequest, ApiResponse, Headers
 from chalicelib.api.router import TABLE, normalize_path
 from chalicelib.api.routes import load_routes
 from chalicelib import errors as service_errors
 from chalicelib.settings import get_settings
+from chalicelib.services import input_rules
 from chalicelib.services.request_scope import prefetch, request_scope
 
 log = logging.getLogger("nimbus.gateway")
@@ -79,6 +84,7 @@ def request_from_event(event: dict) -> ApiRequest:
     return ApiRequest(
         method=method, path=path, raw_path=path, query=_query(event), headers=headers,
         body=b"", source_ip=(context.get("identity") or {}).get("sourceIp", ""),
+        request_id=str(context.get("requestId") or uuid.uuid4()),
     )
 
 
@@ -114,6 +120,9 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
         raise api_errors.NotFound()
     req.route, req.params = route, found
     req.body = _body(event, req.headers)
+    # Git pushes may be large; API bodies are bounded as Lambda bounds them in AWS.
+    if not route.raw and len(req.body) > input_rules.MAX_REQUEST_BODY:
+        raise api_errors.PayloadTooLarge()
     _preload(req, route, settings)
     auth.authorize(req, route, settings)
     return route.handler(req)
@@ -143,7 +152,9 @@ def _preflight(methods: list[str], settings) -> ApiResponse:
 
 def handle(req: ApiRequest, event: dict) -> ApiResponse:
     settings = get_settings()
+    verdict = None
     try:
+        verdict = ratelimit.admit(req, settings)  # 429 before any work; None when off
         with request_scope():
             response = _dispatch(req, event, settings)
     except api_errors.ApiError as err:
@@ -155,13 +166,71 @@ def handle(req: ApiRequest, event: dict) -> ApiResponse:
                 break
         else:  # pragma: no cover - every ServiceError subclass is mapped above
             raise
-    except Exception:  # noqa: BLE001 - the one place unexpected errors become a 500
-        log.exception("unhandled error on %s %s", req.method, req.raw_path)
-        response = _error_response(api_errors.InternalError(""), settings)
+    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors become a 500
+        if _item_too_large(exc):
+            # The input rules bound each text, but several near-limit texts (or their
+            # copies in the event outbox) may still overflow DynamoDB's 400 KB item:
+            # the transaction wrote nothing, so the client may send less.
+            log.warning("refused: a stored item would exceed 400 KB on %s %s (request id %s)",
+                        req.method, req.raw_path, req.request_id)
+            response = _error_response(api_errors.PayloadTooLarge(
+                "the change is too large to store"), settings)
+        else:
+            _log_server_error(req, 500, exc)
+            response = _error_response(api_errors.InternalError(
+                f"internal server error (request id {req.request_id})"), settings)
+    else:
+        if response.status >= 500:
+            _log_server_error(req, response.status, None)
+    if response.status >= 500 and response.headers.get("Content-Type", "").startswith(
+            "application/json"):
+        _add_request_id_to_body(response, req.request_id)
+    response.headers["X-Request-Id"] = req.request_id
     _security_headers(response, settings)
+    ratelimit.stamp(response, verdict)
     if req.method == "HEAD":
         response.body = b""
     return response
+
+
+def _item_too_large(exc: BaseException) -> bool:
+    """DynamoDB's ValidationException for an item over 400 KB, anywhere in the chain of
+    causes (botocore's error, wrapped by PynamoDB; matched by shape, as the api layer
+    imports no store or AWS library)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        error = (getattr(exc, "response", None) or {}).get("Error") or {}
+        if error.get("Code") == "ValidationException" \
+                and "exceeded the maximum allowed size" in str(error.get("Message", "")):
+            return True
+        exc = exc.__cause__ or exc.__context__ or getattr(exc, "cause", None)
+    return False
+
+
+def _log_server_error(req: ApiRequest, status: int, exc: BaseException | None) -> None:
+    """One structured line per 5xx (CloudWatch Logs Insights parses JSON lines); the
+    traceback stays in the log, the client gets the request id to quote."""
+    entry = {"level": "error", "event": "server_error", "status": status,
+             "request_id": req.request_id, "method": req.method, "path": req.raw_path,
+             "operation": getattr(req.route, "operation_id", None)}
+    if exc is not None:
+        entry["error"] = f"{type(exc).__name__}: {exc}"
+        entry["traceback"] = "".join(traceback.format_exception(exc))
+    log.error(json.dumps(entry, default=str))
+
+
+def _add_request_id_to_body(response: ApiResponse, request_id: str) -> None:
+    """A 5xx JSON error names its request id and never goes out without a message."""
+    try:
+        body = json.loads(response.body)
+    except ValueError:
+        return
+    if not isinstance(body, dict):
+        return
+    body["message"] = body.get("message") or f"internal server error (request id {request_id})"
+    body["request_id"] = request_id
+    response.body = ApiResponse.json(body).body
 
 
 def to_proxy_result(response: ApiResponse) -> dict[str, Any]:

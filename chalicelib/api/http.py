@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import parse_qs
 
-from chalicelib.api.errors import UnsupportedMediaType, ValidationFailed
+from chalicelib.api.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
+                                   ValidationFailed)
+from chalicelib.services import input_rules
 
 JSON_CONTENT_TYPE = "application/json;charset=utf-8"
 
@@ -44,6 +46,7 @@ class ApiRequest:
     principal: Any = None           # set by auth (chalicelib.api.auth.Principal)
     credential: Any = None          # parsed once per request (chalicelib.api.auth.Credential)
     route: Any = None
+    request_id: str = ""            # API Gateway's requestContext.requestId (or generated)
 
     @property
     def actor(self):
@@ -61,6 +64,11 @@ class ApiRequest:
             return int(raw)
         except ValueError:
             raise ValidationFailed(f"{name} must be an integer") from None
+
+    @property
+    def _body_definition(self) -> str | None:
+        """The swagger definition of the route's body: it names the fields' maxima."""
+        return self.route.body if self.route is not None else None
 
     @property
     def content_type(self) -> str:
@@ -85,20 +93,30 @@ class ApiRequest:
         if self.content_type and "json" not in self.content_type \
                 and self.content_type != "text/plain":
             if self.content_type == "application/x-www-form-urlencoded":
-                return {k: v[-1] for k, v in self.form().items()}
+                fields = {k: v[-1] for k, v in self.form().items()}
+                input_rules.check_body(fields, self._body_definition)
+                return fields
             raise UnsupportedMediaType("[]: Unsupported Content-Type")
+        if len(self.body) > input_rules.MAX_REQUEST_BODY:
+            raise PayloadTooLarge()
         try:
             data = json.loads(self.body)
+        except RecursionError:
+            raise BadRequest(f"[]: JSON nested deeper than {input_rules.MAX_DEPTH} levels") from None
         except (ValueError, UnicodeDecodeError) as exc:
-            raise ValidationFailed(f"[]: invalid JSON body: {exc}") from None
+            raise ValidationFailed(f"[]: invalid JSON body: {input_rules.scrub(str(exc))}") from None
         if not isinstance(data, dict):
             raise ValidationFailed("[]: the request body must be a JSON object")
+        input_rules.check_body(data, self._body_definition)
         return data
 
 
 def go_json(data: Any) -> bytes:
-    """JSON as Go's encoder writes it: <, > and & escaped, trailing newline."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """JSON as Go's encoder writes it: <, > and & escaped, trailing newline.
+
+    A lone surrogate stored before the input rules existed becomes U+FFFD, as Go's
+    encoder does with invalid UTF-8, so one odd record never fails a whole response."""
+    text = input_rules.scrub(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (text + "\n").encode("utf-8")
 

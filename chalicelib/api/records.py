@@ -22,7 +22,9 @@ GO_ZERO_TIME = "0001-01-01T00:00:00Z"
 
 def rfc3339(unix: int | float | None) -> str:
     """Second precision, UTC; a stored 0 prints as the epoch, as Forgejo's does."""
-    return datetime.fromtimestamp(int(unix or 0), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    moment = datetime.fromtimestamp(int(unix or 0), tz=timezone.utc)
+    # strftime's %Y does not pad years before 1000 (glibc): RFC 3339 wants four digits.
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%SZ")
 
 
 def _app_url() -> str:

@@ -17,6 +17,13 @@ def ref(name: str) -> dict:
     return {"$ref": f"#/definitions/{name}"}
 
 
+def nullable(schema: dict) -> dict:
+    """``schema`` or null: what Forgejo sends for a nil pointer or slice.  Forgejo's own
+    description leaves these unmarked; clients validating responses (and our schema fuzz
+    test) need the Swagger 2.0 ``x-nullable`` extension to accept them."""
+    return {**schema, "x-nullable": True}
+
+
 RECORDS: dict[str, dict[str, dict]] = {
     "User": {
         "id": I, "login": S, "login_name": S, "source_id": I, "full_name": S, "email": EMAIL,
@@ -31,7 +38,8 @@ RECORDS: dict[str, dict[str, dict]] = {
     },
     "AccessToken": {
         "id": I, "name": S, "sha1": S, "token_last_eight": S, "scopes": STRINGS,
-        "created_at": T, "repositories": {"type": "array", "items": {"type": "object"}},
+        "created_at": T,
+        "repositories": nullable({"type": "array", "items": {"type": "object"}}),
     },
     "ServerVersion": {"version": S},
     "GeneralAPISettings": {
@@ -44,7 +52,7 @@ RECORDS: dict[str, dict[str, dict]] = {
                         "enable_issue_dependencies": B},
     "Repository": {
         "id": I, "owner": ref("User"), "name": S, "full_name": S, "description": S, "empty": B,
-        "private": B, "fork": B, "template": B, "parent": ref("Repository"), "mirror": B,
+        "private": B, "fork": B, "template": B, "parent": nullable(ref("Repository")), "mirror": B,
         "size": I, "language": S, "languages_url": S, "html_url": S, "url": S, "link": S,
         "ssh_url": S, "clone_url": S, "original_url": S, "website": S, "stars_count": I,
         "forks_count": I, "watchers_count": I, "open_issues_count": I, "open_pr_counter": I,
@@ -58,7 +66,7 @@ RECORDS: dict[str, dict[str, dict]] = {
         "default_delete_branch_after_merge": B, "default_merge_style": S,
         "default_update_style": S, "default_allow_maintainer_edit": B, "avatar_url": S,
         "internal": B, "mirror_interval": S, "object_format_name": S, "mirror_updated": T,
-        "repo_transfer": ref("RepoTransfer"), "topics": STRINGS, "wiki_clone_url": S,
+        "repo_transfer": nullable(ref("RepoTransfer")), "topics": STRINGS, "wiki_clone_url": S,
         "wiki_ssh_url": S, "has_wiki_contents": B,
     },
     "RepoTransfer": {"doer": ref("User"), "recipient": ref("User"),
@@ -66,11 +74,12 @@ RECORDS: dict[str, dict[str, dict]] = {
     "SearchResults": {"ok": B, "data": {"type": "array", "items": ref("Repository")}},
     "PayloadUser": {"name": S, "email": EMAIL, "username": S},
     "PayloadCommitVerification": {"verified": B, "reason": S, "signature": S,
-                                  "signer": ref("PayloadUser"), "payload": S},
+                                  "signer": nullable(ref("PayloadUser")), "payload": S},
     "PayloadCommit": {
         "id": S, "message": S, "url": S, "author": ref("PayloadUser"),
         "committer": ref("PayloadUser"), "verification": ref("PayloadCommitVerification"),
-        "timestamp": T, "added": STRINGS, "removed": STRINGS, "modified": STRINGS,
+        "timestamp": T, "added": nullable(STRINGS), "removed": nullable(STRINGS),
+        "modified": nullable(STRINGS),
     },
     "Organization": {
         "id": I, "name": S, "username": S, "full_name": S, "email": S, "avatar_url": S,
@@ -200,7 +209,7 @@ RECORDS.update({
               "description": S, "url": S},
     "Milestone": {"id": I, "title": S, "description": S, "state": S,
                   "open_issues": I, "closed_issues": I, "created_at": T, "updated_at": T,
-                  "closed_at": T, "due_on": T},
+                  "closed_at": nullable(T), "due_on": nullable(T)},
     "RepositoryMeta": {"id": I, "name": S, "owner": S, "full_name": S},
     "PullRequestMeta": {"merged": B, "merged_at": T, "draft": B, "html_url": S},
     "Attachment": {"id": I, "name": S, "size": I, "download_count": I, "created_at": T,
@@ -210,11 +219,12 @@ RECORDS.update({
         "id": I, "url": S, "html_url": S, "number": I, "user": ref("User"),
         "original_author": S, "original_author_id": I, "title": S, "body": S, "ref": S,
         "assets": {"type": "array", "items": ref("Attachment")},
-        "labels": {"type": "array", "items": ref("Label")}, "milestone": ref("Milestone"),
-        "assignee": ref("User"), "assignees": {"type": "array", "items": ref("User")},
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
         "state": S, "is_locked": B, "comments": I, "created_at": T,
-        "updated_at": T, "closed_at": T, "due_date": T, "pin_order": I,
-        "pull_request": ref("PullRequestMeta"), "repository": ref("RepositoryMeta"),
+        "updated_at": T, "closed_at": nullable(T), "due_date": nullable(T), "pin_order": I,
+        "pull_request": nullable(ref("PullRequestMeta")), "repository": ref("RepositoryMeta"),
     },
     "Comment": {
         "id": I, "html_url": S, "pull_request_url": S, "issue_url": S, "user": ref("User"),
@@ -223,7 +233,7 @@ RECORDS.update({
         "updated_at": T,
     },
     "TrackedTime": {"id": I, "created": T, "time": I, "user_id": I, "user_name": S,
-                    "issue_id": I, "issue": ref("Issue")},
+                    "issue_id": I, "issue": nullable(ref("Issue"))},
 })
 OPTIONS.update({
     "CreateIssueOption": (["title"], {

@@ -51,6 +51,8 @@ def handle_message(body: str | dict) -> int:
     """Run the event in one queue message through its consumers; returns how many ran.
     Raises if a consumer failed (the message is then retried)."""
     message = json.loads(body) if isinstance(body, str) else body
+    if "stored_at" in message:     # too large for SQS: the relay left it in S3
+        message = _stored_message(message["stored_at"])
     try:
         event = domain_events.from_message(message)
     except (domain_events.UnknownEvent, TypeError) as exc:
@@ -72,6 +74,14 @@ def handle_message(body: str | dict) -> int:
     if failed is not None:
         raise failed
     return ran
+
+
+def _stored_message(key: str) -> dict:
+    from chalicelib import aws
+    from chalicelib.settings import get_settings
+
+    stored = aws.client("s3").get_object(Bucket=get_settings().aws.BUCKET, Key=key)
+    return json.loads(stored["Body"].read())
 
 
 def handle_sqs_records(bodies: Iterable[str]) -> int:

@@ -14,6 +14,7 @@ on the event id, so that is harmless (``chalicelib.jobs.consumers``).
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Iterable
@@ -25,6 +26,10 @@ from chalicelib.store import outbox
 log = logging.getLogger("nimbus.relay")
 
 SQS_BATCH = 10
+# SQS takes at most 256 KiB per message (and per batch): larger events travel through S3
+# and the message carries a pointer to them (consumers.handle_message follows it).
+INLINE_MESSAGE_BYTES = 60 * 1024
+LARGE_EVENT_PREFIX = "events/"
 # The stream delivers within seconds; the sweep leaves younger items to it.
 SWEEP_GRACE_SECONDS = 60.0
 
@@ -43,7 +48,7 @@ def publish(items: Iterable[outbox.OutboxItem], *, url: str | None = None) -> in
     for start in range(0, len(items), SQS_BATCH):
         chunk = items[start:start + SQS_BATCH]
         result = sqs.send_message_batch(QueueUrl=url, Entries=[
-            {"Id": str(n), "MessageBody": item.message,
+            {"Id": str(n), "MessageBody": _queued_body(item),
              "MessageAttributes": {"event_type": {"DataType": "String",
                                                   "StringValue": item.event_type}}}
             for n, item in enumerate(chunk)])
@@ -53,6 +58,17 @@ def publish(items: Iterable[outbox.OutboxItem], *, url: str | None = None) -> in
         sent += [chunk[int(ok["Id"])] for ok in result.get("Successful", [])]
     outbox.remove(sent)
     return len(sent)
+
+
+def _queued_body(item: outbox.OutboxItem) -> str:
+    """The item's message, or a pointer to it in S3 when it is too large for SQS."""
+    if len(item.message.encode("utf-8")) <= INLINE_MESSAGE_BYTES:
+        return item.message
+    key = f"{LARGE_EVENT_PREFIX}{item.event_id}.json"
+    aws.client("s3").put_object(Bucket=get_settings().aws.BUCKET, Key=key,
+                                Body=item.message.encode("utf-8"),
+                                ContentType="application/json")
+    return json.dumps({"type": item.event_type, "id": item.event_id, "stored_at": key})
 
 
 def sweep(*, grace: float = SWEEP_GRACE_SECONDS) -> int:

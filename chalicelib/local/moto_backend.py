@@ -1,111 +1,250 @@
-"""The embedded moto server, and a record of which services were written to.
+"""The embedded moto server, with :class:`JournaledBackend` in front of it.
 
-moto keeps its state in memory only; ``persistence.py`` copies it to disk.  So that
-the runtime snapshots only after something changed, every request that reaches moto
-passes through :class:`ChangeTracker`, which notes the service of each request that
-may have changed state.  The tracker sits in front of moto rather than in the app's
-boto3 clients, so writes from other processes (the CLI pointed at this endpoint, the
-aws CLI) are noticed too.
+Every request that reaches moto passes through :class:`JournaledBackend`, a WSGI
+middleware that
+
+- holds the locks of ``aws_requests.py``, so each request is applied atomically, as
+  AWS would (moto alone is not thread-safe);
+- appends each request that changed persisted state to the write-ahead journal
+  (``journal.py``) after moto applied it, and answers only once the record is on disk:
+  an acknowledged write survives a crash of the process.
+
+It sits in front of moto rather than in the app's boto3 clients, so writes from other
+processes (the operator CLI pointed at this endpoint, the aws CLI) are journaled too.
+
+While no journal is attached (restoring a snapshot, replaying a journal) requests pass
+through unrecorded; after :meth:`JournaledBackend.refuse_writes` (stopping) writes are
+answered 503 without being applied, so nothing changes that the journal would not hold.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import re
+import sys
 import threading
 import urllib.request
+from typing import Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
 import boto3
 from botocore.config import Config
+from moto.core.request import PRESERVED_HEADER_NAMES_ENVIRON_KEY
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 from moto.moto_server.werkzeug_app import (DomainDispatcherApplication, MotoRequestHandler,
                                            create_backend_app)
 from werkzeug.serving import make_server
+from werkzeug.wsgi import get_input_stream
+
+from chalicelib.local.aws_requests import (UNTOUCHED, Access, ReadWriteLock, ServiceLocks,
+                                           action_of, classify, signing_service)
+from chalicelib.local.journal import Journal, JournalClosed, Record
+
+log = logging.getLogger("nimbus.local")
 
 # moto accepts any credentials; these only have to be present so botocore can sign.
 FAKE_ACCESS_KEY = "testing"
 FAKE_SECRET_KEY = "testing"
-PERSISTED_SERVICES = frozenset({"dynamodb", "s3", "sqs", "ssm"})
 
-# JSON-protocol actions (DynamoDB, SQS, SSM name theirs in X-Amz-Target) that only read.
-_READ_ACTION_PREFIXES = ("Get", "Describe", "List", "Query", "Scan", "BatchGet",
-                         "TransactGet", "Receive")
-_CREDENTIAL = re.compile(r"Credential=([^,\s]+)")
+_UPLOAD_ID = re.compile(rb"<UploadId>([^<]+)</UploadId>")
+# Environ entries that describe the connection, not the request; a replay has its own.
+_CONNECTION_KEYS = frozenset({"CONTENT_LENGTH", "HTTP_TRANSFER_ENCODING", "REMOTE_ADDR",
+                              "REMOTE_PORT", "SERVER_SOFTWARE"})
+_UPLOAD_ID_KEYS = ("QUERY_STRING", "RAW_URI", "REQUEST_URI")
 # One botocore session for all of them: a session loads the endpoint and service
 # models once (~0.1 s per fresh session) and reuses them for every client it makes.
 _session_lock = threading.Lock()
 _session: boto3.session.Session | None = None
 
+Answer = tuple[str, list[tuple[str, str]], bytes]
 
-def _signing_service(environ: dict) -> str | None:
-    """The service named in the SigV4 credential scope (header or presigned query)."""
-    match = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
-    if match:
-        credential = match.group(1)
+
+def _call(app: Callable, environ: dict) -> Answer:
+    """Run a WSGI app to completion: status line, headers, body."""
+    started: list = []
+    chunks = app(environ, lambda status, headers, exc_info=None: started.extend((status, headers)))
+    try:
+        body = b"".join(chunks)
+    finally:
+        if hasattr(chunks, "close"):
+            chunks.close()
+    return started[0], list(started[1]), body
+
+
+def _succeeded(status: str) -> bool:
+    return status[:1] == "2"
+
+
+def _take_body(environ: dict) -> bytes:
+    """Read the request body once and put it back as a plain, sized stream."""
+    body = get_input_stream(environ).read()
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    environ.pop("wsgi.input_terminated", None)
+    environ.pop("HTTP_TRANSFER_ENCODING", None)
+    return body
+
+
+def _record_of(service: str, environ: dict, body: bytes) -> Record:
+    kept = {k: v for k, v in environ.items()
+            if isinstance(v, str) and "." not in k and k not in _CONNECTION_KEYS}
+    return Record(environ=kept, body=body, service=service,
+                  header_names=dict(environ.get(PRESERVED_HEADER_NAMES_ENVIRON_KEY) or {}))
+
+
+def _creates_upload(access: Access, environ: dict) -> bool:
+    return (access.service == "s3" and environ.get("REQUEST_METHOD") == "POST"
+            and "uploads" in parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True))
+
+
+def _refusal(environ: dict) -> Answer:
+    message = "the local runtime is stopping"
+    if environ.get("HTTP_X_AMZ_TARGET"):
+        body = ('{"__type":"ServiceUnavailable","message":"%s"}' % message).encode()
+        content_type = "application/x-amz-json-1.0"
     else:
-        credential = parse_qs(environ.get("QUERY_STRING", "")).get("X-Amz-Credential", [""])[0]
-    scope = credential.split("/")
-    return scope[3].lower() if len(scope) == 5 else None
+        body = (f"<Error><Code>ServiceUnavailable</Code><Message>{message}</Message>"
+                "</Error>").encode()
+        content_type = "application/xml"
+    return "503 Service Unavailable", [("Content-Type", content_type)], body
 
 
-def _may_write(environ: dict) -> bool:
-    if environ.get("REQUEST_METHOD") in ("GET", "HEAD", "OPTIONS"):
-        return False
-    action = environ.get("HTTP_X_AMZ_TARGET", "").rpartition(".")[2]
-    return not (action and action.startswith(_READ_ACTION_PREFIXES))
+class JournaledBackend:
+    """WSGI middleware in front of moto's dispatcher: locks, journal (module docstring)."""
 
+    def __init__(self, dispatcher: DomainDispatcherApplication):
+        self.dispatcher = dispatcher
+        self.locks = ServiceLocks()
+        # Writes hold it shared; writes_paused() exclusively (a snapshot in progress).
+        self._write_gate = ReadWriteLock()
+        self._journal: Journal | None = None
+        self._refusing = False
 
-class ChangeTracker:
-    """Services written to since the last :meth:`take`."""
+    # -- serving ------------------------------------------------------------------------
 
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._changed: set[str] = set()
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        body = b"" if environ.get("REQUEST_METHOD") in ("GET", "HEAD") else _take_body(environ)
+        access = self._access(environ, body)
+        if not access.locks:
+            return self.dispatcher(environ, start_response)
+        if access.writes:
+            status, headers, data = self._write(access, environ, body)
+        else:
+            with self.locks.holding(access):
+                status, headers, data = _call(self.dispatcher, environ)
+        start_response(status, headers)
+        return [data]
 
-    def note(self, environ: dict) -> None:
-        if not _may_write(environ):
-            return
-        service = _signing_service(environ)
-        # An unsigned or unrecognised write could have touched anything.
-        changed = {service} if service in PERSISTED_SERVICES else set(PERSISTED_SERVICES)
-        with self._lock:
-            self._changed |= changed
+    def _access(self, environ: dict, body: bytes) -> Access:
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("/moto-api"):
+            return UNTOUCHED
+        service = signing_service(environ.get("HTTP_AUTHORIZATION", ""),
+                                  environ.get("QUERY_STRING", ""))
+        if service is None:  # unsigned: route it the way moto will
+            try:
+                host = self.dispatcher.infer_service_region_host(environ, path)
+                service = self.dispatcher.get_backend_for_host(host) if host else "s3"
+            except Exception:  # noqa: BLE001 - moto fails on it too; lock and record it
+                service = "s3"
+        action = action_of(environ.get("HTTP_X_AMZ_TARGET"), environ.get("CONTENT_TYPE"), body)
+        return classify(service, environ.get("REQUEST_METHOD", "GET"), action)
 
-    def take(self) -> set[str]:
-        with self._lock:
-            changed, self._changed = self._changed, set()
-        return changed
+    def _write(self, access: Access, environ: dict, body: bytes) -> Answer:
+        with self._write_gate.shared():
+            journal = self._journal
+            if self._refusing:
+                return _refusal(environ)
+            with self.locks.holding(access):
+                status, headers, data = _call(self.dispatcher, environ)
+                if journal is None or not _succeeded(status):
+                    return status, headers, data
+                record = _record_of(access.service, environ, body)
+                if _creates_upload(access, environ):
+                    found = _UPLOAD_ID.search(data)
+                    record.upload_id = found.group(1).decode() if found else None
+                try:
+                    position = journal.append(record)
+                except (OSError, JournalClosed):
+                    # moto applied it, the journal does not hold it: the client must not
+                    # count on it (the next snapshot may still keep it).
+                    log.exception("could not journal %s", record.describe())
+                    return ("500 Internal Server Error", [("Content-Type", "text/plain")],
+                            b"write-ahead journal failed")
+        # Outside the locks: writers waiting here share one fdatasync (journal.py).
+        journal.sync(position)
+        return status, headers, data
 
-    def put_back(self, services: set[str]) -> None:
-        """Mark ``services`` changed again (their snapshot failed)."""
-        with self._lock:
-            self._changed |= services
+    # -- the journal's lifecycle (state.py) ---------------------------------------------
 
+    @contextlib.contextmanager
+    def writes_paused(self) -> Iterator[None]:
+        """No write is in progress or starts until the block ends; reads go on."""
+        with self._write_gate.exclusive():
+            yield
 
-def _tracking(app, tracker: ChangeTracker):
-    def tracked_app(environ, start_response):
-        try:
-            return app(environ, start_response)
-        finally:
-            # Noted after moto has applied the request, so a snapshot that takes this
-            # mark is guaranteed to see the write.
-            tracker.note(environ)
-    return tracked_app
+    def attach(self, journal: Journal | None) -> Journal | None:
+        """Record writes in ``journal`` from now on (None: record nothing); returns the
+        previous one.  Call inside :meth:`writes_paused`."""
+        previous, self._journal = self._journal, journal
+        return previous
+
+    def refuse_writes(self) -> Journal | None:
+        """Answer every later write 503 without applying it; returns the journal."""
+        with self.writes_paused():
+            self._refusing = True
+            return self.attach(None)
+
+    def replay(self, records: Iterable[Record]) -> int:
+        """Apply journaled requests again, in order; the number replayed."""
+        upload_ids: dict[str, str] = {}
+        count = 0
+        for record in records:
+            environ = self._replay_environ(record, upload_ids)
+            try:
+                status, _, data = _call(self.dispatcher, environ)
+            except Exception:  # noqa: BLE001 - one bad record must not keep the rest out
+                log.exception("journal replay: %s failed", record.describe())
+                status, data = "500 Internal Server Error", b""
+            if not _succeeded(status):
+                # It succeeded when it was journaled: the state now differs from what
+                # its client saw.  Say so loudly, and go on with the rest.
+                log.error("journal replay: %s answered %s: %s", record.describe(), status,
+                          data[:200].decode("utf-8", "replace"))
+            elif record.upload_id and (found := _UPLOAD_ID.search(data)):
+                upload_ids[record.upload_id] = found.group(1).decode()
+            count += 1
+        return count
+
+    @staticmethod
+    def _replay_environ(record: Record, upload_ids: dict[str, str]) -> dict:
+        environ = dict(record.environ)
+        for key in _UPLOAD_ID_KEYS:
+            for old, new in upload_ids.items():
+                if key in environ and old in environ[key]:
+                    environ[key] = environ[key].replace(old, new)
+        environ.update({
+            "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr,
+            "wsgi.input": io.BytesIO(record.body), "wsgi.multithread": True,
+            "wsgi.multiprocess": False, "wsgi.run_once": False,
+            "CONTENT_LENGTH": str(len(record.body)),
+            PRESERVED_HEADER_NAMES_ENVIRON_KEY: dict(record.header_names)})
+        return environ
 
 
 class MotoServer(ThreadedMotoServer):
-    """moto on a free loopback port, with a :class:`ChangeTracker` in front."""
+    """moto on a free loopback port, behind a :class:`JournaledBackend` (``backend``)."""
 
     def __init__(self, region: str, host: str = "127.0.0.1"):
         super().__init__(ip_address=host, port=0, verbose=False)
         self.region = region
-        self.changes = ChangeTracker()
+        self.backend = JournaledBackend(DomainDispatcherApplication(create_backend_app))
         self._clients: dict[str, object] = {}
 
     def _server_entry(self) -> None:
-        # moto's own _server_entry (moto 5.2.5), with the tracker wrapped around the app.
-        app = _tracking(DomainDispatcherApplication(create_backend_app), self.changes)
-        self._server = make_server(self._ip_address, self._port, app, True,
+        # moto's own _server_entry (moto 5.2.5), serving our middleware.
+        self._server = make_server(self._ip_address, self._port, self.backend, True,
                                    request_handler=MotoRequestHandler)
         self._server_ready_event.set()
         self._server.serve_forever(poll_interval=0.1)  # stop() waits up to one interval
@@ -114,6 +253,10 @@ class MotoServer(ThreadedMotoServer):
         # werkzeug logs every request at INFO unless told otherwise.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        self._server.server_close()  # free the port; open connections end with the process
 
     @property
     def endpoint(self) -> str:

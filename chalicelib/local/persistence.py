@@ -1,34 +1,32 @@
-"""Snapshots of the embedded moto's state in the data dir, and restoring them at start.
+"""Snapshots of the embedded moto's state, and restoring them.
 
 moto 5 keeps nothing on disk, so the local runtime copies what it holds into plain
 files.  It goes through the AWS APIs over loopback rather than moto's internals, so a
-moto upgrade cannot silently change what is saved.
+moto upgrade cannot silently change what is saved.  ``state.py`` decides where a
+snapshot goes and when (generations, the journal in between); this module writes and
+reads one.
 
-On-disk layout (``<data>`` is ``$NIMBUS_DATA_DIR``, default ``./.nimbus``)::
+One snapshot, in its folder ``<snap>`` (``<data>`` is the data dir)::
 
-    <data>/lock                         flock()ed by the process using the data dir
-    <data>/dynamodb/<table>.jsonl       line 1: {"table": <CreateTable arguments, GSIs
+    <snap>/dynamodb/<table>.jsonl       line 1: {"table": <CreateTable arguments, GSIs
                                         and LSIs included>, "ttl_attribute": name|null};
                                         then one item per line in DynamoDB's JSON
                                         ({"pk": {"S": ...}}; B and BS values base64)
-    <data>/s3/<bucket>/manifest.json    {"bucket", "region", "objects": {<key>: {"blob",
+    <snap>/s3/<bucket>/manifest.json    {"bucket", "region", "objects": {<key>: {"blob",
                                         "etag", "size", "put": {ContentType, Metadata,
                                         ...: PutObject arguments}}}}
-    <data>/s3/<bucket>/blobs/<hh>/<h>   an object's bytes; h = sha256(key NUL etag) in hex,
-                                        hh its first two digits (keys may hold '/', odd
-                                        characters and up to 1024 bytes: never filenames)
-    <data>/sqs.json                     [{"name", "attributes"}]: queue definitions only;
+    <snap>/sqs.json                     [{"name", "attributes"}]: queue definitions only;
                                         messages in flight are not kept
-    <data>/ssm.json                     [{PutParameter arguments}], SecureStrings decrypted
+    <snap>/ssm.json                     [{PutParameter arguments}], SecureStrings decrypted
+    <data>/s3/<bucket>/blobs/<hh>/<h>   an object's bytes, shared by all snapshots;
+                                        h = sha256(key NUL etag) in hex, hh its first two
+                                        digits (keys may hold '/', odd characters and up
+                                        to 1024 bytes: never filenames)
 
-Crash safety: every file is written under a temporary name in its directory, fsynced,
-then renamed over the old one (os.replace), so a crash leaves the old version or the
-new one, never half a file.  Blob names include the ETag, so a new version of an
-object never overwrites the blob the current manifest names; the manifest is replaced
-only after its blobs are complete, and superseded blobs are deleted after that.
-Leftovers of a crash (temporary files, unreferenced blobs) are swept at restore.
-Objects are copied only when their ETag or size changed, so large git packs are
-written once.
+Every file is written under a temporary name, fsynced, renamed into place, and its
+directory fsynced.  Blob names include the ETag, so a new version of an object never
+overwrites a blob an older snapshot names; an object whose ETag and size are unchanged
+since the previous snapshot is not copied again, so large git packs are written once.
 """
 from __future__ import annotations
 
@@ -38,7 +36,7 @@ import itertools
 import json
 import logging
 import os
-import shutil
+import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
@@ -60,10 +58,49 @@ _GET_PARAMETERS_LIMIT = 10
 _COPY_CHUNK = 1 << 20
 
 
+# Each service's files in a snapshot folder (glob patterns).
+_SERVICE_FILES = {"dynamodb": "dynamodb/*.jsonl", "s3": "s3/*/manifest.json",
+                  "sqs": "sqs.json", "ssm": "ssm.json"}
+
+
+def _link_files(source: Path, target: Path, pattern: str, dirs: set[Path]) -> None:
+    for path in Path(source).glob(pattern):
+        if path.name.startswith("."):
+            continue  # a leftover temporary file
+        copy = target / path.relative_to(source)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        os.link(path, copy)
+        dirs.add(copy.parent)
+
+
+class SnapshotTimeout(Exception):
+    """A snapshot ran past its deadline and was abandoned unfinished."""
+
+
+def _checker(deadline: float | None) -> Callable[[], None]:
+    """A function that raises :class:`SnapshotTimeout` once ``deadline`` (a
+    ``time.monotonic()`` value) has passed; called between the steps of a snapshot."""
+    def check() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise SnapshotTimeout("snapshot abandoned: out of time")
+    return check
+
+
 # -- files -----------------------------------------------------------------------------
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
-    """Write ``path`` through ``write(fh)`` so that readers never see a partial file."""
+def fsync_dir(path: Path) -> None:
+    """Make the names in directory ``path`` (renames, new files) durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, write: Callable[[IO[bytes]], None],
+                 dirs: set[Path] | None = None) -> None:
+    """Write ``path`` through ``write(fh)`` so that readers never see a partial file.
+    Its directory is fsynced now, or added to ``dirs`` for the caller to fsync once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
@@ -75,13 +112,18 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if dirs is None:
+        fsync_dir(path.parent)
+    else:
+        dirs.add(path.parent)
 
 
-def _write_json(path: Path, data: Any) -> None:
-    atomic_write(path, lambda fh: fh.write(json.dumps(data, indent=1, sort_keys=True).encode()))
+def write_json(path: Path, data: Any, dirs: set[Path] | None = None) -> None:
+    atomic_write(path, lambda fh: fh.write(json.dumps(data, indent=1, sort_keys=True).encode()),
+                 dirs)
 
 
-def _read_json(path: Path, default: Any) -> Any:
+def read_json(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_bytes())
     except FileNotFoundError:
@@ -147,7 +189,7 @@ def _create_table_arguments(table: dict) -> dict:
     return args
 
 
-def _save_table(ddb, name: str, path: Path) -> None:
+def _save_table(ddb, name: str, path: Path, dirs: set[Path], check: Callable) -> None:
     table = ddb.describe_table(TableName=name)["Table"]
     ttl = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
     header = {"table": _create_table_arguments(table),
@@ -157,10 +199,11 @@ def _save_table(ddb, name: str, path: Path) -> None:
     def write(fh: IO[bytes]) -> None:
         fh.write((json.dumps(header) + "\n").encode())
         for page in ddb.get_paginator("scan").paginate(TableName=name, ConsistentRead=True):
+            check()
             for item in page["Items"]:
                 fh.write((_item_to_json(item) + "\n").encode())
 
-    atomic_write(path, write)
+    atomic_write(path, write, dirs)
 
 
 def _restore_table(ddb, path: Path) -> None:
@@ -180,12 +223,12 @@ def _restore_table(ddb, path: Path) -> None:
 
 # -- S3 --------------------------------------------------------------------------------
 
-def _blob_name(key: str, etag: str) -> str:
+def blob_name(key: str, etag: str) -> str:
     digest = hashlib.sha256(key.encode("utf-8") + b"\0" + etag.encode("utf-8")).hexdigest()
     return f"{digest[:2]}/{digest}"
 
 
-def _copy_object(s3, bucket: str, key: str, blobs: Path) -> dict | None:
+def _copy_object(s3, bucket: str, key: str, blobs: Path, dirs: set[Path]) -> dict | None:
     """Save one object's bytes; its manifest entry, or None if it vanished meanwhile."""
     try:
         obj = s3.get_object(Bucket=bucket, Key=key)
@@ -194,7 +237,7 @@ def _copy_object(s3, bucket: str, key: str, blobs: Path) -> dict | None:
             return None
         raise
     body = obj["Body"]
-    blob = _blob_name(key, obj["ETag"])
+    blob = blob_name(key, obj["ETag"])
 
     def copy(fh: IO[bytes]) -> None:
         for chunk in body.iter_chunks(_COPY_CHUNK):
@@ -202,123 +245,123 @@ def _copy_object(s3, bucket: str, key: str, blobs: Path) -> dict | None:
 
     try:
         if not (blobs / blob).exists():  # this version is on disk already
-            atomic_write(blobs / blob, copy)
+            atomic_write(blobs / blob, copy, dirs)
     finally:
         body.close()
     return {"blob": blob, "etag": obj["ETag"], "size": obj["ContentLength"],
             "put": {k: obj[k] for k in _OBJECT_FIELDS if obj.get(k)}}
 
 
-def _save_bucket(s3, bucket: str, folder: Path) -> None:
-    manifest_path = folder / "manifest.json"
-    previous = _read_json(manifest_path, {"objects": {}})["objects"]
+def _save_bucket(s3, bucket: str, manifest_path: Path, previous: dict, blobs: Path,
+                 dirs: set[Path], check: Callable) -> None:
+    """``previous``: the objects of the last snapshot's manifest (copied only if changed)."""
     objects = {}
     for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
         for listed in page.get("Contents", []):
+            check()
             key = listed["Key"]
             kept = previous.get(key)
-            if kept and kept["etag"] == listed["ETag"] and kept["size"] == listed["Size"]:
+            if (kept and kept["etag"] == listed["ETag"] and kept["size"] == listed["Size"]
+                    and (blobs / kept["blob"]).exists()):
                 objects[key] = kept
-            elif entry := _copy_object(s3, bucket, key, folder / "blobs"):
+            elif entry := _copy_object(s3, bucket, key, blobs, dirs):
                 objects[key] = entry
     region = s3.get_bucket_location(Bucket=bucket).get("LocationConstraint")
-    _write_json(manifest_path, {"bucket": bucket, "region": region, "objects": objects})
-    live = {entry["blob"] for entry in objects.values()}
-    for entry in previous.values():
-        if entry["blob"] not in live:
-            (folder / "blobs" / entry["blob"]).unlink(missing_ok=True)
+    write_json(manifest_path, {"bucket": bucket, "region": region, "objects": objects}, dirs)
 
 
-def _forget_bucket(folder: Path) -> None:
-    # The manifest goes first: a crash halfway leaves blobs nobody restores, never a
-    # manifest naming blobs that are gone.
-    (folder / "manifest.json").unlink(missing_ok=True)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def _restore_bucket(s3, folder: Path) -> None:
-    manifest = _read_json(folder / "manifest.json", None)
-    if manifest is None:
-        shutil.rmtree(folder, ignore_errors=True)
-        return
+def _restore_bucket(s3, manifest: dict, blobs: Path) -> None:
     bucket, region = manifest["bucket"], manifest.get("region")
     create = {"Bucket": bucket}
     if region and region != "us-east-1":
         create["CreateBucketConfiguration"] = {"LocationConstraint": region}
     s3.create_bucket(**create)
-    blobs = folder / "blobs"
     for key, entry in manifest["objects"].items():
         try:
             with open(blobs / entry["blob"], "rb") as fh:
                 s3.put_object(Bucket=bucket, Key=key, Body=fh, **entry["put"])
         except FileNotFoundError:
             log.warning("s3://%s/%s: its saved copy is missing; not restored", bucket, key)
-    live = {blobs / entry["blob"] for entry in manifest["objects"].values()}
-    for path in blobs.glob("*/*") if blobs.exists() else ():
-        if path not in live:
-            path.unlink()
 
 
 # -- the snapshot as a whole -----------------------------------------------------------
 
 class Snapshots:
-    """Saves and restores moto's state under ``data_dir`` (layout: module docstring).
+    """Saves moto's state into a snapshot folder and restores it from one (layout: module
+    docstring).  ``blob_root`` is ``<data>/s3``; ``client(service)`` returns a boto3
+    client of the moto to save from / restore into."""
 
-    ``client(service)`` returns a boto3 client of the moto to save from / restore into.
-    """
-
-    def __init__(self, data_dir: Path, client: Callable[[str], Any]):
-        self.root = Path(data_dir)
+    def __init__(self, blob_root: Path, client: Callable[[str], Any]):
+        self.blob_root = Path(blob_root)
         self._client = client
 
-    def restore(self) -> None:
-        """Load a saved state into an empty moto."""
-        for leftover in self.root.rglob("*" + TMP_SUFFIX):
-            leftover.unlink()
-        self._restore_queues()
-        for parameter in _read_json(self.root / "ssm.json", []):
-            self._client("ssm").put_parameter(**parameter, Overwrite=True)
-        for path in sorted((self.root / "dynamodb").glob("*.jsonl")):
-            _restore_table(self._client("dynamodb"), path)
-        for folder in sorted(p for p in (self.root / "s3").glob("*") if p.is_dir()):
-            _restore_bucket(self._client("s3"), folder)
+    def blobs(self, bucket: str) -> Path:
+        return self.blob_root / bucket / "blobs"
 
-    def save(self, services: Iterable[str]) -> None:
-        """Save the state of the given services (those that changed)."""
-        services = set(services)
+    @staticmethod
+    def manifests(folder: Path) -> dict[str, dict]:
+        """The S3 manifests of the snapshot in ``folder``, by bucket."""
+        found = {}
+        for path in sorted(Path(folder).glob("s3/*/manifest.json")):
+            manifest = read_json(path, None)
+            if manifest is not None:
+                found[manifest["bucket"]] = manifest
+        return found
+
+    def restore(self, folder: Path) -> None:
+        """Load the snapshot in ``folder`` into an empty moto."""
+        folder = Path(folder)
+        self._restore_queues(folder)
+        for parameter in read_json(folder / "ssm.json", []):
+            self._client("ssm").put_parameter(**parameter, Overwrite=True)
+        for path in sorted((folder / "dynamodb").glob("*.jsonl")):
+            _restore_table(self._client("dynamodb"), path)
+        for bucket, manifest in self.manifests(folder).items():
+            _restore_bucket(self._client("s3"), manifest, self.blobs(bucket))
+
+    def save(self, folder: Path, previous: Path | None, changed: Iterable[str] | None = None,
+             deadline: float | None = None) -> None:
+        """Write the whole state into the empty ``folder``.  ``previous`` is the last
+        snapshot's folder: a service not in ``changed`` (None: all changed) since then
+        keeps its files from there (hard links: saved files are never modified), and
+        objects it holds unchanged are not copied again.  Raises
+        :class:`SnapshotTimeout` (leaving ``folder`` unfinished) once past ``deadline``."""
+        folder = Path(folder)
+        dirs: set[Path] = {folder}
+        check = _checker(deadline)
+        changed = set(_SERVICE_FILES) if changed is None or previous is None else set(changed)
         # DynamoDB before S3: a push writes its pack before it moves refs, so an S3
         # copy taken after the table copy holds every pack the saved refs point to.
-        if "dynamodb" in services:
-            self._save_tables()
-        if "s3" in services:
-            self._save_buckets()
-        if "sqs" in services:
-            self._save_queues()
-        if "ssm" in services:
-            self._save_parameters()
+        savers = {"dynamodb": lambda: self._save_tables(folder, dirs, check),
+                  "s3": lambda: self._save_buckets(folder, previous, dirs, check),
+                  "sqs": lambda: self._save_queues(folder, dirs),
+                  "ssm": lambda: self._save_parameters(folder, dirs)}
+        for service, save in savers.items():
+            check()
+            if service in changed:
+                save()
+            else:
+                _link_files(previous, folder, _SERVICE_FILES[service], dirs)
+        for path in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+            fsync_dir(path)  # children before parents
 
-    def _save_tables(self) -> None:
+    def _save_tables(self, folder: Path, dirs: set[Path], check: Callable) -> None:
         ddb = self._client("dynamodb")
-        names = [n for page in ddb.get_paginator("list_tables").paginate()
-                 for n in page["TableNames"]]
-        folder = self.root / "dynamodb"
-        for name in names:
-            _save_table(ddb, name, folder / f"{name}.jsonl")
-        for path in folder.glob("*.jsonl"):
-            if path.name[:-len(".jsonl")] not in names:
-                path.unlink()
+        for page in ddb.get_paginator("list_tables").paginate():
+            for name in page["TableNames"]:
+                _save_table(ddb, name, folder / "dynamodb" / f"{name}.jsonl", dirs, check)
 
-    def _save_buckets(self) -> None:
+    def _save_buckets(self, folder: Path, previous: Path | None, dirs: set[Path],
+                      check: Callable) -> None:
         s3 = self._client("s3")
-        buckets = [b["Name"] for b in s3.list_buckets().get("Buckets", [])]
-        folder = self.root / "s3"
-        for bucket in buckets:
-            _save_bucket(s3, bucket, folder / bucket)
-        for path in folder.glob("*"):
-            if path.is_dir() and path.name not in buckets:
-                _forget_bucket(path)
+        before = self.manifests(previous) if previous else {}
+        for listed in s3.list_buckets().get("Buckets", []):
+            bucket = listed["Name"]
+            _save_bucket(s3, bucket, folder / "s3" / bucket / "manifest.json",
+                         before.get(bucket, {}).get("objects", {}), self.blobs(bucket), dirs,
+                         check)
 
-    def _save_queues(self) -> None:
+    def _save_queues(self, folder: Path, dirs: set[Path]) -> None:
         sqs = self._client("sqs")
         queues = []
         for page in sqs.get_paginator("list_queues").paginate():
@@ -327,16 +370,16 @@ class Snapshots:
                     QueueUrl=url, AttributeNames=["All"]).get("Attributes", {})
                 queues.append({"name": url.rsplit("/", 1)[1], "attributes": {
                     k: v for k, v in attributes.items() if k not in _COMPUTED_QUEUE_ATTRIBUTES}})
-        _write_json(self.root / "sqs.json", sorted(queues, key=lambda q: q["name"]))
+        write_json(folder / "sqs.json", sorted(queues, key=lambda q: q["name"]), dirs)
 
-    def _restore_queues(self) -> None:
+    def _restore_queues(self, folder: Path) -> None:
         sqs = self._client("sqs")
-        queues = _read_json(self.root / "sqs.json", [])
+        queues = read_json(folder / "sqs.json", [])
         # Dead-letter queues first: a RedrivePolicy must name an existing queue.
         for queue in sorted(queues, key=lambda q: "RedrivePolicy" in q["attributes"]):
             sqs.create_queue(QueueName=queue["name"], Attributes=queue["attributes"])
 
-    def _save_parameters(self) -> None:
+    def _save_parameters(self, folder: Path, dirs: set[Path]) -> None:
         ssm = self._client("ssm")
         described = {p["Name"]: p for page in ssm.get_paginator("describe_parameters").paginate()
                      for p in page["Parameters"]}
@@ -347,4 +390,4 @@ class Snapshots:
                 parameter = {"Name": found["Name"], "Value": found["Value"], "Type": found["Type"]}
                 parameter.update({k: meta[k] for k in _PARAMETER_FIELDS if meta.get(k)})
                 parameters.append(parameter)
-        _write_json(self.root / "ssm.json", sorted(parameters, key=lambda p: p["Name"]))
+        write_json(folder / "ssm.json", sorted(parameters, key=lambda p: p["Name"]), dirs)

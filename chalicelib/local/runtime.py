@@ -6,11 +6,19 @@
 Start, in order: bind the HTTP port (a taken port fails before anything else);
 lock the data dir; start embedded moto on a free loopback port; point
 this process's AWS configuration at it with fake credentials (every AWS_* variable is
-replaced, so a real profile or key can never be used); restore the saved state; create
-missing resources with infra.bootstrap, as a deployment does; serve HTTP; start the
-background threads (the periodic snapshot and whatever add_background() registered).
-stop() undoes this in reverse: no new requests, running ones and background work
-finish, a final snapshot, moto stops, the environment is put back.
+replaced, so a real profile or key can never be used); restore the saved state and
+replay the journal (state.py; from then on every write is journaled before it is
+acknowledged); create missing resources with infra.bootstrap, as a deployment does;
+serve HTTP; start the background threads (compaction when the journal grows, and
+whatever add_background() registered).
+
+stop() undoes this in reverse, in a bounded time (``STOP_BUDGET``): no new requests or
+connections; idle keep-alive connections are closed; running requests get
+``DRAIN_TIMEOUT`` to finish, then their connections are cut (their clients were not
+answered, so nothing acknowledged is lost); background threads get
+``BACKGROUND_JOIN_TIMEOUT`` in all; a final snapshot is taken if the time left allows
+(else the journal is replayed at the next start); writes are refused, the journal
+flushed, moto stops, the environment is put back.
 
 One runtime per process at a time: moto's state is process-global.
 """
@@ -22,19 +30,23 @@ import json
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
 from chalicelib.local.moto_backend import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, MotoServer
-from chalicelib.local.persistence import Snapshots
 from chalicelib.local.server import LambdaHandler, LocalHTTPServer
+from chalicelib.local.state import StateDir
 
 log = logging.getLogger("nimbus.local")
 
 DEFAULT_DATA_DIR = ".nimbus"
-SNAPSHOT_INTERVAL = 5.0   # seconds between checks for changes to save
-DRAIN_TIMEOUT = 30.0      # seconds stop() waits for running requests
-BACKGROUND_JOIN_TIMEOUT = 10.0
+SNAPSHOT_INTERVAL = 5.0   # seconds between checks whether the journal wants compacting
+DRAIN_TIMEOUT = 2.0       # seconds stop() waits for running requests
+BACKGROUND_JOIN_TIMEOUT = 1.0  # seconds stop() waits for all background threads
+# Seconds after stop() began at which its final snapshot is abandoned (the next start
+# replays the journal instead): the drain and the joins above take at most 3.
+STOP_BUDGET = 3.5
 
 Background = Callable[[threading.Event], None]
 
@@ -105,20 +117,23 @@ class LocalRuntime:
     def __init__(self, host: str = "127.0.0.1", port: int = 8000,
                  data_dir: str | os.PathLike = DEFAULT_DATA_DIR, *,
                  handler: LambdaHandler | None = None,
-                 snapshot_interval: float = SNAPSHOT_INTERVAL, access_log: bool = True):
-        """``handler`` replaces the app's Lambda handler (tests of the server itself)."""
+                 snapshot_interval: float = SNAPSHOT_INTERVAL, access_log: bool = True,
+                 sync_journal: bool = True):
+        """``handler`` replaces the app's Lambda handler (tests of the server itself).
+        ``sync_journal=False`` skips the fsync of each journaled write (state.py)."""
         self.host, self.port = host, port
         self.data_dir = Path(data_dir).resolve()
         self.snapshot_interval = snapshot_interval
         self.access_log = access_log
+        self.sync_journal = sync_journal
         self.settings = None
         self.moto: MotoServer | None = None
+        self.state: StateDir | None = None
         self._handler = handler
-        self._snapshots: Snapshots | None = None
-        self._snapshot_lock = threading.Lock()
+        self._stop_started = 0.0
         self._server: LocalHTTPServer | None = None
         self._serving = False
-        self._background: list[Background] = [self._snapshot_periodically]
+        self._background: list[Background] = [self._compact_when_due]
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._stack = contextlib.ExitStack()
@@ -157,10 +172,11 @@ class LocalRuntime:
             self._stack.enter_context(_environment(environment))
             self.settings = _reload_settings()
 
-            self._snapshots = Snapshots(self.data_dir, self.moto.client)
-            self._snapshots.restore()
-            self.moto.changes.take()  # moto now holds exactly what is on disk
-            self._stack.callback(self.snapshot)  # the final snapshot, before moto stops
+            self.state = StateDir(self.data_dir, self.moto.client, self.moto.backend,
+                                  sync=self.sync_journal)
+            self._stack.callback(self.state.close)  # after the final snapshot, before moto stops
+            self.state.open()
+            self._stack.callback(self._final_snapshot)
 
             from infra.bootstrap import ensure_resources
             ensure_resources(self.settings)
@@ -180,7 +196,7 @@ class LocalRuntime:
             self._server.lambda_handler = self._handler or _load_app()
             self._stack.callback(self._stop_background)  # after HTTP has stopped
             thread = threading.Thread(target=self._server.serve_forever, name="nimbus-http",
-                                      kwargs={"poll_interval": 0.2}, daemon=True)
+                                      kwargs={"poll_interval": 0.1}, daemon=True)
             thread.start()
             self._stack.callback(self._stop_http, thread)
             self._serving = True
@@ -188,7 +204,9 @@ class LocalRuntime:
                 self._start_thread(task)
 
     def stop(self) -> None:
-        """Stop everything; raises if the final snapshot failed (after stopping the rest)."""
+        """Stop everything; raises if the final snapshot failed (after stopping the rest:
+        the journal still holds every write)."""
+        self._stop_started = time.monotonic()
         self._stack.close()
 
     def __enter__(self) -> "LocalRuntime":
@@ -205,17 +223,9 @@ class LocalRuntime:
             self._start_thread(task)
 
     def snapshot(self) -> None:
-        """Save what changed since the last snapshot.  If saving fails the changes stay
-        marked, so the next snapshot tries again."""
-        with self._snapshot_lock:
-            changed = self.moto.changes.take()
-            if not changed:
-                return
-            try:
-                self._snapshots.save(changed)
-            except BaseException:
-                self.moto.changes.put_back(changed)
-                raise
+        """Take a snapshot and empty the journal (state.py).  If it fails, the previous
+        snapshot and the journal stay in use."""
+        self.state.compact()
 
     @contextlib.contextmanager
     def _undo_on_error(self) -> Iterator[None]:
@@ -225,12 +235,25 @@ class LocalRuntime:
             self._stack.close()
             raise
 
-    def _snapshot_periodically(self, stopping: threading.Event) -> None:
+    def _compact_when_due(self, stopping: threading.Event) -> None:
         while not stopping.wait(self.snapshot_interval):
+            if not self.state.should_compact():
+                continue
             try:
                 self.snapshot()
             except Exception:  # noqa: BLE001 - keep serving; the next round retries
                 log.exception("snapshot failed; retrying in %ss", self.snapshot_interval)
+
+    def _final_snapshot(self) -> None:
+        """Compact at stop, if there is something to compact and it can be done within
+        STOP_BUDGET; if not, the next start replays the journal."""
+        journal = self.state.journal
+        if journal is None or not journal.records:
+            return
+        started = self._stop_started or time.monotonic()  # or a start that failed
+        if not self.state.compact(deadline=started + STOP_BUDGET):
+            log.warning("no time left for a final snapshot: the next start replays %d "
+                        "journaled writes", journal.records)
 
     def _start_thread(self, task: Background) -> None:
         def run() -> None:
@@ -247,13 +270,18 @@ class LocalRuntime:
     def _stop_http(self, thread: threading.Thread) -> None:
         self._server.shutdown()
         thread.join()
-        if not self._server.drain(DRAIN_TIMEOUT):
-            log.warning("requests still running after %ss; stopping anyway", DRAIN_TIMEOUT)
         self._server.server_close()  # refuse connections now, not after the final snapshot
+        if not self._server.close_connections(DRAIN_TIMEOUT):
+            log.warning("requests still running after %ss: their connections were cut",
+                        DRAIN_TIMEOUT)
 
     def _stop_background(self) -> None:
         self._stopping.set()
+        deadline = time.monotonic() + BACKGROUND_JOIN_TIMEOUT
         for thread in self._threads:
-            thread.join(BACKGROUND_JOIN_TIMEOUT)
-            if thread.is_alive():
-                log.warning("%s did not stop within %ss", thread.name, BACKGROUND_JOIN_TIMEOUT)
+            thread.join(max(0.0, deadline - time.monotonic()))
+        late = [thread.name for thread in self._threads if thread.is_alive()]
+        if late:
+            # Daemon threads: they end with the process; their writes are still journaled
+            # until the journal closes, and refused after.
+            log.warning("%s still running after %ss", ", ".join(late), BACKGROUND_JOIN_TIMEOUT)

@@ -4,12 +4,18 @@ request into a proxy event, calls the Lambda handler and writes its result back.
 The server only frames bytes: it de-chunks request bodies and passes every header
 through unchanged (``Content-Encoding: gzip`` included: the app's gateway inflates
 bodies itself, as it must behind the real API Gateway).
+
+It knows its connections, so that stopping takes a bounded time
+(:meth:`LocalHTTPServer.close_connections`): a thread per connection would otherwise
+wait on an idle keep-alive client for up to ``ProxyRequestHandler.timeout`` and a
+long transfer could hold the stop for as long as it runs.
 """
 from __future__ import annotations
 
 import json
 import logging
 import re
+import socket
 import sys
 import threading
 import time
@@ -86,6 +92,9 @@ class LambdaContext:
 
 class LocalHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # The listen backlog: a burst of connections (64 parallel clients, and more) waits
+    # here until accepted; socketserver's default of 5 drops the rest of a burst.
+    request_queue_size = 256
 
     def __init__(self, address: tuple[str, int], access_log: bool = True):
         """Binds at once; set ``lambda_handler`` before ``serve_forever()``."""
@@ -93,24 +102,67 @@ class LocalHTTPServer(ThreadingHTTPServer):
         self.lambda_handler: LambdaHandler | None = None
         self.access_log = access_log
         self.stopping = False
-        self._in_flight = 0
-        self._idle = threading.Condition()
+        self._connections_changed = threading.Condition()
+        # Every open connection, and whether a request on it is being answered.
+        self._connections: dict[socket.socket, bool] = {}
 
-    def track(self, delta: int) -> None:
-        with self._idle:
-            self._in_flight += delta
-            self._idle.notify_all()
+    def process_request(self, request, client_address) -> None:
+        with self._connections_changed:
+            self._connections[request] = False
+        super().process_request(request, client_address)
 
-    def drain(self, timeout: float) -> bool:
-        """Refuse new requests and wait for those in progress; False on timeout."""
-        self.stopping = True
-        with self._idle:
-            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+    def shutdown_request(self, request) -> None:
+        with self._connections_changed:
+            self._connections.pop(request, None)
+            self._connections_changed.notify_all()
+        super().shutdown_request(request)
+
+    def begin_request(self, connection: socket.socket) -> bool:
+        """Mark a request on ``connection`` as running; False when stopping."""
+        with self._connections_changed:
+            if self.stopping:
+                return False
+            self._connections[connection] = True
+            return True
+
+    def end_request(self, connection: socket.socket) -> None:
+        with self._connections_changed:
+            if connection in self._connections:
+                self._connections[connection] = False
+            self._connections_changed.notify_all()
+
+    def _running(self) -> int:
+        return sum(self._connections.values())
+
+    def close_connections(self, timeout: float) -> bool:
+        """Take no more requests: close idle connections now, wait up to ``timeout`` for
+        running requests to be answered, then cut what is left.  False if any request
+        had to be cut."""
+        with self._connections_changed:
+            self.stopping = True
+            idle = [conn for conn, busy in self._connections.items() if not busy]
+        for conn in idle:
+            _cut(conn)
+        with self._connections_changed:
+            finished = self._connections_changed.wait_for(lambda: not self._running(), timeout)
+            left = list(self._connections)
+        for conn in left:
+            _cut(conn)
+        return finished
 
     def handle_error(self, request, client_address) -> None:
         # A client hanging up or idling out is routine, not worth a traceback.
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             super().handle_error(request, client_address)
+
+
+def _cut(conn: socket.socket) -> None:
+    """End a connection whatever its thread is doing: a blocked read sees EOF, a write
+    fails; the thread then closes it."""
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed by its thread
 
 
 class ProxyRequestHandler(BaseHTTPRequestHandler):
@@ -121,11 +173,15 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
 
     def _proxy(self) -> None:
         started = time.monotonic()
-        self.server.track(+1)
-        try:
-            status = self._exchange()
-        finally:
-            self.server.track(-1)
+        if self.server.begin_request(self.connection):
+            try:
+                status = self._exchange()
+            finally:
+                if self.server.stopping:
+                    self.close_connection = True
+                self.server.end_request(self.connection)
+        else:
+            status = self._send_message(503, "server is shutting down")
         if self.server.access_log:
             # The query string stays out of the log: it may carry an access_token.
             path = self.path.split("?", 1)[0]
@@ -135,8 +191,6 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _proxy
 
     def _exchange(self) -> int:
-        if self.server.stopping:
-            return self._send_message(503, "server is shutting down")
         try:
             body = self._read_body()
         except BadRequestBody as exc:
@@ -179,7 +233,7 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         if not bodiless:
             self.send_header("Content-Length", str(len(body)))
-        if close:
+        if close or self.server.stopping:
             self.send_header("Connection", "close")  # also sets self.close_connection
         self.end_headers()
         if not bodiless:

@@ -31,10 +31,11 @@ from chalicelib.store.issue_tracker import TrackerChange
 from chalicelib.store.issues import Issue, Tracker
 from chalicelib.store.unit_of_work import UnitOfWork
 
-RETRIES = 6
-# Parallel creates in one repository race for the next number; each lost race means
-# another create succeeded, so this bounds how many may run at once, not the odds.
-NUMBER_RETRIES = 64
+# Parallel writers race for a version: creates in one repository for the next number
+# and for the tracker, edits of one issue (labels added, fields changed) for the issue.
+# None of them named a precondition, so each must land; each lost race means another
+# writer succeeded, so this bounds how many may run at once, not the odds.
+RETRIES = 64
 RETRIED = ("issue", "tracker")      # ConditionFailed labels that mean "changed since read"
 MAX_BACKOFF = 0.5                   # seconds
 
@@ -228,7 +229,7 @@ def create_issue(ctx: Ctx, data: dict) -> Issue:
             uow.raise_event(issue_event(ctx, issue, "closed"))
         return tracker, change, issue
 
-    return commit_retrying(ctx, write, attempts=NUMBER_RETRIES,
+    return commit_retrying(ctx, write,
                            conflict="too many issues are being created at once; try again")
 
 

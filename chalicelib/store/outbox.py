@@ -58,7 +58,8 @@ def item_for(event: domain_events.Event) -> OutboxItem:
     pk = f"{OUTBOX_PREFIX}{shard_of(event.event_id)}"
     sk = f"{int(created * 1000):013d}#{event.event_id}"
     return OutboxItem(pk, sk, event_id=event.event_id, event_type=type(event).__name__,
-                      message=json.dumps(domain_events.to_message(event), separators=(",", ":")),
+                      message=json.dumps(domain_events.to_message(event), separators=(",", ":"),
+                                         ensure_ascii=False),
                       created=created, expires=int(created) + OUTBOX_KEEP_SECONDS)
 
 
