@@ -50,6 +50,8 @@ def add_call_hook(hook: Callable) -> None:
 
 def attach_hooks(made) -> None:
     """Give a client made outside this module (PynamoDB's) the call hooks, once."""
+    if _attached and _attached[-1] is made:
+        return      # every DynamoDB call passes here: the usual case takes no lock
     with _lock:
         if any(made is known for known in _attached):
             return
