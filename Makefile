@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(PY) bench/cold_start.py
 	$(PY) bench/git_transfer.py
 	$(PY) bench/markdown_render.py
+	$(PY) bench/local_throughput.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -37,12 +37,18 @@ from moto import mock_aws  # noqa: E402
 import issue_calls  # noqa: E402
 import scenarios_git  # noqa: E402
 import scenarios_orgs  # noqa: E402
+import scenarios_pulls  # noqa: E402
 import scenarios_repos  # noqa: E402
 import scenarios_users  # noqa: E402
 from scene import Req, Scene, settings_in_force  # noqa: E402
 
 # (operationId, auth) -> most AWS calls allowed for that request.
 BUDGETS = {
+    # Pull requests (issue 11): the issue item and tracker come with the preload.
+    ("repoGetPullRequest", "anon"): 3,
+    ("repoGetPullRequest", "token"): 3,
+    ("repoListPullRequests", "anon"): 3,
+    ("repoListPullRequests", "token"): 3,
     # Writes (issue 9): reads in two batched rounds (gateway preload), one transaction.
     ("issueCreateIssue", "token"): 4,
     ("issueCreateComment", "token"): 4,
@@ -78,6 +84,18 @@ BUDGETS = {
     ("userGet", "token"): 2,
     ("userListRepos", "anon"): 2,
     ("repoSearch", "anon"): 2,
+    # Commit statuses: the preload, then one Query (list) or, for a branch, one GetItem of
+    # the commit's summary (combined: at any number of contexts; a full id comes with the
+    # preload).
+    ("repoListStatuses", "anon"): 3,
+    ("repoListStatuses", "token"): 3,
+    ("repoGetCombinedStatusByRef", "anon"): 3,
+    ("repoGetCombinedStatusByRef", "token"): 3,
+    ("repoGetCombinedStatusByRefModern", "anon"): 3,
+    ("repoGetCombinedStatusByRefModern", "token"): 3,
+    # The preload (with the commit's summary), the pool's pack list to read the commit
+    # from git (warm pack cache), one transaction.
+    ("repoCreateStatus", "token"): 4,
 }
 
 # operationId -> why its success path cannot be reached in the bench.  Keep it empty
@@ -89,7 +107,7 @@ EXEMPT: dict[str, str] = {}
 # several auth modes.
 SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
              **scenarios_git.scenarios(), **scenarios_orgs.scenarios(),
-             **issue_calls.scenarios()}
+             **issue_calls.scenarios(), **scenarios_pulls.scenarios()}
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

@@ -70,6 +70,26 @@ def fork_of_demo(s: Scene) -> str:
                                          {"name": s.unique("fork")}, expect=202)["name"])
 
 
+def demo_head(s: Scene) -> str:
+    """The commit alice/demo's main branch points at."""
+    return s.once("demo_head", lambda: s.must("GET", f"{DEMO}/branches/main", "token",
+                                              expect=200)["commit"]["id"])
+
+
+def demo_statuses(s: Scene) -> str:
+    """Statuses of 12 contexts on alice/demo's head (the combined status reads one item
+    at any number of contexts); the head's id."""
+    def post() -> str:
+        sha = demo_head(s)
+        for i in range(12):
+            s.must("POST", f"{DEMO}/statuses/{sha}", "token",
+                   {"state": ("success", "pending", "failure")[i % 3], "context": f"ci/{i}",
+                    "target_url": f"https://ci.example.com/{i}"}, expect=200)
+        return sha
+
+    return s.once("demo_statuses", post)
+
+
 def scenarios() -> dict:
     """operationId -> scenario (a function of the scene returning its requests)."""
     return {
@@ -94,6 +114,18 @@ def scenarios() -> dict:
         "repoGetBranch": lambda s: [Req("GET", f"{DEMO}/branches/main")],
         "repoGetRawFile": lambda s: [Req("GET", f"{DEMO}/raw/README.md")],
         "repoGetArchive": lambda s: [Req("GET", f"{DEMO}/archive/main.zip")],
+        # Commit statuses ----------------------------------------------------------
+        "repoCreateStatus": lambda s: [Req("POST", f"{DEMO}/statuses/{demo_head(s)}", "token",
+                                           {"state": "success", "context": "bench"}, 200)],
+        "repoListStatuses": lambda s: [Req("GET", f"{DEMO}/statuses/{demo_statuses(s)}"),
+                                       Req("GET", f"{DEMO}/statuses/{demo_statuses(s)}",
+                                           "token")],
+        "repoGetCombinedStatusByRef": lambda s: after(demo_statuses(s), [
+            Req("GET", f"{DEMO}/commits/main/statuses"),
+            Req("GET", f"{DEMO}/commits/main/statuses", "token")]),
+        "repoGetCombinedStatusByRefModern": lambda s: [
+            Req("GET", f"{DEMO}/commits/main/status"),
+            Req("GET", f"{DEMO}/commits/{demo_statuses(s)}/status", "token")],
         # Collaborators ----------------------------------------------------------
         "repoListCollaborators": lambda s: after(collaborator(s), [
             Req("GET", f"{DEMO}/collaborators", "token")]),

@@ -35,6 +35,15 @@ class ConflictError(ServiceError):
     """State changed under the caller (a lost compare-and-swap)."""
 
 
+class NotAllowed(ServiceError):
+    """The thing is in a state where this cannot be done (Forgejo's 405: merging a
+    merged or unmergeable pull request)."""
+
+
+class ArchivedRepository(ServiceError):
+    """The repository is archived: read-only (423)."""
+
+
 class ConditionFailed(ConflictError):
     """A staged write's condition failed at commit (``label`` names it); nothing of that
     transaction was written.  ``exists`` is set when a must-not-exist put found its key

@@ -312,6 +312,20 @@ class LabelChanged(RepoEvent):
     item: Mapping = field(default_factory=dict)
 
 
+# Commit statuses ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CommitStatusCreated(RepoEvent):
+    """A status was posted for a commit (``sha``: the full id; ``status_id``: the
+    status's per-commit index, which the API shows as its id)."""
+    sha: str = ""
+    status_id: int = 0
+    state: str = ""
+    context: str = ""
+    description: str = ""
+    target_url: str = ""
+
+
 # Wire form ------------------------------------------------------------------------------
 
 def _event_types() -> dict[str, type[Event]]:

@@ -47,7 +47,8 @@ def scene(api):
     team = api.post("/orgs/acme/teams", token=alice, json={"name": "devs",
                                                            "permission": "write"}).json
     params = {"owner": "alice", "repo": "proj", "username": "alice", "org": "acme",
-              "collaborator": "bob", "index": "1", "id": None}
+              "collaborator": "bob", "index": "1", "id": None,
+              "sha": "main"}     # commit statuses: refused before the commit is read
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"]}
     return {"alice": alice, "root": root, "params": params, "ids": ids}

@@ -36,10 +36,11 @@ def _client(endpoint: str | None):
 
 
 def _create_table(ddb, name: str) -> str:
-    """A table of its own for each round, with FILLER_ROWS other items: moto copies the
-    whole table for every transaction (and puts the copy back when one fails, undoing
-    what other threads wrote meanwhile), so the table's size sets how long its race
-    window stays open, and how long a round takes."""
+    """A table of its own for each round, with FILLER_ROWS other items: unpatched, moto
+    copies the whole table for every transaction (and puts the copy back when one
+    fails, undoing what other threads wrote meanwhile), so the table's size set how long
+    its race window stayed open (chalicelib/local/moto_transactions.py now keeps only
+    the named items)."""
     ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
                      KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
@@ -172,3 +173,46 @@ def test_in_process_conditional_puts_have_one_winner(in_process_dynamodb, round_
 @pytest.mark.parametrize("round_", range(ROUNDS))
 def test_in_process_transactions_lose_no_update(in_process_dynamodb, round_):
     versioned_transactions_lose_no_update(in_process_dynamodb, round_)
+
+
+def a_failed_transaction_leaves_every_item_as_it_was(ddb, round_: int) -> None:
+    """moto_transactions keeps only the named items for the rollback: a transaction
+    that fails half-way (a condition, or an invalid update after writes) must still
+    change nothing, and items it does not name must stay."""
+    from botocore.exceptions import ClientError
+
+    table = _create_table(ddb, f"rollback-{round_}")
+    ddb.put_item(TableName=table, Item={"pk": {"S": "counter"}, "n": {"N": "1"}})
+    ddb.put_item(TableName=table, Item={"pk": {"S": "bystander"}, "n": {"N": "7"}})
+    writes = [
+        {"Put": {"TableName": table, "Item": {"pk": {"S": "new"}, "n": {"N": "1"}}}},
+        {"Update": {"TableName": table, "Key": {"pk": {"S": "counter"}},
+                    "UpdateExpression": "SET n = n + :one",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}}}},
+        {"Delete": {"TableName": table, "Key": {"pk": {"S": "bystander"}}}},
+    ]
+    failing_last = [
+        {"ConditionCheck": {"TableName": table, "Key": {"pk": {"S": "absent"}},
+                            "ConditionExpression": "attribute_exists(pk)"}},
+        {"Update": {"TableName": table, "Key": {"pk": {"S": "counter2"}},
+                    "UpdateExpression": "SET n = n + :one",     # n missing: invalid
+                    "ExpressionAttributeValues": {":one": {"N": "1"}}}},
+    ]
+    for failing in failing_last:
+        with pytest.raises(ClientError):
+            ddb.transact_write_items(TransactItems=[*writes, failing])
+        items = {item["pk"]["S"]: item["n"]["N"]
+                 for item in ddb.scan(TableName=table, ConsistentRead=True)["Items"]}
+        assert items == {"counter": "1", "bystander": "7"}, items
+    ddb.transact_write_items(TransactItems=writes)
+    items = {item["pk"]["S"]: item["n"]["N"]
+             for item in ddb.scan(TableName=table, ConsistentRead=True)["Items"]}
+    assert items == {"counter": "2", "new": "1"}
+
+
+def test_embedded_failed_transaction_rolls_back(embedded_dynamodb):
+    a_failed_transaction_leaves_every_item_as_it_was(embedded_dynamodb, 0)
+
+
+def test_in_process_failed_transaction_rolls_back(in_process_dynamodb):
+    a_failed_transaction_leaves_every_item_as_it_was(in_process_dynamodb, 0)

@@ -1,4 +1,6 @@
 """The API areas; importing one registers its routes in the route table."""
 from chalicelib.api import admin, git_http, hooks, misc, orgs, repo_access, repo_content, repos, swagger, users  # noqa: F401
 from chalicelib.api import issues  # noqa: F401,E402  (after repos: it reuses its helpers)
+from chalicelib.api import pulls  # noqa: F401,E402  (after issues: it reuses its renderer)
 from chalicelib.api import gpg_keys, markdown, signing  # noqa: F401,E402
+from chalicelib.api import statuses  # noqa: F401,E402  (commit statuses)

@@ -38,6 +38,8 @@ _SERVICE_ERRORS = (
     (service_errors.AlreadyExists, lambda e: api_errors.ValidationFailed(e.message)),
     (service_errors.BadInput, lambda e: api_errors.BadRequest(e.message)),
     (service_errors.ConflictError, lambda e: api_errors.Conflict(e.message)),
+    (service_errors.NotAllowed, lambda e: api_errors.MethodNotAllowed(e.message)),
+    (service_errors.ArchivedRepository, lambda e: api_errors.Locked(e.message)),
 )
 
 

@@ -8,7 +8,7 @@ those two calls, a page of issues one Query more, and a write one transaction mo
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records
+from chalicelib.api import issue_records, paging
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
 from chalicelib.api.router import Param, alias, route
@@ -66,19 +66,19 @@ class Renderer:
         milestone_id = int(item.milestone_id or 0)
         milestone = (milestone_id, self.tracker.milestones[milestone_id]) \
             if milestone_id in self.tracker.milestones else None
-        return records.issue(item, self.ctx.view, self.req.actor,
+        return issue_records.issue(item, self.ctx.view, self.req.actor,
                              poster=ictx.account_from(item.poster, self.fresh),
                              assignees=ictx.assignee_accounts(item, self.fresh),
                              labels=labels, milestone_entry=milestone)
 
     def comment(self, item, is_pull: bool = False) -> dict:
-        return records.comment(item, self.ctx.view, self.req.actor,
+        return issue_records.comment(item, self.ctx.view, self.req.actor,
                                poster=ictx.account_from(item.poster, self.fresh), is_pull=is_pull)
 
     def labels(self, ids) -> list[dict]:
         found = [(int(i), self.tracker.labels[int(i)]) for i in ids if int(i) in self.tracker.labels]
         found.sort(key=lambda kv: (kv[1].get("name", ""), kv[0]))
-        return [records.label(i, entry, self.ctx.view) for i, entry in found]
+        return [issue_records.label(i, entry, self.ctx.view) for i, entry in found]
 
 
 def _page_response(req: ApiRequest, records_: list, total: int, page) -> ApiResponse:
@@ -287,7 +287,7 @@ def tracked_times(req: ApiRequest) -> ApiResponse:
                                        _time_arg(req, "since"), _time_arg(req, "before"))
     issue_record = Renderer(req, ctx).issue(issue)
     page = paging.page_of(req)
-    return _page_response(req, [records.tracked_time(t, issue_record) for t in page.slice(found)],
+    return _page_response(req, [issue_records.tracked_time(t, issue_record) for t in page.slice(found)],
                           len(found), page)
 
 
@@ -297,7 +297,7 @@ def tracked_times(req: ApiRequest) -> ApiResponse:
 def add_time(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     item, issue = comments.add_time(ctx, req.int_param("index"), req.json())
-    return ApiResponse.json(records.tracked_time(item, Renderer(req, ctx).issue(issue)))
+    return ApiResponse.json(issue_records.tracked_time(item, Renderer(req, ctx).issue(issue)))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/issues/{index}/times", "issueResetTime",
@@ -324,7 +324,7 @@ def delete_time(req: ApiRequest) -> ApiResponse:
 def list_labels(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     return paging.paged_json(req, meta.list_labels(ctx),
-                             lambda kv: records.label(kv[0], kv[1], ctx.view))
+                             lambda kv: issue_records.label(kv[0], kv[1], ctx.view))
 
 
 @route("POST", "/repos/{owner}/{repo}/labels", "issueCreateLabel",
@@ -334,7 +334,7 @@ def list_labels(req: ApiRequest) -> ApiResponse:
 def create_label(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     label_id, label = meta.create_label(ctx, req.json())
-    return ApiResponse.json(records.label(label_id, label, ctx.view), status=201)
+    return ApiResponse.json(issue_records.label(label_id, label, ctx.view), status=201)
 
 
 @route("GET", "/repos/{owner}/{repo}/labels/{id}", "issueGetLabel", summary="Get a single label",
@@ -342,7 +342,7 @@ def create_label(req: ApiRequest) -> ApiResponse:
 def get_label(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     label_id = req.int_param("id")
-    return ApiResponse.json(records.label(label_id, meta.get_label(ctx, label_id), ctx.view))
+    return ApiResponse.json(issue_records.label(label_id, meta.get_label(ctx, label_id), ctx.view))
 
 
 @route("PATCH", "/repos/{owner}/{repo}/labels/{id}", "issueEditLabel", summary="Update a label",
@@ -353,7 +353,7 @@ def edit_label(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     label_id = req.int_param("id")
     label = meta.edit_label(ctx, label_id, req.json(required=False))
-    return ApiResponse.json(records.label(label_id, label, ctx.view))
+    return ApiResponse.json(issue_records.label(label_id, label, ctx.view))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/labels/{id}", "issueDeleteLabel",
@@ -375,7 +375,7 @@ def delete_label(req: ApiRequest) -> ApiResponse:
 def list_milestones(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     found = meta.list_milestones(ctx, req.arg("state", "open") or "open", req.arg("name", "") or "")
-    return paging.paged_json(req, found, lambda kv: records.milestone(*kv))
+    return paging.paged_json(req, found, lambda kv: issue_records.milestone(*kv))
 
 
 @route("POST", "/repos/{owner}/{repo}/milestones", "issueCreateMilestone",
@@ -384,7 +384,7 @@ def list_milestones(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def create_milestone(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return ApiResponse.json(records.milestone(*meta.create_milestone(ctx, req.json())),
+    return ApiResponse.json(issue_records.milestone(*meta.create_milestone(ctx, req.json())),
                             status=201)
 
 
@@ -392,7 +392,7 @@ def create_milestone(req: ApiRequest) -> ApiResponse:
        summary="Get a milestone", responses={200: "Milestone", 404: "notFound"}, **ISSUE)
 def get_milestone(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return ApiResponse.json(records.milestone(*meta.find_milestone(ctx, req.params["id"])))
+    return ApiResponse.json(issue_records.milestone(*meta.find_milestone(ctx, req.params["id"])))
 
 
 @route("PATCH", "/repos/{owner}/{repo}/milestones/{id}", "issueEditMilestone",
@@ -401,7 +401,7 @@ def get_milestone(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def edit_milestone(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return ApiResponse.json(records.milestone(*meta.edit_milestone(
+    return ApiResponse.json(issue_records.milestone(*meta.edit_milestone(
         ctx, req.params["id"], req.json(required=False))))
 
 

@@ -123,6 +123,12 @@ OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
     "EditRepoOption": ([], {
         "name": S, "description": S, "website": S, "private": B, "template": B,
         "archived": B, "default_branch": S, "mirror_interval": S,
+        "ignore_whitespace_conflicts": B, "allow_merge_commits": B, "allow_rebase": B,
+        "allow_rebase_explicit": B, "allow_squash_merge": B,
+        "allow_fast_forward_only_merge": B, "allow_manual_merge": B,
+        "autodetect_manual_merge": B, "allow_rebase_update": B,
+        "default_delete_branch_after_merge": B, "default_merge_style": S,
+        "default_update_style": S, "default_allow_maintainer_edit": B,
     }),
     "CreateOrgOption": (["username"], {
         "username": S, "full_name": S, "email": S, "description": S, "website": S,
@@ -211,7 +217,7 @@ RECORDS.update({
                   "open_issues": I, "closed_issues": I, "created_at": T, "updated_at": T,
                   "closed_at": nullable(T), "due_on": nullable(T)},
     "RepositoryMeta": {"id": I, "name": S, "owner": S, "full_name": S},
-    "PullRequestMeta": {"merged": B, "merged_at": T, "draft": B, "html_url": S},
+    "PullRequestMeta": {"merged": B, "merged_at": nullable(T), "draft": B, "html_url": S},
     "Attachment": {"id": I, "name": S, "size": I, "download_count": I, "created_at": T,
                    "uuid": S, "browser_download_url": S,
                    "type": {"type": "string", "enum": ["attachment", "external"]}},
@@ -258,3 +264,78 @@ OPTIONS.update({
     "AddTimeOption": (["time"], {"time": I, "created": T, "user_name": S}),
 })
 LISTS += ("Issue", "Comment", "Label", "Milestone", "TrackedTime")
+
+# Commit statuses (api/statuses.py; appended).  Forgejo's state fields are a $ref to
+# CommitStatusState, a string enum.
+_STATUS_STATE = {"type": "string",
+                 "enum": ["pending", "success", "error", "failure", "warning", "skipped"]}
+RECORDS.update({
+    "CommitStatus": {"id": I, "status": _STATUS_STATE, "target_url": S, "description": S,
+                     "url": S, "context": S, "creator": ref("User"), "created_at": T,
+                     "updated_at": T},
+    # Empty (state "", statuses and repository null) for a commit without statuses.
+    "CombinedStatus": {"state": {"type": "string", "enum": ["", *_STATUS_STATE["enum"]]},
+                       "sha": S, "total_count": I,
+                       "statuses": nullable({"type": "array", "items": ref("CommitStatus")}),
+                       "repository": nullable(ref("Repository")), "commit_url": S, "url": S},
+})
+OPTIONS["CreateStatusOption"] = ([], {"state": _STATUS_STATE, "target_url": S,
+                                      "description": S, "context": S})
+LISTS += ("CommitStatus",)
+
+# Pull requests (api/pulls.py; appended).
+RECORDS.update({
+    "PRBranchInfo": {"label": S, "ref": S, "sha": S, "repo_id": I,
+                     "repo": nullable(ref("Repository"))},
+    "PullRequest": {
+        "id": I, "url": S, "number": I, "user": ref("User"), "title": S, "body": S,
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
+        "requested_reviewers": {"type": "array", "items": ref("User")},
+        "requested_reviewers_teams": {"type": "array", "items": ref("Team")},
+        "state": S, "draft": B, "is_locked": B, "comments": I, "review_comments": I,
+        "additions": I, "deletions": I, "changed_files": I, "html_url": S, "diff_url": S,
+        "patch_url": S, "mergeable": B, "merged": B, "merged_at": nullable(T),
+        "merge_commit_sha": nullable(S), "merged_by": nullable(ref("User")),
+        "allow_maintainer_edit": B, "base": ref("PRBranchInfo"), "head": ref("PRBranchInfo"),
+        "merge_base": S, "due_date": nullable(T), "created_at": T, "updated_at": T,
+        "closed_at": nullable(T), "pin_order": I, "flow": I,
+    },
+    "ChangedFile": {"filename": S, "previous_filename": S, "status": S, "additions": I,
+                    "deletions": I, "changes": I, "html_url": S, "contents_url": S,
+                    "raw_url": S},
+    "CommitUser": {"name": S, "email": S, "date": S},
+    "CommitMeta": {"url": S, "sha": S, "created": T},
+    "RepoCommit": {"url": S, "author": ref("CommitUser"), "committer": ref("CommitUser"),
+                   "message": S, "tree": ref("CommitMeta"),
+                   "verification": ref("PayloadCommitVerification")},
+    "CommitStats": {"total": I, "additions": I, "deletions": I},
+    "CommitAffectedFiles": {"filename": S, "status": S},
+    "Commit": {
+        "url": S, "sha": S, "created": T, "html_url": S, "commit": ref("RepoCommit"),
+        "author": nullable(ref("User")), "committer": nullable(ref("User")),
+        "parents": {"type": "array", "items": ref("CommitMeta")},
+        "files": nullable({"type": "array", "items": ref("CommitAffectedFiles")}),
+        "stats": nullable(ref("CommitStats")),
+    },
+})
+OPTIONS.update({
+    "CreatePullRequestOption": ([], {
+        "head": S, "base": S, "title": S, "body": S, "assignee": S, "assignees": STRINGS,
+        "milestone": I, "labels": _INTS, "due_date": T,
+    }),
+    "EditPullRequestOption": ([], {
+        "title": S, "body": S, "base": S, "assignee": S, "assignees": STRINGS, "milestone": I,
+        "labels": _INTS, "state": S, "due_date": T, "unset_due_date": B,
+        "allow_maintainer_edit": B,
+    }),
+    "MergePullRequestOption": (["Do"], {
+        "Do": {"type": "string", "enum": ["merge", "rebase", "rebase-merge", "squash",
+                                          "fast-forward-only", "manually-merged"]},
+        "MergeTitleField": S, "MergeMessageField": S, "MergeCommitID": S,
+        "head_commit_id": S, "force_merge": B, "merge_when_checks_succeed": B,
+        "delete_branch_after_merge": B,
+    }),
+})
+LISTS += ("PullRequest", "ChangedFile", "Commit")

@@ -12,6 +12,8 @@ chalice, pynamodb or the services, so callers pass in what needs them (a commit
 * ``trees``     - a tree from file edits (create, update/move, delete, write) on a base
 * ``commits``   - ``Identity``, ``write_commit`` (signed through a ``Signer``), ``commit_edits``
 * ``merge``     - merge bases, ancestry, three-way tree and commit merges with conflicts
+* ``pull_merge`` - a pull request's merge in each Forgejo style (merge, rebase,
+  rebase-merge, squash, fast-forward-only) and the default merge messages
 * ``diff``      - changed files, status and line counts between commits or trees
 * ``linecount`` - added/deleted lines of one file change, as git counts them
 * ``archives``  - zip, tar.gz and bundle archives of a commit

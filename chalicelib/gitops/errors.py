@@ -61,3 +61,46 @@ class ShaMismatch(GitOpsError, ConflictError):
         self.path = path
         self.given = given
         self.expected = expected
+
+
+# --- merging a pull request (``pull_merge``) -------------------------------------------
+# Forgejo answers each of these 409 from the merge API (merge, rebase and unrelated-
+# history errors) or refuses earlier (an ancestor PR is not mergeable); the service
+# picks the status, so they only carry what it needs to say.
+
+class UnknownMergeStyle(GitOpsError, InvalidInput):
+    def __init__(self, style: str):
+        super().__init__(f"unknown merge style [style: {style}]")
+        self.style = style
+
+
+class MergeConflict(GitOpsError, ConflictError):
+    """The merge, squash or one rebase step has conflicts; ``commit`` is the commit
+    being replayed when a rebase stopped (as Forgejo's ErrRebaseConflicts names it)."""
+
+    def __init__(self, paths, *, style: str, commit: str | None = None):
+        self.paths = tuple(paths)
+        self.style = style
+        self.commit = commit
+        where = f" whilst rebasing {commit}" if commit else ""
+        super().__init__(f"merge conflict{where} [style: {style}, paths: {', '.join(self.paths)}]")
+
+
+class UnrelatedHistories(GitOpsError, ConflictError):
+    def __init__(self, style: str):
+        super().__init__(f"refusing to merge unrelated histories [style: {style}]")
+        self.style = style
+
+
+class NotFastForward(GitOpsError, ConflictError):
+    """fast-forward-only asked for, but the base branch has commits the head lacks."""
+
+    def __init__(self):
+        super().__init__("not possible to fast-forward: the base branch has diverged from the head")
+
+
+class NothingToMerge(GitOpsError, ConflictError):
+    """The head is already contained in the base branch."""
+
+    def __init__(self):
+        super().__init__("the head is already contained in the base branch: nothing to merge")

@@ -115,8 +115,9 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib.jobs import cleanup
+    from chalicelib.jobs import cleanup, pull_requests
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              cleanup.on_repository_deleted)
+    register("pull-request-sync", pull_requests.EVENT_TYPES, pull_requests.on_event)
     _builtin_loaded = True

@@ -53,4 +53,14 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
         pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor))
 
     return smart_http.receive_pack(git, body, commit_refs=commit_refs,
-                                   before_commit=before_commit)
+                                   before_commit=before_commit, check_update=_refuse_hidden)
+
+
+# Refs the service keeps itself (Forgejo's receive.hideRefs): the pull requests' heads.
+SERVER_REFS = ("refs/pull/",)
+
+
+def _refuse_hidden(ref: str, old: str, new: str) -> str | None:
+    if ref.startswith(SERVER_REFS):
+        return "deny updating a hidden ref"
+    return None

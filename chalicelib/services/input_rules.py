@@ -56,6 +56,11 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
                                service=32, uid=32),
     "CreateIssueOption": _ISSUE,
     "EditIssueOption": _ISSUE,
+    "CreatePullRequestOption": dict(_ISSUE, head=512, base=255),
+    "EditPullRequestOption": dict(_ISSUE, base=255),
+    # Go field names, lower-cased (the decoder matches case-insensitively).
+    "MergePullRequestOption": {"do": 32, "mergetitlefield": 255, "mergemessagefield": BODY_MAX,
+                               "mergecommitid": 64, "head_commit_id": 64},
     "CreateIssueCommentOption": {"body": BODY_MAX},
     "EditIssueCommentOption": {"body": BODY_MAX},
     "IssueLabelsOption": _LABEL,
@@ -75,6 +80,10 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
     # Rendering stores nothing: documents may be long.
     "MarkdownOption": {"text": 1_048_576, "context": 1024, "mode": 16},
     "MarkupOption": {"text": 1_048_576, "context": 1024, "mode": 16, "filepath": 1024},
+    # Forgejo keeps these as TEXT; the latest status of every context of a commit shares
+    # one summary item (services/statuses.py), so they stay short.
+    "CreateStatusOption": {"state": 16, "target_url": 2048, "description": 1024,
+                           "context": 255},
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -77,12 +77,13 @@ class Ctx(HasAccess):
                     repo=events.snapshot(self.repo))
 
 
-def context(caller: Caller, view: RepoView) -> Ctx:
+def context(caller: Caller, view: RepoView, unit: str = ISSUES_UNIT) -> Ctx:
+    """The tracker as ``caller`` sees it through ``unit`` (issues, or pull requests)."""
     access = repo_access(caller.user, view.repo, view.owner, public_only=caller.public_only,
-                         unit=ISSUES_UNIT)
+                         unit=unit)
     if access < Access.READ:
         raise NotFoundError("repository does not exist")
-    return Ctx(view, caller, access)
+    return Ctx(view, caller, access, pulls_access=access if unit == PULLS_UNIT else None)
 
 
 def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,

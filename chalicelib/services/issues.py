@@ -192,8 +192,11 @@ def commit_retrying(ctx: Ctx, write: Callable[[bool, UnitOfWork], Written], *,
     raise ConflictError(conflict)
 
 
-def create_issue(ctx: Ctx, data: dict) -> Issue:
-    """issueCreateIssue: ``data`` is a CreateIssueOption."""
+def create_issue(ctx: Ctx, data: dict, *, pull: str = "",
+                 also: Callable[[Issue, UnitOfWork], None] | None = None) -> Issue:
+    """issueCreateIssue: ``data`` is a CreateIssueOption.  A pull request is created
+    here too (the same number sequence): ``pull`` is its fields' JSON and ``also``
+    stages what goes with it in the same transaction."""
     opt = accounts.optional
     title = (opt(data, "title", str) or "").strip()
     if not title:
@@ -207,7 +210,7 @@ def create_issue(ctx: Ctx, data: dict) -> Issue:
     if ctx.can_write:
         wanted_labels = int_list(opt(data, "labels", list), "Labels")
         due = parse_time(opt(data, "due_date", str), "Deadline") or 0
-        assigned = assignees_from(ctx, data) or []
+        assigned = assignees_from(ctx, data, bool(pull)) or []
     created = now()
     issue_id = store.new_issue_id()     # one per create, however many attempts it takes
 
@@ -220,9 +223,11 @@ def create_issue(ctx: Ctx, data: dict) -> Issue:
             label_ids=with_labels([], wanted_labels, tracker) if ctx.can_write else [],
             milestone_id=milestone_from(tracker, data.get("milestone")) if ctx.can_write else 0,
             due=due, ref=opt(data, "ref", str) or "", created=created, updated=created,
-            closed_at=created if closed else 0)
+            closed_at=created if closed else 0, is_pull=bool(pull), pull=pull)
         set_assignees(issue, assigned)
         store.stage_create_issue(issue)
+        if also is not None:
+            also(issue, uow)
         change = stage_counters(ctx, None, issue, tracker, take_number=True)
         uow.raise_event(issue_event(ctx, issue, "opened"))
         if closed:
@@ -256,44 +261,65 @@ def mutate(ctx: Ctx, number: int, change: Callable[[Issue, Issue, Tracker], None
                            conflict="the issue changed while it was being edited; try again")
 
 
+@dataclass
+class IssueEdit:
+    """What an EditIssueOption and an EditPullRequestOption share, parsed and checked
+    (fields a non-writer may not set are left out, as Forgejo ignores them)."""
+    title: str | None = None
+    body: str | None = None
+    state: str | None = None
+    assigned: list | None = None
+    due: int | None = None
+    unset_due: bool = False
+    milestone_given: bool = False
+    milestone: Any = None
+
+    @classmethod
+    def parse(cls, ctx: Ctx, data: dict, *, can_write: bool, is_pull: bool) -> "IssueEdit":
+        opt = accounts.optional
+        title = opt(data, "title", str)
+        if title is not None and len(title.strip()) > MAX_TITLE:
+            raise InvalidInput("[Title]: MaxSize")
+        return cls(
+            title=title, body=opt(data, "body", str), state=opt(data, "state", str),
+            assigned=assignees_from(ctx, data, is_pull) if can_write else None,
+            due=parse_time(opt(data, "due_date", str), "Deadline") if can_write else None,
+            unset_due=bool(opt(data, "unset_due_date", bool)) and can_write,
+            milestone_given=can_write and "milestone" in data, milestone=data.get("milestone"))
+
+    def apply(self, old: Issue, new: Issue, tracker: Tracker) -> None:
+        if self.title is not None and self.title.strip():
+            new.title = self.title.strip()
+        if self.body is not None:
+            new.body = self.body
+        if self.assigned is not None:
+            set_assignees(new, self.assigned)
+        if self.unset_due:
+            new.due = 0
+        elif self.due is not None:
+            new.due = self.due
+        if self.milestone_given:
+            new.milestone_id = milestone_from(tracker, self.milestone)
+        if self.state is not None:
+            new.state = "closed" if self.state == "closed" else "open"
+            if new.state != old.state:
+                new.closed_at = now() if new.state == "closed" else 0
+        new.updated = now()
+
+
 def edit_issue(ctx: Ctx, number: int, data: dict) -> Issue:
     """issueEditIssue: ``data`` is an EditIssueOption."""
-    opt = accounts.optional
     issue = get_issue(ctx, number)
     can_write = ctx.can_write_for(issue)
     if ctx.user is None or (int(issue.poster_id) != int(ctx.user.id) and not can_write):
         raise PermissionDenied("user should have a permission to write to a repo")
-    title = opt(data, "title", str)
-    body = opt(data, "body", str)
-    ref = opt(data, "ref", str)
-    state = opt(data, "state", str)
-    if title is not None and len(title.strip()) > MAX_TITLE:
-        raise InvalidInput("[Title]: MaxSize")
-    assigned = assignees_from(ctx, data, bool(issue.is_pull)) if can_write else None
-    due = parse_time(opt(data, "due_date", str), "Deadline") if can_write else None
-    unset_due = bool(opt(data, "unset_due_date", bool)) and can_write
-    milestone_given = can_write and "milestone" in data
+    edit = IssueEdit.parse(ctx, data, can_write=can_write, is_pull=bool(issue.is_pull))
+    ref = accounts.optional(data, "ref", str)
 
     def change(old: Issue, new: Issue, tracker: Tracker) -> None:
-        if title is not None and title.strip():
-            new.title = title.strip()
-        if body is not None:
-            new.body = body
         if ref is not None:
             new.ref = ref
-        if assigned is not None:
-            set_assignees(new, assigned)
-        if unset_due:
-            new.due = 0
-        elif due is not None:
-            new.due = due
-        if milestone_given:
-            new.milestone_id = milestone_from(tracker, data.get("milestone"))
-        if state is not None:
-            new.state = "closed" if state == "closed" else "open"
-            if new.state != old.state:
-                new.closed_at = now() if new.state == "closed" else 0
-        new.updated = now()
+        edit.apply(old, new, tracker)
 
     _, new = mutate(ctx, number, change, lambda old, new: edit_events(ctx, old, new))
     return new

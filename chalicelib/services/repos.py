@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import accounts, migrations, pushes, repo_lifecycle
+from chalicelib.services import accounts, merge_settings, migrations, pushes, repo_lifecycle
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView, list_visible
 from chalicelib.store import accounts as account_store
@@ -215,6 +215,9 @@ def edit_repo(caller: Caller, view: RepoView, data: dict) -> RepoView:
     if branch and branch != repo.default_branch:
         _check_default_branch(repo, branch)
         repo.default_branch = branch
+    pull_settings = merge_settings.edited(repo, data)
+    if pull_settings is not None:
+        repo.merge_settings = pull_settings
     interval = opt(data, "mirror_interval", str)
     if interval is not None and repo.mirror:
         repo.mirror_interval = migrations.parse_interval(interval)

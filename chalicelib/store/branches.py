@@ -13,6 +13,11 @@ __all__ = ["BranchInfo"]
 LABEL = "branch record"
 
 
+def key(repo_id: int, name: str) -> tuple[str, str]:
+    """The record's key (to preload it)."""
+    return keys.branch(int(repo_id), name)
+
+
 def get(repo_id: int, name: str) -> BranchInfo | None:
     return unit_of_work.get(BranchInfo, keys.branch(int(repo_id), name))
 

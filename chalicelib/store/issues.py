@@ -6,7 +6,7 @@ removes it with the rest of that partition).
 | item | pk | sk | gsi1pk / gsi1sk | gsi2pk / gsi2sk |
 |---|---|---|---|---|
 | tracker (one per repository) | ``R#<repo>`` | ``ITRACKER`` | – | – |
-| issue or pull request | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
+| issue or pull request (``pull``: store/pulls.py) | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
 | comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / ``<created, 15 digits>#<comment id>`` | – |
 | comment id lookup | ``R#<repo>`` | ``COMMENTID#<comment id>`` (``issue_number``) | – | – |
 | tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | – | – |
@@ -88,6 +88,8 @@ class Issue(Item, discriminator="issue"):
     created = NumberAttribute()
     updated = NumberAttribute()
     closed_at = NumberAttribute(default=0)
+    # A pull request's own fields (store/pulls.py), JSON; "" on an issue.
+    pull = UnicodeAttribute(default="")
     version = NumberAttribute(default=1)
 
     @property

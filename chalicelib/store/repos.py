@@ -37,7 +37,7 @@ FORK = "fork"           # a fork being made independent was deleted meanwhile
 # Attributes an edit may change (``stage_save`` writes only these, so a concurrent push
 # updating ``empty``/``size`` is never overwritten with what the edit read).
 EDITABLE = ("description", "website", "private", "template", "archived", "archived_at",
-            "default_branch", "mirror_interval", "updated")
+            "default_branch", "mirror_interval", "merge_settings", "updated")
 
 
 # Reads ----------------------------------------------------------------------------------

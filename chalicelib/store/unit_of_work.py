@@ -132,6 +132,16 @@ class UnitOfWork:
         self._staged.append(Staged(label, "put", item, condition, must_not_exist=must_not_exist))
 
     def update(self, item: Item, actions: list, *, label: str = "item", condition=None) -> None:
+        """Stage an update; a second update of an item already staged for update joins
+        it (DynamoDB refuses two operations on one item in a transaction): actions
+        appended, conditions and-ed.  Their actions must touch different attributes."""
+        key = (item.pk, item.sk)
+        for op in self._staged:
+            if op.kind == "update" and op.key == key:
+                op.actions.extend(actions)
+                if condition is not None:
+                    op.condition = condition if op.condition is None else op.condition & condition
+                return
         self._staged.append(Staged(label, "update", item, condition, list(actions)))
 
     def delete(self, item: Item, *, label: str = "item", condition=None) -> None:

@@ -1,0 +1,47 @@
+"""Commit statuses -> Forgejo's CommitStatus and CombinedStatus records, field for field
+(``schemas.RECORDS``; Forgejo's ``services/convert/status.go``)."""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from chalicelib.api import records
+
+
+def commit_status(shown, view) -> dict:
+    """A CommitStatus; ``shown`` is a ``services.statuses.Shown``.  As in Forgejo, ``id``
+    is the status's index among its commit's statuses, ``updated_at`` is its creation
+    time, and the creator is shown as to an anonymous viewer (no doer is passed)."""
+    status = shown.status
+    return {
+        "id": int(status.index),
+        "status": status.state,
+        "target_url": status.target_url,
+        "description": status.description,
+        "url": (f"{records.repo_api_url(view.owner.login, view.repo.name)}/statuses/"
+                f"{quote(status.sha, safe='')}"),
+        "context": status.context,
+        "creator": records.user(shown.creator, None),
+        "created_at": records.rfc3339(status.created),
+        "updated_at": records.rfc3339(status.created),
+    }
+
+
+# What Forgejo answers for a commit without statuses (or past the last page): its zero
+# CombinedStatus, every field empty.
+EMPTY_COMBINED = {"state": "", "sha": "", "total_count": 0, "statuses": None,
+                  "repository": None, "commit_url": "", "url": ""}
+
+
+def combined_status(combined, view, repository: dict) -> dict:
+    """A CombinedStatus; ``combined`` is a ``services.statuses.Combined`` with at least
+    one status shown.  ``total_count`` counts the statuses shown (the page), as in
+    Forgejo; ``commit_url`` and ``url`` are empty there too."""
+    return {
+        "state": combined.state,
+        "sha": combined.sha,
+        "total_count": len(combined.shown),
+        "statuses": [commit_status(s, view) for s in combined.shown],
+        "repository": repository,
+        "commit_url": "",
+        "url": "",
+    }
