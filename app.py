@@ -59,6 +59,11 @@ def pack_compaction(event):
     return {"compacted": schedules.compact_packs()}
 
 
+@app.schedule(Rate(1, unit=Rate.DAYS), name="quota_check")
+def quota_check(event):
+    return {"corrected": schedules.check_quota()}
+
+
 # Domain events (chalicelib/store/outbox.py -> jobs/relay.py -> the events queue ->
 # jobs/consumers.py).  In AWS the table's stream, filtered to new outbox items
 # (infra/template.py), invokes the relay; the sweep picks up what the stream left.
@@ -88,3 +93,21 @@ def event_worker(event):
     from chalicelib.jobs import consumers
 
     return {"handled": consumers.handle_sqs_records(record.body for record in event)}
+
+
+# Webhook delivery (chalicelib/jobs/webhooks.py): the webhook-delivery consumer writes
+# deliveries to the table and posts their hooks' lanes here; this function sends them,
+# in order per hook, retrying with backoff.  One lane per invocation keeps a run within
+# the function's timeout; the sweep wakes lanes a lost message or a long retry left.
+@app.on_sqs_message(queue=get_settings().aws.WEBHOOK_QUEUE, batch_size=1, name="webhook_worker")
+def webhook_worker(event):
+    from chalicelib.jobs import webhooks
+
+    return {"sent": webhooks.handle_sqs_records(record.body for record in event)}
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="webhook_sweep")
+def webhook_sweep(event):
+    from chalicelib.jobs import webhooks
+
+    return {"woken": webhooks.sweep()}

@@ -38,8 +38,11 @@ import issue_calls  # noqa: E402
 import scenarios_git  # noqa: E402
 import scenarios_orgs  # noqa: E402
 import scenarios_pulls  # noqa: E402
+import scenarios_quota  # noqa: E402
+import scenarios_releases  # noqa: E402
 import scenarios_repos  # noqa: E402
 import scenarios_users  # noqa: E402
+import scenarios_webhooks  # noqa: E402
 from scene import Req, Scene, settings_in_force  # noqa: E402
 
 # (operationId, auth) -> most AWS calls allowed for that request.
@@ -96,6 +99,17 @@ BUDGETS = {
     # The preload (with the commit's summary), the pool's pack list to read the commit
     # from git (warm pack cache), one transaction.
     ("repoCreateStatus", "token"): 4,
+    # Quota (issue 12): the token with the organization's name claim, then the caller,
+    # the organization, the caller's membership and the usage item, then one Query of
+    # the rules and groups.
+    ("orgGetQuota", "token"): 3,
+    ("userGetQuota", "token"): 3,
+    # Releases (issue 12): the preload, then one Query for the release with its
+    # attachments, or for every release of the repository with theirs (a page).
+    ("repoGetRelease", "anon"): 3,
+    ("repoGetRelease", "token"): 3,
+    ("repoListReleases", "anon"): 3,
+    ("repoListReleases", "token"): 3,
 }
 
 # operationId -> why its success path cannot be reached in the bench.  Keep it empty
@@ -107,7 +121,8 @@ EXEMPT: dict[str, str] = {}
 # several auth modes.
 SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
              **scenarios_git.scenarios(), **scenarios_orgs.scenarios(),
-             **issue_calls.scenarios(), **scenarios_pulls.scenarios()}
+             **issue_calls.scenarios(), **scenarios_pulls.scenarios(), **scenarios_quota.scenarios(),
+             **scenarios_releases.scenarios(), **scenarios_webhooks.scenarios()}
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

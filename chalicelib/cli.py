@@ -257,6 +257,18 @@ def _repair(args) -> int:
     return 0
 
 
+def _quota_recount(args) -> int:
+    """Recompute every account's quota usage and repair drift (services.quota_check)."""
+    from chalicelib.services import quota_check
+
+    found = quota_check.recount(dry_run=args.dry_run)
+    for correction in found:
+        print(correction)
+    verb = "would correct" if args.dry_run else "corrected"
+    print(f"{verb} {sum(1 for c in found if c.fixed or args.dry_run)} value(s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.cli")
     where = parser.add_mutually_exclusive_group()
@@ -285,6 +297,12 @@ def main(argv: list[str] | None = None) -> int:
     repair = things.add_parser("repair", help="find and fix records that break the input rules")
     repair.add_argument("--dry-run", action="store_true", help="only list what would change")
     repair.set_defaults(run=_repair)
+
+    quota = things.add_parser("quota", help="quota usage")
+    recount = quota.add_subparsers(dest="command", required=True).add_parser(
+        "recount", help="recompute every account's usage from the packs and repair drift")
+    recount.add_argument("--dry-run", action="store_true", help="only list what is wrong")
+    recount.set_defaults(run=_quota_recount)
 
     args = parser.parse_args(argv)
     try:

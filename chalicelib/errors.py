@@ -44,6 +44,11 @@ class ArchivedRepository(ServiceError):
     """The repository is archived: read-only (423)."""
 
 
+class TooLarge(ServiceError):
+    """The input is larger than allowed (413): an attachment over ``[attachment]
+    MAX_SIZE``."""
+
+
 class ConditionFailed(ConflictError):
     """A staged write's condition failed at commit (``label`` names it); nothing of that
     transaction was written.  ``exists`` is set when a must-not-exist put found its key
@@ -54,3 +59,13 @@ class ConditionFailed(ConflictError):
         super().__init__("the change conflicts with a concurrent change; try again")
         self.label = label
         self.exists = exists
+
+
+class QuotaExceeded(ServiceError):
+    """The owner is over a quota for what the caller is about to store (413, with the
+    owner named as Forgejo names it)."""
+
+    def __init__(self, user_id: int, username: str = ""):
+        super().__init__("quota exceeded")
+        self.user_id = int(user_id)
+        self.username = username

@@ -326,6 +326,21 @@ class CommitStatusCreated(RepoEvent):
     target_url: str = ""
 
 
+# Releases -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ReleaseChanged(RepoEvent):
+    """A release was published (created non-draft, a draft published, or a tag turned
+    into a release), updated (a published release edited) or deleted (a published one);
+    drafts raise nothing, as Forgejo notifies.  ``release``: the release after the change
+    (before it, for deleted) with its ``assets``, as ``services.releases.snapshot`` makes
+    it."""
+    release_id: int = 0
+    tag_name: str = ""
+    action: str = ""
+    release: Mapping = field(default_factory=dict)
+
+
 # Wire form ------------------------------------------------------------------------------
 
 def _event_types() -> dict[str, type[Event]]:

@@ -126,13 +126,57 @@ class WebhookSettings:
     ALLOWED_HOST_LIST: str = "external"
     SKIP_TLS_VERIFY: bool = False
     DELIVER_TIMEOUT: int = 5
-    MAX_ATTEMPTS: int = 5
+    # Delivery retries (chalicelib/services/webhook_deliveries.py): attempts of one
+    # delivery before it is dead-lettered, waits doubling from BACKOFF_BASE_MS up to
+    # BACKOFF_MAX_SECONDS (with jitter); a delivery older than MAX_AGE_HOURS gets no
+    # retry.  Twelve attempts span about three and a half hours of receiver downtime.
+    MAX_ATTEMPTS: int = 12
+    BACKOFF_BASE_MS: int = 10000
+    BACKOFF_MAX_SECONDS: int = 3600
+    MAX_AGE_HOURS: int = 24
+    # Delivery records expire (DynamoDB TTL) this long after they were made (Forgejo's
+    # cleanup_hook_task_table keeps 168 hours); push payloads carry this many commits.
+    HISTORY_DAYS: int = 7
+    PAYLOAD_COMMIT_LIMIT: int = 15
 
 
 @_section("quota")
 class QuotaSettings:
+    """Forgejo's quota (services/quota.py, docs/quota.md).  Off: every check passes and
+    the quota routes answer 404 as if they did not exist.  ``DEFAULT_GROUPS``: comma
+    list of groups for accounts in none (names that do not exist are ignored)."""
     ENABLED: bool = False
+    DEFAULT_GROUPS: str = ""
+    # Older spelling of [quota.default] TOTAL, in bytes; used when TOTAL is not set.
     DEFAULT_TOTAL: int = -1
+
+
+@_section("quota.default")
+class QuotaDefaultSettings:
+    """The quota of an account in no group at all: one implicit rule on ``size:all``.
+    ``TOTAL`` is a size such as ``1 GiB`` or ``500MB``; empty or unparsable: unlimited."""
+    TOTAL: str = ""
+    ATTR = "quota_default"
+
+
+@_section("attachment")
+class AttachmentSettings:
+    """Uploaded files (release attachments: services/release_files.py), with Forgejo's
+    defaults.  ``MAX_SIZE`` is in MiB; ``ALLOWED_TYPES`` is what Forgejo applies to issue
+    and comment attachments (release attachments follow ``[repository.release]``)."""
+    ENABLED: bool = True
+    ALLOWED_TYPES: str = (".cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,"
+                          ".jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,"
+                          ".pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip")
+    MAX_SIZE: int = 2048
+    MAX_FILES: int = 5
+
+
+@_section("repository.release")
+class ReleaseSettings:
+    """Forgejo checks release attachments against this list, not ``[attachment]``'s:
+    empty (the default) allows every type."""
+    ALLOWED_TYPES: str = ""
 
 
 @_section("ratelimit")
@@ -148,7 +192,8 @@ class RateLimitSettings:
 
 _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
-             WebhookSettings, QuotaSettings, RateLimitSettings)
+             WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
+             ReleaseSettings, QuotaDefaultSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,7 +209,10 @@ class Settings:
     migrations: MigrationSettings
     webhook: WebhookSettings
     quota: QuotaSettings
+    quota_default: QuotaDefaultSettings
     ratelimit: RateLimitSettings
+    attachment: AttachmentSettings
+    release: ReleaseSettings
 
     @property
     def app_url(self) -> str:
@@ -246,6 +294,8 @@ def _validate(settings: Settings) -> None:
     if min(limits.ADDRESS_PER_MINUTE, limits.ADDRESS_BURST, limits.CREDENTIAL_PER_MINUTE,
            limits.CREDENTIAL_BURST) < 1:
         raise SettingsError("[ratelimit] *_PER_MINUTE and *_BURST must be at least 1")
+    if settings.attachment.MAX_SIZE < 0:
+        raise SettingsError(f"[attachment] MAX_SIZE: expected MiB >= 0, got {settings.attachment.MAX_SIZE}")
     if not 1 <= settings.server.SSH_PORT <= 65535:
         raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
 
@@ -265,7 +315,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         kwargs = {k: _convert(cls.SECTION, k, v, fields[k].type)
                   for k, v in given.items() if k in fields}
         attr = "signing" if cls is SigningSettings else "migrations" if cls is MigrationSettings \
-            else cls.SECTION
+            else "release" if cls is ReleaseSettings else getattr(cls, "ATTR", cls.SECTION)
         built[attr] = cls(**kwargs)
     if not built["server"].ROOT_URL.endswith("/"):
         built["server"] = dataclasses.replace(built["server"], ROOT_URL=built["server"].ROOT_URL + "/")

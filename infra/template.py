@@ -1,6 +1,7 @@
 """Render the CloudFormation resources that `chalice package` does not make: the table
 (with its stream and TTL), the bucket, the webhook and events queues with their
-dead-letter queues, and the stream's mapping to the outbox relay.  Written as a merge template
+dead-letter queues (the webhook queue drives the WebhookWorker function: chalice makes
+that mapping from app.py), and the stream's mapping to the outbox relay.  Written as a merge template
 (``chalice package --merge-template <file>``; infra/deploy.sh does this), from the same definitions
 ``infra/bootstrap.py`` creates locally.
 
@@ -16,7 +17,7 @@ from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definit
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
 FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction", "OutboxRelay", "OutboxSweep",
-                  "EventWorker")
+                  "EventWorker", "WebhookWorker", "WebhookSweep", "QuotaCheck")
 # The stream invokes the relay for new outbox items only (store/outbox.py): other writes
 # cost no invocation.
 OUTBOX_STREAM_FILTER = {"eventName": ["INSERT"],
@@ -126,9 +127,13 @@ def resources(settings) -> dict:
     # /tmp caches pack indexes and packs across warm invocations.
     out["APIHandler"]["Properties"]["EphemeralStorage"] = {"Size": 2048}
     # Jobs run longer than a request may: mirror fetches and repacks.
-    for name in ("MirrorSync", "PackCompaction"):
+    for name in ("MirrorSync", "PackCompaction", "QuotaCheck"):
         out[name]["Properties"].update({"Timeout": 900, "MemorySize": 2048,
                                         "EphemeralStorage": {"Size": 4096}})
+    # A lane run stops taking deliveries after RUN_SECONDS (45) and one attempt takes at
+    # most DELIVER_TIMEOUT: within this timeout, itself within the queue's visibility
+    # timeout (120), so a message is not handed to a second worker while the first runs.
+    out["WebhookWorker"]["Properties"]["Timeout"] = 100
     return {"Resources": out}
 
 

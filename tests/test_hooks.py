@@ -247,7 +247,8 @@ def test_swagger_lists_hook_operations(api):
     doc = api.get("/swagger.v1.json").json
     assert set(doc["paths"]["/orgs/{org}/hooks"]) == {"get", "post"}
     assert set(doc["paths"]["/repos/{owner}/{repo}/hooks/{id}"]) == {"get", "patch", "delete"}
-    assert "/repos/{owner}/{repo}/hooks/{id}/tests" not in doc["paths"]   # delivery's
+    assert set(doc["paths"]["/repos/{owner}/{repo}/hooks/{id}/tests"]) == {"post"}
+    assert set(doc["paths"]["/admin/hooks/{id}"]) == {"get", "patch", "delete"}
     assert doc["responses"]["HookList"]["schema"]["items"] == {"$ref": "#/definitions/Hook"}
     assert doc["definitions"]["CreateHookOption"]["required"] == ["type", "config"]
 

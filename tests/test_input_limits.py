@@ -26,9 +26,14 @@ LISTS = ("/issues?state=all", "/issues/1/comments", "/issues/comments", "/labels
 
 
 @pytest.fixture
-def scene(api):
+def scene(api, monkeypatch):
     """A user, a repository with an issue, comment, label, milestone, tracked time, a
-    deploy key and a hook, an org with a team; ``params`` fills any route's path."""
+    deploy key and a hook, an org with a team; ``params`` fills any route's path.  Quota
+    is on, so its routes exist (off, they answer 404 before reading a body)."""
+    from chalicelib.settings import reset_settings_cache
+
+    monkeypatch.setenv("NIMBUS__QUOTA__ENABLED", "true")
+    reset_settings_cache()
     api.create_user("alice")
     api.create_user("bob")
     alice = api.create_token("alice")
@@ -48,10 +53,17 @@ def scene(api):
                                                            "permission": "write"}).json
     params = {"owner": "alice", "repo": "proj", "username": "alice", "org": "acme",
               "collaborator": "bob", "index": "1", "id": None,
-              "sha": "main"}     # commit statuses: refused before the commit is read
+              "sha": "main",     # commit statuses: refused before the commit is read
+              "quotagroup": "g", "quotarule": "r",
+              # releases of the empty repository: bodies are refused before any lookup
+              "attachment_id": "1", "tag": "v1",
+              # webhook deliveries: redelivering an unknown one is a 404, never a 5xx
+              "delivery": "1"}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
-           "hooks": hook["id"], "keys": key["id"], "teams": team["id"]}
-    return {"alice": alice, "root": root, "params": params, "ids": ids}
+           "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1}
+    yield {"alice": alice, "root": root, "params": params, "ids": ids}
+    monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
+    reset_settings_cache()
 
 
 def _path(route, scene) -> str:

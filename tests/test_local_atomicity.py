@@ -29,10 +29,15 @@ SWITCH_INTERVAL = float(os.environ.get("NIMBUS_RACE_SWITCH", "0.0005"))
 
 def _client(endpoint: str | None):
     # One attempt: a 500 must show, not be retried away.  Enough connections for all.
-    return boto3.session.Session().client(
+    made = boto3.session.Session().client(
         "dynamodb", region_name="us-east-1", endpoint_url=endpoint,
         aws_access_key_id="testing", aws_secret_access_key="testing",
         config=Config(retries={"max_attempts": 1}, max_pool_connections=PUTTERS * 2))
+    # botocore builds a client's exception classes on first use, without a lock: two
+    # threads racing there get different classes, and an ``except`` naming one misses
+    # the other.  Build them before any thread starts.
+    made.exceptions.ConditionalCheckFailedException  # noqa: B018 - evaluated for its effect
+    return made
 
 
 def _create_table(ddb, name: str) -> str:

@@ -372,3 +372,27 @@ def test_oversized_and_invalid_text_is_refused_and_writes_nothing(api, scene):
     assert r.status == 422, r
     assert api.get(f"{R}/pulls/1").json["merged"] is False
     assert api.get(f"{R}/issues?state=all&type=pulls").json[0]["number"] == 1
+
+
+def test_delete_branch_after_merge_and_manual_merge(api, scene):
+    alice = scene["alice"]
+    open_pull(api, alice)
+    r = api.post(f"{R}/pulls/1/merge", token=alice,
+                 json={"Do": "rebase", "delete_branch_after_merge": True})
+    assert r.status == 200, r
+    assert api.get(f"{R}/branches/feature").status == 404
+    assert api.get(f"{R}/branches/main").json["commit"]["id"] == scene["feature"]
+    # manually-merged: allowed only when the repository allows it, and only for a commit
+    # already on the base branch.
+    other = branch_to(api, alice, "other", ZERO, {"README.md": b"hello\n", "o.txt": b"o\n"},
+                      parent=scene["base"])
+    open_pull(api, alice, head="other")
+    assert api.post(f"{R}/pulls/2/merge", token=alice, json={
+        "Do": "manually-merged", "MergeCommitID": other}).status == 405
+    assert api.patch(R, token=alice, json={"allow_manual_merge": True}).status == 200
+    assert api.post(f"{R}/pulls/2/merge", token=alice, json={
+        "Do": "manually-merged", "MergeCommitID": other}).status == 409   # not on main
+    assert api.post(f"{R}/pulls/2/merge", token=alice, json={
+        "Do": "manually-merged", "MergeCommitID": scene["feature"]}).status == 200
+    pull = api.get(f"{R}/pulls/2").json
+    assert pull["merged"] and pull["merge_commit_sha"] == scene["feature"]

@@ -5,7 +5,6 @@ every kind of history, checked on a fresh clone (``git log``, ``git rev-list
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import shutil
 import subprocess
 import time
@@ -15,6 +14,7 @@ import pytest
 
 from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import LocalRuntime
+from tests.environment import settings_env
 from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
 
 PASSWORD = "alice-password"
@@ -25,28 +25,20 @@ SIGN_MERGES = "NIMBUS__REPOSITORY_0X2E_SIGNING__MERGES"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    saved = os.environ.get(SIGN_MERGES)
-    os.environ[SIGN_MERGES] = "always"
-    try:
-        with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("pulls-git"),
-                          access_log=False) as runtime:
-            for task in EventPipeline().tasks():
-                runtime.add_background(task)
-            from chalicelib.services.accounts import ensure_admin
+    with settings_env({SIGN_MERGES: "always"}), LocalRuntime(
+            port=0, data_dir=tmp_path_factory.mktemp("pulls-git"), access_log=False) as runtime:
+        for task in EventPipeline().tasks():
+            runtime.add_background(task)
+        from chalicelib.services.accounts import ensure_admin
 
-            ensure_admin("boss", "boss-password", "boss@example.com")
-            httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                       json={"username": "alice", "email": "alice@example.com",
-                             "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
-            runtime.token = httpx.post(
-                f"{runtime.url}/api/v1/users/alice/tokens", auth=("alice", PASSWORD),
-                json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
-            yield runtime
-    finally:
-        if saved is None:
-            os.environ.pop(SIGN_MERGES, None)
-        else:
-            os.environ[SIGN_MERGES] = saved
+        ensure_admin("boss", "boss-password", "boss@example.com")
+        httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                   json={"username": "alice", "email": "alice@example.com",
+                         "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
+        runtime.token = httpx.post(
+            f"{runtime.url}/api/v1/users/alice/tokens", auth=("alice", PASSWORD),
+            json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
+        yield runtime
 
 
 def call(server, method, path, **kw):
@@ -165,6 +157,8 @@ def test_every_style_on_every_history(server, env, tmp_path, style):
     assert merged["ff"]["merge_commit_sha"] == tip["base-ff"]
     if style in ("merge", "squash", "rebase-merge"):
         _assert_signed(server, env, clone, tip["base-clean"])
+        branch = call(server, "GET", f"/repos/alice/{name}/branches/base-clean").json()
+        assert branch["commit"]["verification"]["verified"] is True, branch["commit"]
 
 
 def _assert_signed(server, env, clone, sha: str) -> None:

@@ -4,3 +4,6 @@ from chalicelib.api import issues  # noqa: F401,E402  (after repos: it reuses it
 from chalicelib.api import pulls  # noqa: F401,E402  (after issues: it reuses its renderer)
 from chalicelib.api import gpg_keys, markdown, signing  # noqa: F401,E402
 from chalicelib.api import statuses  # noqa: F401,E402  (commit statuses)
+from chalicelib.api import releases, release_assets  # noqa: F401,E402  (releases, attachments)
+from chalicelib.api import webhook_deliveries  # noqa: F401,E402  (after hooks: it reuses its scopes)
+from chalicelib.api import quota, quota_admin  # noqa: F401,E402  (quota: issue 12)

@@ -69,6 +69,23 @@ class PayloadTooLarge(ApiError):
     default_message = "request body too large"
 
 
+class QuotaExceeded(ApiError):
+    """413 in Forgejo's quota shape: ``{"message", "user_id", "username"}``, the
+    username left out when unknown."""
+    status = 413
+    default_message = "quota exceeded"
+
+    def __init__(self, user_id: int, username: str = ""):
+        super().__init__()
+        self.user_id, self.username = user_id, username
+
+    def body(self, swagger_url: str) -> dict:
+        found = {"message": self.message, "user_id": self.user_id}
+        if self.username:
+            found["username"] = self.username
+        return found
+
+
 class UnsupportedMediaType(ApiError):
     status = 415
     default_message = "unsupported content type"

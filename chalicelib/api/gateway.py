@@ -40,6 +40,8 @@ _SERVICE_ERRORS = (
     (service_errors.ConflictError, lambda e: api_errors.Conflict(e.message)),
     (service_errors.NotAllowed, lambda e: api_errors.MethodNotAllowed(e.message)),
     (service_errors.ArchivedRepository, lambda e: api_errors.Locked(e.message)),
+    (service_errors.QuotaExceeded, lambda e: api_errors.QuotaExceeded(e.user_id, e.username)),
+    (service_errors.TooLarge, lambda e: api_errors.PayloadTooLarge(e.message)),
 )
 
 
@@ -120,6 +122,8 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
         if found:
             raise api_errors.MethodNotAllowed(headers={"Allow": ", ".join(found)})
         raise api_errors.NotFound()
+    if route.available is not None and not route.available():
+        raise api_errors.NotFound()   # switched off: answered as a route that does not exist
     req.route, req.params = route, found
     req.body = _body(event, req.headers)
     # Git pushes may be large; API bodies are bounded as Lambda bounds them in AWS.

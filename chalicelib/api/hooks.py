@@ -1,8 +1,9 @@
 """Webhooks of repositories and organizations (the records; delivery is elsewhere).
 
 Repository hooks need repo admin (403; an invisible repository is 404), organization
-hooks an organization owner (403; an invisible organization is 404).  Forgejo's
-``repoTestHook`` belongs with delivery and is not served here.
+hooks an organization owner (403; an invisible organization is 404), system and
+default hooks (``/admin/hooks``) a site admin.  Deliveries and ``repoTestHook`` are in
+``api/webhook_deliveries.py``.
 """
 from __future__ import annotations
 
@@ -115,3 +116,45 @@ def org_edit_hook(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", **ONE}, **ORG_HOOKS)
 def org_delete_hook(req: ApiRequest) -> ApiResponse:
     return _delete(req, org_scope(req))
+
+
+# --- system and default hooks (Forgejo's /admin/hooks) -------------------------------
+# config.is_system_webhook "true" makes a system hook (every repository's events);
+# otherwise a default hook, which Forgejo copies into new repositories (not done here:
+# they are kept and served, never fired).
+
+ADMIN_HOOKS = dict(tag="admin", scope="admin", site_admin=True)
+
+
+def system_scope(req: ApiRequest) -> hooks.Scope:
+    return hooks.system_scope(req.actor)
+
+
+@route("GET", "/admin/hooks", "adminListHooks", summary="List system's webhooks", query=PAGE,
+       responses={200: "HookList"}, **ADMIN_HOOKS)
+def admin_list_hooks(req: ApiRequest) -> ApiResponse:
+    return _list(req, system_scope(req))
+
+
+@route("POST", "/admin/hooks", "adminCreateHook", summary="Create a hook",
+       body="CreateHookOption", responses={201: "Hook", 400: "error", **WRITE}, **ADMIN_HOOKS)
+def admin_create_hook(req: ApiRequest) -> ApiResponse:
+    return _create(req, system_scope(req))
+
+
+@route("GET", "/admin/hooks/{id}", "adminGetHook", summary="Get a hook",
+       responses={200: "Hook", **ONE}, **ADMIN_HOOKS)
+def admin_get_hook(req: ApiRequest) -> ApiResponse:
+    return _get(req, system_scope(req))
+
+
+@route("PATCH", "/admin/hooks/{id}", "adminEditHook", summary="Update a hook",
+       body="EditHookOption", responses={200: "Hook", 400: "error", **WRITE}, **ADMIN_HOOKS)
+def admin_edit_hook(req: ApiRequest) -> ApiResponse:
+    return _edit(req, system_scope(req))
+
+
+@route("DELETE", "/admin/hooks/{id}", "adminDeleteHook", summary="Delete a hook",
+       responses={204: "empty", **ONE}, **ADMIN_HOOKS)
+def admin_delete_hook(req: ApiRequest) -> ApiResponse:
+    return _delete(req, system_scope(req))

@@ -119,7 +119,7 @@ def org_repos(req: ApiRequest) -> ApiResponse:
        summary="Create a repository in an organization", signed_in=True,
        body="CreateRepoOption",
        responses={201: "Repository", 400: "error", 403: "forbidden", 404: "notFound",
-                  409: "conflict", 422: "validationError"}, **ORG)
+                  409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **ORG)
 def create_org_repo(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
     view = repos.create_repo(caller(req), org, req.json())

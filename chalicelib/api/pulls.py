@@ -133,7 +133,7 @@ def is_merged(req: ApiRequest) -> ApiResponse:
 @route("POST", "/repos/{owner}/{repo}/pulls/{index}/merge", "repoMergePullRequest",
        summary="Merge a pull request", body="MergePullRequestOption",
        responses={200: "empty", 201: "empty", 404: "notFound", 405: "empty", 409: "error",
-                  423: "error"}, **SIGNED)
+                  413: "quotaExceeded", 423: "error"}, **SIGNED)
 def merge_pull(req: ApiRequest) -> ApiResponse:
     status = pull_merging.merge_pull(ctx_of(req), req.int_param("index"), req.json())
     return ApiResponse(status=status, body=b"", headers={})
@@ -152,7 +152,7 @@ def cancel_scheduled_merge(req: ApiRequest) -> ApiResponse:
        summary="Merge PR's baseBranch into headBranch",
        query=(Param("style", "string", "how to update pull request: merge or rebase"),),
        responses={200: "empty", 403: "forbidden", 404: "notFound", 409: "error",
-                  422: "validationError"}, **SIGNED)
+                  413: "quotaExceeded", 422: "validationError"}, **SIGNED)
 def update_pull(req: ApiRequest) -> ApiResponse:
     pull_merging.update_head(ctx_of(req), req.int_param("index"), req.arg("style") or "")
     return ApiResponse(status=200, body=b"", headers={})

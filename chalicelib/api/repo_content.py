@@ -8,7 +8,7 @@ from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, current_repo
 from chalicelib.api.router import Param, route
-from chalicelib.services import archives, branches, repo_files
+from chalicelib.services import archives, branches, releases, repo_files
 
 REF = (Param("ref", "string", "The name of the commit/branch/tag. Default the repository's "
                               "default branch"),)
@@ -68,6 +68,9 @@ def get_editorconfig(req: ApiRequest) -> ApiResponse:
 def get_archive(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     found = archives.get_archive(view.repo, req.params["archive"])
+    if req.method == "GET":
+        # A release's tag counts its archive downloads (Release.archive_download_count).
+        releases.count_archive_download(view.repo, req.params["archive"])
     disposition = (f'attachment; filename="{found.filename}"; '
                    f"filename*=UTF-8''{quote(found.filename)}")
     if found.url:

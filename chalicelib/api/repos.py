@@ -50,7 +50,7 @@ def repo_list(req: ApiRequest, views: list[repo_views.RepoView]) -> ApiResponse:
 @route("POST", "/user/repos", "createCurrentUserRepo",
        summary="Create a repository", signed_in=True, body="CreateRepoOption",
        responses={201: "Repository", 400: "error", 401: "unauthorized", 403: "forbidden",
-                  409: "conflict", 422: "validationError"}, **REPO)
+                  409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **REPO)
 def create_current_user_repo(req: ApiRequest) -> ApiResponse:
     view = repos.create_repo(caller(req), req.actor, req.json())
     return ApiResponse.json(records.repository(view, req.actor), status=201)
@@ -63,7 +63,7 @@ def create_current_user_repo(req: ApiRequest) -> ApiResponse:
                   409: "conflict", 422: "validationError"})
 def admin_create_repo(req: ApiRequest) -> ApiResponse:
     owner = accounts.get_user(req.params["username"])
-    view = repos.create_repo(caller(req), owner, req.json())
+    view = repos.create_repo(caller(req), owner, req.json(), check_quota=False)   # as Forgejo
     return ApiResponse.json(records.repository(view, req.actor), status=201)
 
 
@@ -161,7 +161,7 @@ def list_forks(req: ApiRequest) -> ApiResponse:
 @route("POST", "/repos/{owner}/{repo}/forks", "createFork", summary="Fork a repository",
        signed_in=True, body="CreateForkOption",
        responses={202: "Repository", 403: "forbidden", 404: "notFound", 409: "conflict",
-                  422: "validationError"}, **IN_REPO)
+                  413: "quotaExceeded", 422: "validationError"}, **IN_REPO)
 def create_fork(req: ApiRequest) -> ApiResponse:
     source = current_repo(req)
     view = repos.fork_repo(caller(req), source, req.json(required=False))
@@ -171,8 +171,8 @@ def create_fork(req: ApiRequest) -> ApiResponse:
 
 @route("POST", "/repos/migrate", "repoMigrate", summary="Migrate a remote git repository",
        signed_in=True, body="MigrateRepoOptions",
-       responses={201: "Repository", 403: "forbidden", 409: "conflict", 422: "validationError"},
-       **REPO)
+       responses={201: "Repository", 403: "forbidden", 409: "conflict", 413: "quotaExceeded",
+                  422: "validationError"}, **REPO)
 def repo_migrate(req: ApiRequest) -> ApiResponse:
     from chalicelib.services import migrations
 
@@ -182,7 +182,8 @@ def repo_migrate(req: ApiRequest) -> ApiResponse:
 
 @route("POST", "/repos/{owner}/{repo}/mirror-sync", "repoMirrorSync",
        summary="Sync a mirrored repository", signed_in=True,
-       responses={200: "empty", 403: "forbidden", 404: "notFound"}, **IN_REPO)
+       responses={200: "empty", 403: "forbidden", 404: "notFound", 413: "quotaExceeded"},
+       **IN_REPO)
 def repo_mirror_sync(req: ApiRequest) -> ApiResponse:
     from chalicelib.services import migrations
 

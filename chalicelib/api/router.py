@@ -22,6 +22,8 @@ class Param:
     type: str = "string"
     description: str = ""
     required: bool = False
+    # Where it is sent: "query", or "formData" (multipart uploads; type "file" for files).
+    location: str = "query"
 
 
 @dataclass
@@ -52,6 +54,9 @@ class Route:
     # in the path), and keys that depend on them and on the caller's id.
     preload: Callable | None = None        # (req) -> list[key]
     preload_more: Callable | None = None   # (req, user_id | None) -> list[key]
+    # Routes a setting switches off (quota): when this answers False the route is
+    # treated as unknown (404), before authentication.
+    available: Callable[[], bool] | None = None
     regex: re.Pattern = field(init=False, repr=False)
     param_names: tuple[str, ...] = field(init=False, repr=False)
 
@@ -121,7 +126,8 @@ def alias(method: str, pattern: str, operation_id: str, *, same_as: str, **optio
     original = TABLE.by_operation(same_as)
     fields = {k: getattr(original, k) for k in (
         "tag", "summary", "scope", "extra_scopes", "signed_in", "site_admin", "basic_auth_only",
-        "query", "body", "consumes", "produces", "responses", "raw", "preload", "preload_more")}
+        "query", "body", "consumes", "produces", "responses", "raw", "preload", "preload_more",
+        "available")}
     fields.update(options)
     TABLE.add(Route(method=method, pattern=pattern, operation_id=operation_id,
                     handler=original.handler, **fields))

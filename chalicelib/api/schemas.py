@@ -339,3 +339,79 @@ OPTIONS.update({
     }),
 })
 LISTS += ("PullRequest", "ChangedFile", "Commit")
+
+# Releases and their attachments (api/releases.py, api/release_assets.py; appended).
+# Attachment is declared with the issue tracker above.
+_RELEASE_TEXTS = {"tag_name": S, "target_commitish": S, "name": S, "body": S, "draft": B,
+                  "prerelease": B, "hide_archive_links": B}
+RECORDS.update({
+    "TagArchiveDownloadCount": {"zip": I, "tar_gz": I},
+    "Release": {
+        "id": I, "tag_name": S, "target_commitish": S, "name": S, "body": S, "url": S,
+        "html_url": S, "tarball_url": S, "zipball_url": S, "hide_archive_links": B,
+        "upload_url": S, "draft": B, "prerelease": B, "created_at": T, "published_at": T,
+        "author": ref("User"), "assets": {"type": "array", "items": ref("Attachment")},
+        "archive_download_count": ref("TagArchiveDownloadCount"),
+    },
+})
+OPTIONS.update({
+    "CreateReleaseOption": (["tag_name"], dict(_RELEASE_TEXTS)),
+    "EditReleaseOption": ([], dict(_RELEASE_TEXTS)),
+    "EditAttachmentOptions": ([], {"name": S, "browser_download_url": S}),
+})
+LISTS += ("Release", "Attachment")
+
+# Webhook deliveries (issue 13; appended): GitHub's delivery records, which Forgejo
+# lacks, so they are declared apart from RECORDS (every one of those is Forgejo's).
+_OBJECT = {"type": "object"}
+_NUMBER = {"type": "number"}
+_DELIVERY = {
+    "id": I, "guid": S, "delivered_at": nullable(T), "redelivery": B, "duration": _NUMBER,
+    "status": S, "status_code": I, "event": S, "action": nullable(S),
+    "installation_id": nullable(I), "repository_id": nullable(I), "throttled_at": nullable(T),
+    "hook_id": I, "event_type": S, "state": S, "attempts": I, "next_attempt_at": nullable(T),
+}
+EXTENSION_RECORDS: dict[str, dict[str, dict]] = {
+    "HookDelivery": _DELIVERY,
+    "HookDeliveryDetail": {
+        **_DELIVERY, "url": S,
+        "request": {"type": "object", "properties": {"headers": _OBJECT,
+                                                     "payload": nullable(_OBJECT)}},
+        "response": {"type": "object", "properties": {"headers": _OBJECT,
+                                                      "payload": nullable(S)}},
+        "attempt_history": {"type": "array", "items": _OBJECT},
+    },
+}
+EXTENSION_LISTS = ("HookDelivery",)
+
+# Quota (api/quota.py, api/quota_admin.py; appended).  Nested records keep Forgejo's
+# definition names; ``groups`` is Forgejo's QuotaGroupList, written out as an array.
+RECORDS.update({
+    "QuotaRuleInfo": {"name": S, "limit": I, "subjects": STRINGS},
+    "QuotaGroup": {"name": S, "rules": {"type": "array", "items": ref("QuotaRuleInfo")}},
+    "QuotaUsedSizeRepos": {"public": I, "private": I},
+    "QuotaUsedSizeGit": {"LFS": I},
+    "QuotaUsedSizeAssetsAttachments": {"issues": I, "releases": I},
+    "QuotaUsedSizeAssetsPackages": {"all": I},
+    "QuotaUsedSizeAssets": {"attachments": ref("QuotaUsedSizeAssetsAttachments"),
+                            "artifacts": I, "packages": ref("QuotaUsedSizeAssetsPackages")},
+    "QuotaUsedSize": {"repos": ref("QuotaUsedSizeRepos"), "git": ref("QuotaUsedSizeGit"),
+                      "assets": ref("QuotaUsedSizeAssets")},
+    "QuotaUsed": {"size": ref("QuotaUsedSize")},
+    "QuotaInfo": {"used": ref("QuotaUsed"),
+                  "groups": {"type": "array", "items": ref("QuotaGroup")}},
+    "QuotaUsedAttachment": {"name": S, "size": I, "api_url": S,
+                            "contained_in": {"type": "object",
+                                             "properties": {"api_url": S, "html_url": S}}},
+    "QuotaUsedPackage": {"name": S, "type": S, "version": S, "size": I, "html_url": S},
+    "QuotaUsedArtifact": {"name": S, "size": I, "html_url": S},
+})
+OPTIONS.update({
+    "CreateQuotaRuleOptions": ([], {"name": S, "limit": I, "subjects": STRINGS}),
+    "CreateQuotaGroupOptions": ([], {"name": S, "rules": {"type": "array",
+                                                          "items": ref("CreateQuotaRuleOptions")}}),
+    "EditQuotaRuleOptions": ([], {"limit": I, "subjects": STRINGS}),
+    "SetUserQuotaGroupsOptions": (["groups"], {"groups": STRINGS}),
+})
+LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackage",
+          "QuotaUsedArtifact")

@@ -22,6 +22,8 @@ _STANDARD_RESPONSES = {
     "validationError": "APIValidationError is error format response related to input validation",
     "conflict": "APIConflict is a conflict empty response",
     "redirect": "APIRedirect is a redirect response",
+    "boolean": "Returns true if the action is accepted.",
+    "quotaExceeded": "QuotaExceeded",
 }
 
 
@@ -34,7 +36,7 @@ def _parameters(r: Route) -> list[dict]:
             entry["format"] = "int64"
         params.append(entry)
     for q in r.query:
-        params.append({"type": q.type, "name": q.name, "in": "query",
+        params.append({"type": q.type, "name": q.name, "in": q.location,
                        "description": q.description, "required": q.required})
     if r.body:
         params.append({"name": "body", "in": "body", "schema": schemas.ref(r.body)})
@@ -56,6 +58,8 @@ def _definitions() -> dict:
         defs[name] = {"type": "object", "properties": props}
         if required:
             defs[name]["required"] = required
+    for name, props in schemas.EXTENSION_RECORDS.items():   # ours, not Forgejo's
+        defs[name] = {"type": "object", "properties": props}
     return defs
 
 
@@ -63,9 +67,15 @@ def _response_objects() -> dict:
     out = {name: {"description": text} for name, text in _STANDARD_RESPONSES.items()}
     for name in ("error", "forbidden", "unauthorized", "validationError"):
         out[name]["schema"] = schemas.ref("APIError")
+    out["boolean"]["schema"] = {"type": "boolean"}
     for name in schemas.RECORDS:
         out[name] = {"description": name, "schema": schemas.ref(name)}
     for name in schemas.LISTS:
+        out[f"{name}List"] = {"description": f"{name}List",
+                              "schema": {"type": "array", "items": schemas.ref(name)}}
+    for name in schemas.EXTENSION_RECORDS:
+        out[name] = {"description": name, "schema": schemas.ref(name)}
+    for name in schemas.EXTENSION_LISTS:
         out[f"{name}List"] = {"description": f"{name}List",
                               "schema": {"type": "array", "items": schemas.ref(name)}}
     return out

@@ -157,7 +157,10 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
         result.pack_bytes = info.pack_size
         new_name = info.name
         try:
-            packdb.retire_packs(store.pool_id, retire, new_name)
+            # Charges follow the objects: the compacted pack carries those of the packs
+            # it replaces (a ledger of bytes received; docs/quota.md).
+            packdb.retire_packs(store.pool_id, retire, new_name,
+                                charges=merged_charges(infos[name] for name in retire))
         except BaseException:
             _unlink(*paths)  # the uploaded files are an orphan now: the sweeper's job
             raise
@@ -166,6 +169,15 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
         packdb.retire(store.pool_id, retire)
     result.new_pack = new_name
     result.retired = [name for name in retire if name != new_name]
+
+
+def merged_charges(infos) -> dict[str, int]:
+    """The charges of several packs, summed per repository."""
+    total: dict[str, int] = {}
+    for info in infos:
+        for repo, amount in info.charges.items():
+            total[repo] = total.get(repo, 0) + int(amount)
+    return total
 
 
 def _ref_shas(repo_ids: list[object]) -> dict[bytes, str]:

@@ -5,7 +5,7 @@ Key layouts (copy into docs/data-model.md):
 | item | pk | sk | attributes | written with |
 |---|---|---|---|---|
 | git ref (`gitref`) | `REFS#<repo id>` | the ref name: `HEAD`, `refs/heads/<b>`, `refs/tags/<t>` | `sha` (hex) or `symref` (target ref name); `peeled` (hex, the object after peeling tags, when known) | create: `attribute_not_exists(pk)`; update/delete: `sha = :old`; a push's changes in one `TransactWriteItems` |
-| live pack (`gitpack`) | `POOL#<pool id>` | `PACK#pack-<checksum hex>` | `pack_size`, `idx_size`, `created` (unix s), `role` (`push`, `compacted`, `garbage`) | `TransactWriteItems` with a delete of the same name's tombstone, conditional on `attribute_not_exists(deleting_since)` |
+| live pack (`gitpack`) | `POOL#<pool id>` | `PACK#pack-<checksum hex>` | `pack_size`, `idx_size`, `created` (unix s), `role` (`push`, `compacted`, `garbage`), `charges` ({repository id: bytes} charged for it, see docs/quota.md) | `TransactWriteItems` with a delete of the same name's tombstone, conditional on `attribute_not_exists(deleting_since)` |
 | retired pack tombstone (`gitpackretired`) | `POOL#<pool id>` | `RETIRED#pack-<checksum hex>` | `retired_at` (unix s), `deleting_since` (set while the sweeper deletes its S3 files) | written in the transaction that deletes the `PACK#` item; marked with a conditional `UpdateItem`; deleted after its S3 files |
 
 S3 (bucket ``[aws] BUCKET``): ``packs/<pool id>/pack-<checksum hex>.pack`` and ``.idx``,
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.gitstore.errors import InvalidName
 from chalicelib.store.table import Item
@@ -52,6 +52,9 @@ class PackRecord(Item, discriminator="gitpack"):
     idx_size = NumberAttribute()
     created = NumberAttribute()
     role = UnicodeAttribute(default="push")
+    # {repository id: bytes}: who is charged for the pack (quota); a compacted pack takes
+    # over the charges of the packs it replaces.
+    charges = MapAttribute(default=dict)
 
 
 class RetiredPack(Item, discriminator="gitpackretired"):

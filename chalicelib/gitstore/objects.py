@@ -54,6 +54,9 @@ class S3ObjectStore(BucketBasedObjectStore):
         self.verify_connectivity = verify_connectivity
         self._infos: dict[str, PackInfo] = {}
         self._listed_at: float | None = None
+        # Packs published through this store, in order: the ref change that makes them
+        # reachable charges them to its repository (services/quota_charges.py).
+        self.added: list[PackInfo] = []
 
     def __repr__(self) -> str:
         return f"S3ObjectStore({self.pool_id!r})"
@@ -205,6 +208,7 @@ class S3ObjectStore(BucketBasedObjectStore):
         harmless (same bytes), and never skipped: our view of the list may be stale."""
         packdb.publish_pack(self.pool_id, info, lambda: packdb.upload_pack_files(
             self.pool_id, info.name, pack_path, idx_path))
+        self.added.append(info)
         self.keep_local(info, pack_path, idx_path)
         return self.pack_by_name(info.name)
 

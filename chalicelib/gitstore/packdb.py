@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterable
 
 from botocore.exceptions import ClientError
@@ -43,6 +43,8 @@ class PackInfo:
     idx_size: int
     created: float       # unix seconds
     role: str            # push | compacted | garbage
+    # {repository id (text): bytes} charged for the pack (quota; docs/quota.md).
+    charges: dict = field(default_factory=dict, compare=False)
 
 
 def _bucket() -> str:
@@ -55,7 +57,21 @@ def _now() -> float:
 
 def _record(pool_id: object, info: PackInfo) -> PackRecord:
     return PackRecord(*gitkeys.pack(pool_id, info.name), pack_size=info.pack_size,
-                      idx_size=info.idx_size, created=info.created, role=info.role)
+                      idx_size=info.idx_size, created=info.created, role=info.role,
+                      charges=dict(info.charges))
+
+
+def _publish_actions(info: PackInfo) -> list:
+    """Publishing as an update: a name published again (the same bytes) keeps the
+    charges it has."""
+    return [PackRecord.kind.set(PackRecord), PackRecord.pack_size.set(info.pack_size),
+            PackRecord.idx_size.set(info.idx_size), PackRecord.created.set(info.created),
+            PackRecord.role.set(info.role), PackRecord.charges.set(PackRecord.charges | {})]
+
+
+def charges_of(item: PackRecord) -> dict[str, int]:
+    raw = item.charges.as_dict() if item.charges is not None else {}
+    return {str(repo): int(amount) for repo, amount in raw.items()}
 
 
 def _reason_codes(exc: TransactWriteError) -> list[str | None]:
@@ -73,7 +89,7 @@ def list_packs(pool_id: object) -> dict[str, PackInfo]:
                                  consistent_read=True):
         name = item.sk[len(gitkeys.PACK_PREFIX):]
         found[name] = PackInfo(name, int(item.pack_size), int(item.idx_size),
-                               float(item.created), item.role)
+                               float(item.created), item.role, charges_of(item))
     return found
 
 
@@ -178,7 +194,7 @@ def publish_pack(pool_id: object, info: PackInfo, upload: Callable[[], None]) ->
             with TransactWrite(connection=connection()) as tx:
                 tx.delete(RetiredPack(*gitkeys.retired(pool_id, info.name)),
                           condition=RetiredPack.deleting_since.does_not_exist())
-                tx.save(_record(pool_id, info))
+                tx.update(PackRecord(*gitkeys.pack(pool_id, info.name)), _publish_actions(info))
             return
         except TransactWriteError as exc:
             codes = _reason_codes(exc)
@@ -203,7 +219,7 @@ def _wait_until_swept(pool_id: object, name: str, timeout: float = 20.0) -> None
 
 
 def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None,
-                 *, role: str = "compacted") -> None:
+                 *, role: str = "compacted", charges: dict[str, int] | None = None) -> None:
     """Publish ``new_name`` (already uploaded) and retire ``old_names`` in one transaction.
 
     A transaction holds at most 100 actions: publishing takes 2 and each retired pack 2,
@@ -211,7 +227,8 @@ def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None
     transactions, each conditional on the new pack being live.  That order is safe: the
     new pack holds every object the retired ones are needed for.  PackListChanged if an
     old pack was already retired (a concurrent compaction): then nothing of that
-    transaction happened.
+    transaction happened.  ``charges``: what the new pack is charged (those of the packs
+    it replaces).
     """
     old = [name for name in dict.fromkeys(old_names) if name != new_name]
     if not old and not new_name:
@@ -222,7 +239,7 @@ def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None
     new_info = None
     if new_name:
         pack_size, idx_size = head_sizes(pool_id, new_name)
-        new_info = PackInfo(new_name, pack_size, idx_size, now, role)
+        new_info = PackInfo(new_name, pack_size, idx_size, now, role, dict(charges or {}))
     for number, batch in enumerate(batches):
         try:
             with TransactWrite(connection=connection()) as tx:
@@ -248,6 +265,15 @@ def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None
 def retire(pool_id: object, names: Iterable[str]) -> None:
     """Retire packs without a replacement (the caller made sure nothing needs them)."""
     retire_packs(pool_id, names, None)
+
+
+def stage_charge(uow, pool_id: object, name: str, repo_id: int, amount: int) -> None:
+    """Stage charging a live pack's ``amount`` bytes to a repository, in the transaction
+    that moves the repository's refs onto it (``ConditionFailed("pack")`` if the pack
+    is no longer live)."""
+    path = PackRecord.charges[str(int(repo_id))]
+    uow.update(PackRecord(*gitkeys.pack(pool_id, name)), [path.set((path | 0) + int(amount))],
+               label="pack", condition=PackRecord.pk.exists())
 
 
 # -- deletion ----------------------------------------------------------------------------
@@ -308,6 +334,19 @@ def _orphans(pool_id: object, known: set[str], cutoff: float) -> list[str]:
                 stamp = obj["LastModified"].timestamp()
                 newest[name] = max(stamp, newest.get(name, 0.0))
     return sorted(name for name, stamp in newest.items() if stamp <= cutoff)
+
+
+def s3_pack_sizes(pool_id: object) -> dict[str, int]:
+    """The ``.pack`` files of a pool in S3 with their sizes (the quota check compares
+    them with the pack list; one listing per 1,000 files)."""
+    found = {}
+    paginator = aws.client("s3").get_paginator("list_objects_v2")
+    for page in paginator.paginate(Bucket=_bucket(), Prefix=gitkeys.s3_prefix(pool_id)):
+        for obj in page.get("Contents", []):
+            base = obj["Key"].rsplit("/", 1)[-1]
+            if base.endswith(".pack"):
+                found[base[:-len(".pack")]] = int(obj["Size"])
+    return found
 
 
 def delete_pool(pool_id: object) -> None:

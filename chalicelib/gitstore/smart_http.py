@@ -28,7 +28,8 @@ from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
                             HangupException, ObjectFormatException)
 from dulwich.object_store import PackInputTooLarge
 from dulwich.pack import UnresolvedDeltas
-from dulwich.protocol import CAPABILITY_ATOMIC, ReceivableProtocol
+from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_SIDE_BAND_64K,
+                              SIDE_BAND_CHANNEL_PROGRESS, ReceivableProtocol)
 from dulwich.server import ReceivePackHandler, UploadPackHandler, _is_funny_ref
 
 from chalicelib.gitstore import refdb
@@ -67,15 +68,29 @@ class _ReceivePack(ReceivePackHandler):
     """dulwich's handler with its one-by-one ref updates replaced by one transaction."""
 
     def __init__(self, backend, args, proto, *, before_commit=None, check_update=None,
-                 commit_refs=None, **kw):
+                 commit_refs=None, check_push=None, **kw):
         super().__init__(backend, args, proto, **kw)
         self.before_commit = before_commit
         self.check_update = check_update
+        self.check_push = check_push
         self.commit_refs = commit_refs or self.repo.refs.commit_updates
         self.committed: list[Update] = []
 
     def _apply_pack(self, refs):
         zero = b"0" * self.repo.object_format.hex_length
+        refusal = self.check_push([(ref.decode("utf-8", "replace"), old.decode(), new.decode())
+                                   for old, new, ref in refs]) if self.check_push else None
+        if refusal:
+            # The whole push is refused before its pack is read (nothing is stored), as
+            # a failing pre-receive hook refuses it: git prints "remote: <reason>" and
+            # every ref as rejected with the reason.
+            if self.has_capability(CAPABILITY_SIDE_BAND_64K):
+                self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS,
+                                          refusal.encode("utf-8") + b"\n")
+            yield b"unpack", b"ok"
+            for _, _, ref in refs:
+                yield ref, refusal.replace("\n", " ").encode("utf-8")
+            return
         if any(new != zero for _, new, _ in refs):
             try:
                 self.repo.object_store.add_thin_pack(
@@ -173,7 +188,8 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
                  on_updated: Callable[[list[Update]], None] | None = None,
                  before_commit: Callable[[list[Update]], None] | None = None,
                  check_update: Callable[[str, str, str], str | None] | None = None,
-                 commit_refs: Callable[[list[Update]], None] | None = None) -> bytes:
+                 commit_refs: Callable[[list[Update]], None] | None = None,
+                 check_push: Callable[[list[Update]], str | None] | None = None) -> bytes:
     """Body of ``POST git-receive-pack`` (push).
 
     ``check_update(ref, old, new)`` may refuse one ref update by returning a reason
@@ -185,12 +201,14 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
     is stored and before the refs move (tests use it to simulate a crash).
     ``commit_refs(updates)`` moves the refs instead of ``repo.refs.commit_updates``, all
     or nothing, raising StaleRefs / RefUpdateFailed / TooManyRefUpdates as that does.
+    ``check_push(updates)`` may refuse the whole push before its pack is read (quota):
+    git shows ``remote: <reason>`` and every ref rejected with the reason.
     """
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
     handler = _ReceivePack(_Backend(repo), [b"/"], proto, stateless_rpc=True,
                            before_commit=before_commit, check_update=check_update,
-                           commit_refs=commit_refs)
+                           commit_refs=commit_refs, check_push=check_push)
     _run(handler)
     if handler.committed and on_updated is not None:
         try:

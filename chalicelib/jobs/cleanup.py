@@ -2,6 +2,7 @@
 outside its records is cleaned up from the events queue, off the request path.
 
 - its cached source archives in S3 (``archives/<repo id>/``);
+- its release attachments' bytes in S3 (``attachments/<repo id>/``) and download links;
 - its pull-mirror schedule entry;
 - its refs, its ``R#<id>`` partition (branch records, collaborations, issues, hooks,
   deploy keys with the fingerprint claims that are still theirs) and, when no
@@ -16,9 +17,11 @@ from chalicelib import events as domain_events
 
 
 def on_repository_deleted(event: domain_events.Event) -> None:
-    from chalicelib.services import archives, migrations, repo_lifecycle
+    from chalicelib.services import archives, migrations, release_files, repo_lifecycle
 
     assert isinstance(event, domain_events.RepositoryDeleted)
     archives.forget_repo(event.repo_id)
+    # Release attachments: their download links (outside the partition) and bytes.
+    release_files.forget_repo(event.repo_id, int(event.repo.get("owner_id") or 0))
     migrations.unschedule(event.repo_id)
     repo_lifecycle.purge(event.repo_id, int(event.repo.get("pool_id") or 0))

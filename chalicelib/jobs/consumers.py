@@ -5,7 +5,7 @@ each (event, consumer) pair is claimed with a delivery mark before the consumer 
 (``chalicelib.store.outbox.claim``): the same event reaches a consumer once.  A consumer
 that fails releases its claim and the message is retried by SQS, then dead-lettered.
 
-Consumers register here with the event types they take; webhook delivery will be one.
+Consumers register here with the event types they take (``_load_builtin``).
 """
 from __future__ import annotations
 
@@ -115,9 +115,11 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib.jobs import cleanup, pull_requests
+    from chalicelib.jobs import cleanup, pull_requests, webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              cleanup.on_repository_deleted)
     register("pull-request-sync", pull_requests.EVENT_TYPES, pull_requests.on_event)
+    # Writes each event's webhook deliveries to the table; jobs/webhooks.py sends them.
+    register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event)
     _builtin_loaded = True

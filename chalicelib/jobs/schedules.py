@@ -30,6 +30,14 @@ def compact_packs() -> int:
     return compacted
 
 
+def check_quota() -> int:
+    """Recount every account's usage and repair drift (services/quota_check.py); how
+    many values were wrong (each is logged)."""
+    from chalicelib.services import quota_check
+
+    return len(quota_check.recount())
+
+
 @dataclass(frozen=True)
 class Schedule:
     name: str
@@ -40,4 +48,5 @@ class Schedule:
 SCHEDULES = (
     Schedule("mirror_sync", 10, sync_mirrors),
     Schedule("pack_compaction", 24 * 60, compact_packs),
+    Schedule("quota_check", 24 * 60, check_quota),
 )

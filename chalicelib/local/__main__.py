@@ -25,6 +25,7 @@ from typing import Mapping
 from chalicelib.jobs.schedules import SCHEDULES
 from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import DEFAULT_DATA_DIR, LocalRuntime
+from chalicelib.local.webhook_worker import WebhookWorker
 from chalicelib.errors import ServiceError
 
 ADMIN_VARIABLES = ("NIMBUS_ADMIN_USER", "NIMBUS_ADMIN_PASSWORD", "NIMBUS_ADMIN_EMAIL")
@@ -88,7 +89,7 @@ def main() -> int:
         print(ensure_admin_from_env(os.environ), flush=True)
         for schedule in SCHEDULES:
             runtime.add_background(every(schedule))
-        for task in EventPipeline().tasks():
+        for task in EventPipeline().tasks() + WebhookWorker().tasks():
             runtime.add_background(task)
         runtime.serve()
     except Exception as exc:  # noqa: BLE001 - reported by _cannot_start

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from chalicelib.services import pushes
+from chalicelib.services import pushes, quota_charges
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
@@ -52,8 +52,12 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
     def commit_refs(updates: list[tuple[str, str, str]]) -> None:
         pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor))
 
+    def check_push(updates: list[tuple[str, str, str]]) -> str | None:
+        return quota_charges.push_refusal(view.repo, updates)
+
     return smart_http.receive_pack(git, body, commit_refs=commit_refs,
-                                   before_commit=before_commit, check_update=_refuse_hidden)
+                                   before_commit=before_commit, check_update=_refuse_hidden,
+                                   check_push=check_push)
 
 
 # Refs the service keeps itself (Forgejo's receive.hideRefs): the pull requests' heads.

@@ -61,11 +61,13 @@ _PULL_FLAGS = ("pull_request_assign", "pull_request_label", "pull_request_milest
                "pull_request_comment", "pull_request_review", "pull_request_review_request",
                "pull_request_sync")
 _PLAIN_FLAGS = ("create", "delete", "fork", "push", "wiki", "repository", "release", "package",
-                "action_run_failure", "action_run_recover", "action_run_success")
+                "action_run_failure", "action_run_recover", "action_run_success", "status")
 # Forgejo's HookEvents flags, in the order they are stored.
 FLAGS = ("create", "delete", "fork", "issues", *_ISSUE_FLAGS, "push", "pull_request",
          *_PULL_FLAGS, "wiki", "repository", "release", "package", "action_run_failure",
-         "action_run_recover", "action_run_success")
+         "action_run_recover", "action_run_success",
+         # Gitea's commit status event; Forgejo has none, so only hooks that name it get it.
+         "status")
 
 # Names accepted in ``events`` (case-insensitive) -> the flags they turn on.
 SUBSCRIPTIONS: dict[str, tuple[str, ...]] = {
@@ -99,6 +101,7 @@ EVENT_FLAGS: tuple[tuple[str, str], ...] = (
     ("pull_request_review_request", "pull_request_review_request"),
     ("action_run_failure", "action_run_failure"), ("action_run_recover", "action_run_recover"),
     ("action_run_success", "action_run_success"),
+    ("status", "status"),
 )
 _FLAG_OF_EVENT = dict(EVENT_FLAGS)
 
@@ -136,11 +139,23 @@ def org_scope(actor: Account | None, name: str) -> Scope:
     return Scope("org", int(org.id))
 
 
+SYSTEM = Scope("system", 0)
+
+
+def system_scope(actor: Account | None) -> Scope:
+    """System and default hooks (``/admin/hooks``): site admins only."""
+    if actor is None or not actor.is_admin:
+        raise PermissionDenied("Only site administrators may manage system hooks")
+    return SYSTEM
+
+
 # --- reading -------------------------------------------------------------------------
 
 def list_hooks(scope: Scope) -> list[Hook]:
-    """In id order; a hook just created is listed."""
-    return store.hooks_of(scope.kind, scope.owner_id)
+    """In id order; a hook just created is listed.  The admin list shows system hooks
+    only (Forgejo's GetSystemWebhooks); default hooks are reached by id."""
+    found = store.hooks_of(scope.kind, scope.owner_id)
+    return [h for h in found if h.is_system] if scope.kind == "system" else found
 
 
 def get_hook(scope: Scope, hook_id: int) -> Hook:
@@ -177,7 +192,8 @@ def wants(hook: Hook, event: str) -> bool:
 
 def matching_hooks(repo: Repo, owner: Account, event: str,
                    branch: str | None = None) -> list[Hook]:
-    """The active hooks of ``repo`` and then of its ``owner`` that want ``event``.
+    """The active hooks of ``repo``, then of its ``owner``, then the system hooks, that
+    want ``event``.
 
     ``branch`` is the short branch name when the event concerns a branch (a push,
     create or delete of ``refs/heads/<branch>``); the hooks' branch filters apply
@@ -188,6 +204,7 @@ def matching_hooks(repo: Repo, owner: Account, event: str,
     if event not in _FLAG_OF_EVENT:
         raise ValueError(f"unknown webhook event type {event!r}")
     found = store.hooks_of("repo", int(repo.id)) + store.hooks_of("org", int(owner.id))
+    found += [h for h in store.hooks_of("system", 0) if h.is_system]
     return [h for h in found
             if h.active and wants(h, event)
             and (branch is None or branch_matches(h.branch_filter, branch))]
@@ -320,7 +337,22 @@ def _flags(names: list[str]) -> list[str]:
 
 def _url(value: str) -> str:
     netguard.validate_webhook_url(value)   # raises "Invalid url"
+    # Refused now when it resolves to an address [webhook] ALLOWED_HOST_LIST does not
+    # allow (delivery checks again, at connect time).
+    netguard.check_webhook_url(value, allow_unresolved=True)
     return value
+
+
+def _is_system(scope: Scope, config: dict[str, str]) -> bool:
+    """An admin hook's ``config.is_system_webhook`` (Go's ParseBool)."""
+    value = config.get("is_system_webhook", "")
+    if scope.kind != "system" or value == "":
+        return False
+    if value in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if value in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise InvalidInput("Invalid is_system_webhook value")
 
 
 def _content_type(value: str) -> str:
@@ -367,6 +399,7 @@ def create_hook(actor: Account, scope: Scope, data: dict) -> Hook:
     content_type = _content_type(config["content_type"])
     url = _url(config["url"])
     flags = _flags(names)
+    is_system = _is_system(scope, config)
     extra = "{}"
     if hook_type == "slack":
         if "channel" not in config:
@@ -379,7 +412,8 @@ def create_hook(actor: Account, scope: Scope, data: dict) -> Hook:
                      http_method="POST",   # the API always makes POST hooks
                      events=flags, push_only=False, choose_events=True,
                      branch_filter=branch_filter, authorization_header=authorization,
-                     config=extra, active=active, created=created, updated=created)
+                     config=extra, active=active, created=created, updated=created,
+                     is_system=is_system)
     with unit_of_work.writing() as uow:
         store.stage_create(hook)
         uow.raise_event(_changed(actor, scope, hook, "created"))

@@ -84,6 +84,17 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
     # one summary item (services/statuses.py), so they stay short.
     "CreateStatusOption": {"state": 16, "target_url": 2048, "description": 1024,
                            "context": 255},
+    # Quota names become keys (store/quota.py); subjects are short words.
+    "CreateQuotaRuleOptions": {"name": 255, "subjects": 64},
+    "EditQuotaRuleOptions": {"subjects": 64},
+    "CreateQuotaGroupOptions": {"name": 255, "rules.name": 255, "rules.subjects": 64},
+    "SetUserQuotaGroupsOptions": {"groups": 255},
+    # Releases: a tag name is a sort key (tag claims); notes are bodies.
+    "CreateReleaseOption": {"tag_name": 255, "target_commitish": 255, "name": 255,
+                            "body": BODY_MAX},
+    "EditReleaseOption": {"tag_name": 255, "target_commitish": 255, "name": 255,
+                          "body": BODY_MAX},
+    "EditAttachmentOptions": {"name": 255, "browser_download_url": 2048},
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -25,7 +25,7 @@ from chalicelib import events
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
-from chalicelib.services import accounts, netguard, pushes, repo_lifecycle
+from chalicelib.services import accounts, netguard, pushes, quota, repo_lifecycle
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import accounts as account_store
@@ -178,6 +178,7 @@ def migrate(caller: Caller, data: dict) -> RepoView:
         raise InvalidInput("[CloneAddr]: Required")
     name = repo_lifecycle.validate_name((opt(data, "repo_name", str) or "").strip())
     owner = _owner(caller, data)
+    quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
     mirror = bool(opt(data, "mirror", bool))
     interval = parse_interval(opt(data, "mirror_interval", str)) if mirror else 0
     url = netguard.check_migration_url(clone_addr)
@@ -201,9 +202,9 @@ def migrate(caller: Caller, data: dict) -> RepoView:
         updates, head = _remote_changes(git, _fetch(remote, git))
         repo.default_branch = head or repo.default_branch
         chunks = _chunks(updates)
-        for chunk in chunks[:-1]:
+        for chunk in chunks[:-1]:      # the packs are charged with the creation, last
             pushes.commit(pushes.prepare(repo, git, chunk, actor=caller.user, announce=False,
-                                         creates_repo=True))
+                                         creates_repo=True, charge=False))
         last = pushes.prepare(repo, git, chunks[-1], actor=caller.user, announce=False,
                               creates_repo=True)
         _stage_head(last, repo, repo.default_branch)
@@ -263,6 +264,7 @@ def sync_requested(caller: Caller, view: RepoView) -> None:
         raise PermissionDenied("Must have write access")
     if not view.repo.mirror:
         raise BadInput("Repository is not a mirror")
+    quota.ensure_within(int(view.repo.owner_id), "size:git:all")
     sync(view.repo, actor=caller.user)
 
 
@@ -282,6 +284,10 @@ def sync_due(now: float | None = None) -> int:
     now = time.time() if now is None else now
     synced = 0
     for repo in mirror_store.due_repos(now):
+        if not quota.allows(int(repo.owner_id), "size:repos:all"):
+            log.info("mirror sync of repository %s skipped: its owner is over quota", repo.id)
+            _reschedule(repo, now)    # Forgejo skips it silently; try again next interval
+            continue
         try:
             sync(repo)
             synced += 1

@@ -470,11 +470,18 @@ def validate_webhook_url(url: str) -> str:
 
 
 def check_webhook_url(url: str, settings: Settings | None = None, *,
-                      resolver: Resolver | None = None) -> str:
+                      resolver: Resolver | None = None, allow_unresolved: bool = False) -> str:
     """Delivery-time check against ``[webhook] ALLOWED_HOST_LIST``; returns the
-    normalized URL.  Userinfo is allowed (Forgejo sends it as Basic auth)."""
+    normalized URL.  Userinfo is allowed (Forgejo sends it as Basic auth).
+
+    ``allow_unresolved`` (hook creation): a host name that does not resolve now passes,
+    since it may by the time of a delivery, which checks again; one that resolves to a
+    refused address does not."""
     parsed = _parse(url, WEBHOOK, allow_userinfo=True)
-    return _decide(parsed, webhook_policy(settings), resolver).url
+    policy = webhook_policy(settings)
+    if allow_unresolved and parsed.ip is None and not _resolve(parsed.host, resolver):
+        return parsed.url
+    return _decide(parsed, policy, resolver).url
 
 
 def check_target(url: str, purpose: str, settings: Settings | None = None, *,

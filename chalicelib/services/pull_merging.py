@@ -21,7 +21,7 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                InvalidInput, NotAllowed, NotFoundError, PermissionDenied)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.services import (accounts, issues, merge_settings, pull_checks, pulls,
-                                 pushes, repo_files)
+                                 pushes, quota, repo_files)
 from chalicelib.services.issue_context import Ctx, now, snapshot
 from chalicelib.services.repo_init import identity
 from chalicelib.store import issues as issue_store
@@ -53,6 +53,8 @@ def merge_pull(ctx: Ctx, number: int, data: dict) -> int:
         raise InvalidInput(f"[Do]: must be one of {', '.join(merge_settings.MERGE_STYLES)}")
     if ctx.repo.archived:
         raise ArchivedRepository("repository is archived")
+    # Forgejo's quota middleware runs after binding, before the handler's own checks.
+    quota.ensure_within(int(ctx.repo.owner_id), "size:git:all")
     issue = pulls.get_pull(ctx, number)
     pull = store.fields_of(issue)
     if pull.merged:
@@ -273,6 +275,7 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
     head = _head_view(ctx, pull)
     if head is None:
         raise NotFoundError("the head repository is gone")
+    quota.ensure_within(int(ctx.repo.owner_id), "size:git:all")
     may_push = view_of(head.repo, ctx.caller).can_write or (
         pull.allow_maintainer_edit and ctx.can_write_for(issue))
     if not may_push:
@@ -283,7 +286,10 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
     if base_sha is None or is_ancestor(git.object_store, base_sha, head_sha):
         return      # nothing new on the base
     doer = identity(ctx.user)
-    with objects.staged(git.object_store) as staged:
+    # The head shares the base's pool: its store writes the pack, so the head's ref
+    # change charges it (quota_charges).
+    head_git = repo_files.open_git(head.repo)
+    with objects.staged(head_git.object_store) as staged:
         if style == "merge":
             outcome = pull_merge.merge_pull(
                 staged, style="merge", base=head_sha.encode(), head=base_sha.encode(),
@@ -293,7 +299,6 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
             outcome = pull_merge.merge_pull(staged, style="rebase", base=base_sha.encode(),
                                             head=head_sha.encode(), author=doer,
                                             committer=doer, message="")
-    head_git = repo_files.open_git(head.repo)
     pushes.apply_ref_updates(head.repo, head_git, [(f"refs/heads/{pull.head_branch}", head_sha,
                                                    outcome.new_head.decode())], actor=ctx.user)
 

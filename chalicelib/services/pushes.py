@@ -5,8 +5,9 @@ Every ref change (a git push, the API, a mirror sync, a migration) is planned fi
 ``size`` and ``updated``, and its events — per ref a ``RepositoryPushed`` with its new
 commits, and ``RefCreated`` / ``RefDeleted`` for branches and tags (short names and
 ``ref_type``, as Forgejo's create/delete payloads have them).  ``commit`` then writes the
-refs' compare-and-swaps, the branch records, the repository update and the events'
-outbox items in ONE transaction through the unit of work.  Racing writers stay safe:
+refs' compare-and-swaps, the branch records, the repository update, the quota charge of
+the packs the change brought in (``quota_charges``) and the events' outbox items in ONE
+transaction through the unit of work.  Racing writers stay safe:
 each ref is written on condition that it still holds the old value the writer saw, so
 the loser's whole transaction (records and events included) is cancelled and reported
 stale; a transaction DynamoDB cancelled for a concurrent one is retried.
@@ -35,6 +36,7 @@ from chalicelib import events
 from chalicelib.errors import ConditionFailed
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
+from chalicelib.services import quota_charges
 from chalicelib.store import accounts as account_store
 from chalicelib.store import branches as branch_store
 from chalicelib.store import repos as repo_store
@@ -139,6 +141,8 @@ class RefChange:
     creates_repo: bool = False
     # More items the caller stages with the change: (how many, staging function).
     extras: list[tuple[int, Callable[[UnitOfWork], None]]] = field(default_factory=list)
+    # The packs the change charges to the repository (quota_charges), if any.
+    charge: quota_charges.Charge | None = None
 
     def also(self, size: int, stage: Callable[[UnitOfWork], None]) -> None:
         """Stage ``size`` more items with the change (after the rest, before the events)."""
@@ -158,14 +162,17 @@ class RefChange:
     def size(self) -> int:
         return (len(self.updates) + len(self.branch_records) + len(self.removed_branches)
                 + (1 if self.repo_fields and not self.creates_repo else 0)
-                + sum(n for n, _ in self.extras) + len(self.events))
+                + sum(n for n, _ in self.extras) + len(self.events)
+                + (self.charge.size if self.charge else 0))
 
 
 def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
-            announce: bool = True, creates_repo: bool = False) -> RefChange:
+            announce: bool = True, creates_repo: bool = False, charge: bool = True) -> RefChange:
     """Plan moving ``(ref, old, new)`` refs (hex, zeros for absent).  ``announce`` raises
     the push events (a migration's initial import raises none); ``creates_repo``: the
-    caller creates the repository record in the same write."""
+    caller creates the repository record in the same write; ``charge``: charge the
+    packs ``git`` published to the repository with this change (quota_charges; False
+    leaves them to a later change of the same ``git``)."""
     changes = git.refs.checked_updates(updates)
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
                        creates_repo=creates_repo)
@@ -182,6 +189,8 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
                                                                  **commit_fields(head)))
     change.set_repo_fields(empty=not _has_branches(git, changes), updated=int(time.time()),
                            size=pool_size(git))
+    if charge:
+        change.charge = quota_charges.charge_for(repo, git, creates_repo=creates_repo)
     if announce:
         change.events.extend(_push_events(change, actor))
     return change
@@ -233,10 +242,15 @@ def commit(change: RefChange) -> None:
         stale = refdb.stale_refs(failed)
         if stale is not None:
             raise stale from None
+        if change.charge is not None and failed.label == quota_charges.VISIBILITY \
+                and quota_charges.refresh(change.charge, change.repo):
+            return commit(change)     # the visibility changed meanwhile: charge the other
         if failed.label == repo_store.REPO and not change.creates_repo:
             raise RefUpdateFailed("the repository was deleted meanwhile", names) from None
         raise
     change.git.refs.record_applied(change.updates, change.peeled)
+    if change.charge is not None:
+        quota_charges.committed(change.charge, change.repo, creates_repo=change.creates_repo)
     for name, value in change.repo_fields.items():
         setattr(change.repo, name, value)
 
@@ -271,6 +285,8 @@ def _write(change: RefChange, raised: list[events.Event], *, refs: bool = False,
             branch_store.stage_put(record)
         for name in change.removed_branches:
             branch_store.stage_delete(change.repo.id, name)
+        if change.charge is not None:     # first: the repository's update keeps its label
+            quota_charges.stage(change.charge, change.repo, creates_repo=change.creates_repo)
         if not change.creates_repo:
             repo_store.stage_set(change.repo, change.repo_fields)
         for _, stage in change.extras:

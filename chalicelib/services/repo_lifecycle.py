@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                ServiceError)
-from chalicelib.services import pushes
+from chalicelib.services import pushes, quota_charges
 from chalicelib.settings import get_settings
 from chalicelib.store import access as access_store
 from chalicelib.store import branches as branch_store
@@ -160,6 +160,7 @@ def remove(repo: Repo, *, actor: Account | None) -> None:
             for child in forks:
                 repo_store.stage_detach_fork(child)
             repo_store.stage_delete(repo, parent=parent)
+            quota_charges.stage_release(repo)
             uow.raise_event(events.RepositoryDeleted(**pushes.event_fields(repo, actor)))
     except ConditionFailed:
         raise ConflictError("the repository changed while it was being deleted") from None

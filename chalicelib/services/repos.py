@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import accounts, merge_settings, migrations, pushes, repo_lifecycle
+from chalicelib.services import (accounts, merge_settings, migrations, pushes, quota,
+                                 quota_charges, repo_lifecycle)
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView, list_visible
 from chalicelib.store import accounts as account_store
@@ -27,14 +28,18 @@ if TYPE_CHECKING:
 SEARCH_MODES = ("fork", "source", "mirror", "collaborative")
 
 
-def create_repo(caller: Caller, owner: Account, data: dict) -> RepoView:
+def create_repo(caller: Caller, owner: Account, data: dict, *,
+                check_quota: bool = True) -> RepoView:
     """createCurrentUserRepo / adminCreateRepo: ``data`` is a CreateRepoOption.  The
     record is written first (one transaction with its event); then its git side, and if
-    that fails the repository is deleted again."""
+    that fails the repository is deleted again.  ``check_quota``: the owner's
+    ``size:repos:all`` first (Forgejo does not check the admin route)."""
     from chalicelib.services import repo_init
 
     if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not allowed to create repositories here.")
+    if check_quota:
+        quota.ensure_within(int(owner.id), "size:repos:all")
     opt = accounts.optional
     name = repo_lifecycle.validate_name((opt(data, "name", str) or "").strip())
     object_format = opt(data, "object_format_name", str) or "sha1"
@@ -72,6 +77,7 @@ def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
         if not can_create_in(caller.user, target):
             raise PermissionDenied("User is no admin of organisation")
         owner = target
+    quota.ensure_within(int(owner.id), "size:repos:all")
     name = repo_lifecycle.validate_name(opt(data, "name", str) or source.repo.name)
     if owner.id == source.repo.owner_id and name.lower() == source.repo.lower_name:
         raise InvalidInput("the repository cannot be forked onto itself")
@@ -227,6 +233,7 @@ def edit_repo(caller: Caller, view: RepoView, data: dict) -> RepoView:
     try:
         with unit_of_work.writing() as uow:
             store.stage_save(repo)
+            quota_charges.stage_visibility(repo, before["private"])
             if repo.default_branch != before["default_branch"]:
                 from chalicelib.gitstore import refdb
                 refdb.stage_symref(uow, repo.id, "HEAD", f"refs/heads/{repo.default_branch}")

@@ -135,8 +135,9 @@ def stage_create(repo: Repo, *, parent: Repo | None = None) -> None:
 
 def stage_delete(repo: Repo, *, parent: Repo | None) -> None:
     uow = unit_of_work.current()
+    # quota_size too: the deletion releases exactly the bytes it read (services/quota_charges).
     uow.delete(repo, label=REPO, condition=(Repo.version == repo.version)
-               & (Repo.num_forks == repo.num_forks))
+               & (Repo.num_forks == repo.num_forks) & unchanged_quota_size(repo))
     uow.delete(RepoName(*keys.repo_name(repo.id)), label=REPO_ID)
     uow.update(Account(*keys.account(repo.owner_id)),
                [Account.num_repos.add(-1), Account.version.add(1)], label=OWNER,
@@ -147,6 +148,14 @@ def stage_delete(repo: Repo, *, parent: Repo | None) -> None:
     uow.update(Pool(*keys.pool(repo.pool_id)),
                [Pool.members.add(-1), Pool.repo_ids.delete({int(repo.id)})], label=POOL,
                condition=Pool.pk.exists())
+
+
+def unchanged_quota_size(repo: Repo):
+    """The condition that the repository's quota size is what ``repo`` says (items older
+    than quota accounting have none: 0)."""
+    read = int(repo.quota_size or 0)
+    same = Repo.quota_size == read
+    return same | Repo.quota_size.does_not_exist() if read == 0 else same
 
 
 def stage_detach_fork(fork: Repo) -> None:

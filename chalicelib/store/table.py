@@ -161,7 +161,10 @@ class Repo(Item, discriminator="repo"):
     empty = BooleanAttribute(default=True)
     default_branch = UnicodeAttribute()
     object_format = UnicodeAttribute(default="sha1")
-    size = NumberAttribute(default=0)           # bytes of the packs this repository added
+    size = NumberAttribute(default=0)           # bytes of live packs in its object pool
+    # Bytes of the packs charged to this repository (its quota usage): the packs its
+    # ref changes brought in, as received (services/quota_charges.py, docs/quota.md).
+    quota_size = NumberAttribute(default=0)
     # Teams of the owning organization that were given this repository.
     team_ids = NumberSetAttribute(null=True)
     # Forks share their parent's object pool (packs), so a fork costs no copying.
@@ -322,6 +325,9 @@ class Hook(Item, discriminator="hook"):
     authorization_header = UnicodeAttribute(default="")
     config = UnicodeAttribute(default="{}")          # JSON of the remaining config keys
     active = BooleanAttribute(default=False)
+    # Admin hooks (owner_kind "system"): a system hook fires for every repository; the
+    # others are Forgejo's default hooks (kept, listed by id, never fired).
+    is_system = BooleanAttribute(default=False)
     created = NumberAttribute()
     updated = NumberAttribute()
 
@@ -466,6 +472,10 @@ class keys:  # noqa: N801 - a namespace of key builders
     @staticmethod
     def org_hook(org_id: int, hook_id: int) -> tuple[str, str]:
         return f"A#{org_id}", f"HOOK#{hook_id:015d}"
+
+    @staticmethod
+    def system_hook(hook_id: int) -> tuple[str, str]:
+        return "SYSHOOKS", f"HOOK#{hook_id:015d}"
 
     MEMBER_PREFIX = "MEMBER#"
     MEMBER_OF_PREFIX = "ORGOF#"

@@ -65,6 +65,8 @@ class Staged:
     condition: Any = None
     actions: list = field(default_factory=list)
     must_not_exist: bool = False
+    # Counters an update ADDs (attribute -> amount), summed over the unit (add_counts).
+    counts: dict = field(default_factory=dict)
 
     @property
     def key(self) -> Key:
@@ -74,8 +76,14 @@ class Staged:
         if self.kind == "check":
             return (type(self.item), self.item.pk, self.item.sk), {"condition": self.condition}
         if self.kind == "update":
-            return (self.item,), {"actions": self.actions, "condition": self.condition}
+            return (self.item,), {"actions": self.update_actions(), "condition": self.condition}
         return (self.item,), {"condition": self.condition}
+
+    def update_actions(self) -> list:
+        """An update's actions with one ADD per counter (see ``add_counts``)."""
+        model = type(self.item)
+        return self.actions + [getattr(model, name).add(amount)
+                               for name, amount in self.counts.items()]
 
 
 class UnitOfWork:
@@ -143,6 +151,21 @@ class UnitOfWork:
                     op.condition = condition if op.condition is None else op.condition & condition
                 return
         self._staged.append(Staged(label, "update", item, condition, list(actions)))
+
+    def add_counts(self, item: Item, counts: dict[str, int], *, label: str = "counters",
+                   actions: list = ()) -> None:
+        """Stage ``ADD`` of ``counts`` (attribute -> amount) on ``item``, which the update
+        creates if absent (``actions``, e.g. setting its discriminator, go with the first
+        call only).  Amounts staged for the same item in this unit are summed: writers
+        that each move a counter of one item in one transaction send one action per
+        attribute, as DynamoDB requires."""
+        key = (item.pk, item.sk)
+        for op in self._staged:
+            if op.kind == "update" and op.key == key:
+                for name, amount in counts.items():
+                    op.counts[name] = op.counts.get(name, 0) + amount
+                return
+        self._staged.append(Staged(label, "update", item, None, list(actions), counts=dict(counts)))
 
     def delete(self, item: Item, *, label: str = "item", condition=None) -> None:
         self._staged.append(Staged(label, "delete", item, condition))
@@ -233,7 +256,7 @@ def _write_one(op: Staged) -> None:
         if op.kind == "put":
             op.item.save(condition=op.condition)
         elif op.kind == "update":
-            op.item.update(actions=op.actions, condition=op.condition)
+            op.item.update(actions=op.update_actions(), condition=op.condition)
         elif op.kind == "delete":
             op.item.delete(condition=op.condition)
         else:

@@ -1,0 +1,162 @@
+"""Quota of the signed-in user and of organizations (Forgejo's ``/user/quota…`` and
+``/orgs/{org}/quota…``; seed §4.4), and the records every quota route sends.
+
+With ``[quota] ENABLED`` off these routes do not exist (404 before authentication), as
+in Forgejo.  ``orgGetQuota`` costs three AWS calls: the token with the organization's
+name claim, then the caller, the organization, the caller's membership and the
+organization's usage item, then one Query of the rules and groups.  Organization routes
+need an owner of the organization (403 for anyone else; 404 when the caller may not see
+it or it does not exist).  Packages and artifacts are not hosted here: their lists are
+always empty.
+"""
+from __future__ import annotations
+
+from chalicelib.api import paging
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import PAGE
+from chalicelib.api.router import Param, route
+from chalicelib.services import quota
+from chalicelib.services.quota_rules import Group, Rule, Used
+
+
+# Records -------------------------------------------------------------------------------------
+
+def rule_record(rule: Rule, *, names: bool) -> dict:
+    """QuotaRuleInfo: ``name`` only for admins, ``subjects`` left out when empty
+    (Go's omitempty)."""
+    found: dict = {"name": rule.name} if names and rule.name else {}
+    found["limit"] = int(rule.limit)
+    if rule.subjects:
+        found["subjects"] = list(rule.subjects)
+    return found
+
+
+def group_record(group: Group, *, names: bool) -> dict:
+    found: dict = {"name": group.name} if names and group.name else {}
+    found["rules"] = [rule_record(rule, names=names) for rule in group.rules]
+    return found
+
+
+def used_record(used: Used) -> dict:
+    return {"size": {
+        "repos": {"public": used.repos_public, "private": used.repos_private},
+        "git": {"LFS": used.git_lfs},
+        "assets": {"attachments": {"issues": used.attachments_issues,
+                                   "releases": used.attachments_releases},
+                   "artifacts": used.artifacts, "packages": {"all": used.packages}}}}
+
+
+def info_record(found: quota.QuotaInfo, *, names: bool) -> dict:
+    return {"used": used_record(found.used),
+            "groups": [group_record(g, names=names) for g in found.groups]}
+
+
+def attachment_record(attachment: quota.UsedAttachment) -> dict:
+    return {"name": attachment.name, "size": int(attachment.size),
+            "api_url": attachment.api_url,
+            "contained_in": {"api_url": attachment.contained_in_api_url,
+                             "html_url": attachment.contained_in_html_url}}
+
+
+# Routes ----------------------------------------------------------------------------------------
+
+SUBJECT = (Param("subject", "string", "subject of the quota", required=True),)
+QUOTA = dict(signed_in=True, available=quota.enabled)
+USER = dict(QUOTA, tag="user", scope="user",
+            preload_more=lambda req, user_id: quota.usage_keys(user_id))
+ORG = dict(QUOTA, tag="organization", scope="organization",
+           preload=lambda req: quota.name_keys(req.params["org"]),
+           preload_more=lambda req, user_id: quota.account_keys(req.params["org"], user_id))
+USER_ANSWERS = {401: "unauthorized", 403: "forbidden"}
+ORG_ANSWERS = {403: "forbidden", 404: "notFound"}
+
+
+def _org_id(req: ApiRequest) -> int:
+    return int(quota.org_for_quota(req.actor, req.params["org"]).id)
+
+
+def _info(owner_id: int) -> ApiResponse:
+    return ApiResponse.json(info_record(quota.info(owner_id), names=False))
+
+
+def _check(req: ApiRequest, owner_id: int) -> ApiResponse:
+    return ApiResponse.json(quota.check(owner_id, req.arg("subject") or ""))
+
+
+def _attachments(req: ApiRequest, owner_id: int) -> ApiResponse:
+    return paging.paged_json(req, quota.attachments_of(owner_id), attachment_record)
+
+
+def _nothing(req: ApiRequest) -> ApiResponse:
+    """Packages and artifacts: none are hosted here."""
+    return paging.paged_json(req, [], dict)
+
+
+@route("GET", "/user/quota", "userGetQuota", summary="Get quota information for the "
+       "authenticated user", responses={200: "QuotaInfo", **USER_ANSWERS}, **USER)
+def user_get_quota(req: ApiRequest) -> ApiResponse:
+    return _info(int(req.actor.id))
+
+
+@route("GET", "/user/quota/check", "userCheckQuota", summary="Check if the authenticated "
+       "user is over quota for a given subject", query=SUBJECT,
+       responses={200: "boolean", **USER_ANSWERS, 422: "validationError"}, **USER)
+def user_check_quota(req: ApiRequest) -> ApiResponse:
+    return _check(req, int(req.actor.id))
+
+
+@route("GET", "/user/quota/attachments", "userListQuotaAttachments",
+       summary="List the attachments affecting the authenticated user's quota", query=PAGE,
+       responses={200: "QuotaUsedAttachmentList", **USER_ANSWERS}, **USER)
+def user_quota_attachments(req: ApiRequest) -> ApiResponse:
+    return _attachments(req, int(req.actor.id))
+
+
+@route("GET", "/user/quota/packages", "userListQuotaPackages",
+       summary="List the packages affecting the authenticated user's quota", query=PAGE,
+       responses={200: "QuotaUsedPackageList", **USER_ANSWERS}, **USER)
+def user_quota_packages(req: ApiRequest) -> ApiResponse:
+    return _nothing(req)
+
+
+@route("GET", "/user/quota/artifacts", "userListQuotaArtifacts",
+       summary="List the artifacts affecting the authenticated user's quota", query=PAGE,
+       responses={200: "QuotaUsedArtifactList", **USER_ANSWERS}, **USER)
+def user_quota_artifacts(req: ApiRequest) -> ApiResponse:
+    return _nothing(req)
+
+
+@route("GET", "/orgs/{org}/quota", "orgGetQuota", summary="Get quota information for an "
+       "organization", responses={200: "QuotaInfo", **ORG_ANSWERS}, **ORG)
+def org_get_quota(req: ApiRequest) -> ApiResponse:
+    return _info(_org_id(req))
+
+
+@route("GET", "/orgs/{org}/quota/check", "orgCheckQuota", summary="Check if the "
+       "organization is over quota for a given subject", query=SUBJECT,
+       responses={200: "boolean", **ORG_ANSWERS, 422: "validationError"}, **ORG)
+def org_check_quota(req: ApiRequest) -> ApiResponse:
+    return _check(req, _org_id(req))
+
+
+@route("GET", "/orgs/{org}/quota/attachments", "orgListQuotaAttachments",
+       summary="List the attachments affecting the organization's quota", query=PAGE,
+       responses={200: "QuotaUsedAttachmentList", **ORG_ANSWERS}, **ORG)
+def org_quota_attachments(req: ApiRequest) -> ApiResponse:
+    return _attachments(req, _org_id(req))
+
+
+@route("GET", "/orgs/{org}/quota/packages", "orgListQuotaPackages",
+       summary="List the packages affecting the organization's quota", query=PAGE,
+       responses={200: "QuotaUsedPackageList", **ORG_ANSWERS}, **ORG)
+def org_quota_packages(req: ApiRequest) -> ApiResponse:
+    _org_id(req)
+    return _nothing(req)
+
+
+@route("GET", "/orgs/{org}/quota/artifacts", "orgListQuotaArtifacts",
+       summary="List the artifacts affecting the organization's quota", query=PAGE,
+       responses={200: "QuotaUsedArtifactList", **ORG_ANSWERS}, **ORG)
+def org_quota_artifacts(req: ApiRequest) -> ApiResponse:
+    _org_id(req)
+    return _nothing(req)

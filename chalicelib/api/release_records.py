@@ -1,0 +1,72 @@
+"""Releases and their attachments -> Forgejo's Release and Attachment records, field for
+field (``schemas.RECORDS``; Forgejo's ``services/convert/release.go`` and
+``attachment.go``)."""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from chalicelib.api import records
+from chalicelib.settings import get_settings
+
+
+def _path_segments(text: str) -> str:
+    """Forgejo's ``util.PathEscapeSegments``: each segment escaped, slashes kept."""
+    return "/".join(quote(part, safe="") for part in text.split("/"))
+
+
+def download_url(asset) -> str:
+    """``browser_download_url``: the external link, or ``<ROOT_URL>attachments/<uuid>``."""
+    if asset.external_url:
+        return asset.external_url
+    return f"{get_settings().app_url}attachments/{quote(asset.uuid, safe='')}"
+
+
+def attachment(asset) -> dict:
+    """An Attachment (a release's)."""
+    return {
+        "id": int(asset.id),
+        "name": asset.name,
+        "size": int(asset.size),
+        "download_count": int(asset.download_count),
+        "created_at": records.rfc3339(asset.created),
+        "uuid": asset.uuid,
+        "browser_download_url": download_url(asset),
+        "type": "external" if asset.external_url else "attachment",
+    }
+
+
+def upload(found) -> dict:
+    """A presigned upload (``services.release_files.Upload``): the pending Attachment with
+    where and until when to PUT its bytes (our extension, not a Forgejo record)."""
+    return {**attachment(found.asset), "upload_url": found.url, "upload_method": "PUT",
+            "upload_expires_at": records.rfc3339(found.expires_at)}
+
+
+def release(item, view, author: dict) -> dict:
+    """A Release; ``author`` is the publisher's User record.  The archive links point at
+    the API's archive route (Forgejo's name the web route, which Nimbus does not serve);
+    ``published_at`` is the creation time, as Forgejo sends it."""
+    api_url = records.repo_api_url(view.owner.login, view.repo.name)
+    url = f"{api_url}/releases/{int(item.id)}"
+    tag = _path_segments(item.tag_name)
+    return {
+        "id": int(item.id),
+        "tag_name": item.tag_name,
+        "target_commitish": item.target,
+        "name": item.title,
+        "body": item.note,
+        "url": url,
+        "html_url": f"{records.repo_html_url(view)}/releases/tag/{tag}",
+        "tarball_url": f"{api_url}/archive/{tag}.tar.gz",
+        "zipball_url": f"{api_url}/archive/{tag}.zip",
+        "hide_archive_links": bool(item.hide_archive_links),
+        "upload_url": f"{url}/assets",
+        "draft": bool(item.draft),
+        "prerelease": bool(item.prerelease),
+        "created_at": records.rfc3339(item.created),
+        "published_at": records.rfc3339(item.created),
+        "author": author,
+        "assets": [attachment(a) for a in item.assets],
+        "archive_download_count": {"zip": int(item.archive_zip),
+                                   "tar_gz": int(item.archive_tar_gz)},
+    }

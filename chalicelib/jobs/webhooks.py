@@ -1,0 +1,89 @@
+"""Webhook delivery's two jobs.
+
+``on_event`` is the ``webhook-delivery`` consumer (``jobs/consumers.py``): it turns a
+domain event into Forgejo's payloads (``api/webhook_payloads.py``), finds the hooks
+that want each (the repository's, its owner's, the system hooks: event, active,
+branch filter), renders each hook's request (``api/webhook_formats.py``) and writes one
+delivery per hook to the table (``services/webhook_deliveries.enqueue``; the same event
+again writes nothing new), then wakes the delivery workers through the webhook queue.
+
+The delivery worker sends what the table holds: ``handle_sqs_records`` (the
+``webhook_worker`` function on the webhook queue) runs the lanes its messages name;
+``sweep`` (a schedule) wakes the lanes that are due and not leased — after a crash, a
+lost message, or a retry further away than SQS can delay a message; ``deliver_due``
+runs due lanes in this process (the local runtime's worker thread).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Iterable
+
+from chalicelib import events as domain_events
+from chalicelib.api import webhook_formats, webhook_payloads
+from chalicelib.services import hooks, webhook_deliveries
+
+log = logging.getLogger("nimbus.webhooks")
+
+EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.RefCreated,
+               domain_events.RefDeleted, domain_events.RepositoryForked,
+               domain_events.RepositoryCreated, domain_events.RepositoryMigrated,
+               domain_events.RepositoryDeleted, domain_events.IssueChanged,
+               domain_events.IssueCommentChanged, domain_events.CommitStatusCreated,
+               *(t for t in (getattr(domain_events, "ReleaseChanged", None),) if t))
+
+
+def on_event(event: domain_events.Event) -> list[str]:
+    """Write the event's deliveries; the lanes (hooks) that got one."""
+    lanes: list[str] = []
+    for index, payload in enumerate(webhook_payloads.payloads(event)):
+        for hook in hooks.matching_hooks(payload.repo, payload.owner, payload.event_type,
+                                         payload.branch):
+            request = webhook_formats.request_for(hook, payload)
+            if request is None:
+                continue
+            webhook_deliveries.enqueue(
+                hook, text=request.text, event=payload.event, event_type=payload.event_type,
+                action=payload.action, content_kind=request.content_kind,
+                http_method=request.http_method, default_headers=request.default_headers,
+                repo_id=int(payload.repo.id), event_id=f"{event.event_id}#{index}",
+                occurred_at=event.occurred_at)
+            lanes.append(webhook_deliveries.ref_of(hook))
+    webhook_deliveries.notify(lanes)
+    return lanes
+
+
+def run_lanes(refs: Iterable[str], *, force: bool = False) -> int:
+    """Run each lane; re-wake the ones that stopped early or wait for a retry."""
+    sent = 0
+    for ref in dict.fromkeys(refs):
+        run = webhook_deliveries.run_lane(ref, force=force)
+        sent += run.sent
+        if run.due_at is not None:
+            webhook_deliveries.notify([ref], delay=max(0.0, run.due_at - time.time()))
+    return sent
+
+
+def handle_sqs_records(bodies: Iterable[str]) -> int:
+    refs = []
+    for body in bodies:
+        try:
+            refs.append(json.loads(body)["lane"])
+        except (ValueError, KeyError, TypeError):
+            log.error("dropping a webhook queue message that names no lane: %.200s", body)
+    return run_lanes(refs)
+
+
+def sweep() -> int:
+    """Wake every lane that is due and not leased (the schedule)."""
+    due = webhook_deliveries.due_lanes()
+    webhook_deliveries.notify(due)
+    return len(due)
+
+
+def deliver_due(*, every: bool = False) -> int:
+    """Run the due lanes here (``every``: all lanes, leases broken: a restarted local
+    runtime, whose leases were all its own)."""
+    return run_lanes(webhook_deliveries.due_lanes(every=every), force=every)
+
