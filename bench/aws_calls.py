@@ -35,6 +35,8 @@ _harness.use_repo({"NIMBUS__SERVER__ROOT_URL": "http://nimbus.test/",
 from moto import mock_aws  # noqa: E402
 
 import issue_calls  # noqa: E402
+import scenarios_commits  # noqa: E402
+import scenarios_contents  # noqa: E402
 import scenarios_git  # noqa: E402
 import scenarios_orgs  # noqa: E402
 import scenarios_pulls  # noqa: E402
@@ -52,6 +54,10 @@ BUDGETS = {
     ("repoGetPullRequest", "token"): 3,
     ("repoListPullRequests", "anon"): 3,
     ("repoListPullRequests", "token"): 3,
+    # Commits (issue 14): the preload, then the pool's packs; the total is counted in
+    # memory with a bound (services/commit_views), at no further call.
+    ("repoGetAllCommits", "anon"): 4,
+    ("repoGetAllCommits", "token"): 4,
     # Writes (issue 9): reads in two batched rounds (gateway preload), one transaction.
     ("issueCreateIssue", "token"): 4,
     ("issueCreateComment", "token"): 4,
@@ -78,6 +84,7 @@ BUDGETS = {
     ("repoListBranches", "anon"): 5,
     ("repoGetBranch", "anon"): 4,
     ("repoGetRawFile", "anon"): 4,
+    ("repoGetContents", "anon"): 4,   # contents API (issue 14): as the raw file
     ("userCurrentListRepos", "token"): 5,
     ("issueGetComments", "token"): 3,
     ("issueListLabels", "token"): 2,
@@ -122,7 +129,8 @@ EXEMPT: dict[str, str] = {}
 SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
              **scenarios_git.scenarios(), **scenarios_orgs.scenarios(),
              **issue_calls.scenarios(), **scenarios_pulls.scenarios(), **scenarios_quota.scenarios(),
-             **scenarios_releases.scenarios(), **scenarios_webhooks.scenarios()}
+             **scenarios_releases.scenarios(), **scenarios_webhooks.scenarios(),
+             **scenarios_commits.scenarios(), **scenarios_contents.scenarios()}
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

@@ -58,7 +58,11 @@ def scene(api, monkeypatch):
               # releases of the empty repository: bodies are refused before any lookup
               "attachment_id": "1", "tag": "v1",
               # webhook deliveries: redelivering an unknown one is a 404, never a 5xx
-              "delivery": "1"}
+              "delivery": "1",
+              # contents API: a file to create or update (bodies refused before writing)
+              "filepath": "docs/file.txt",
+              # branch writes (rename): the repository is empty, no branch to rename
+              "branch": "nope"}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}

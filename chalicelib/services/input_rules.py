@@ -39,6 +39,10 @@ _KEY = {"title": 50, "key": 16_384}
 _HOOK = {"url": 2048, "content_type": 16, "secret": 255, "branch_filter": 1024,
          "authorization_header": 1024, "type": 32, "events": 64}
 _TEAM = {"name": 255, "description": _DESCRIPTION, "permission": 16, "units": 64}
+_CONTENTS = {"content": MAX_REQUEST_BODY, "message": BODY_MAX, "branch": 255,
+             "new_branch": 255, "sha": 64, "from_path": 4096, "author.name": _FULL_NAME,
+             "author.email": _EMAIL, "committer.name": _FULL_NAME, "committer.email": _EMAIL,
+             "dates.author": 64, "dates.committer": 64}
 
 # Maxima per swagger body definition (the route's ``body``), keys as lower-case JSON
 # names (Go's decoder matches them case-insensitively).  A nested field is "outer.inner";
@@ -95,6 +99,12 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
     "EditReleaseOption": {"tag_name": 255, "target_commitish": 255, "name": 255,
                           "body": BODY_MAX},
     "EditAttachmentOptions": {"name": 255, "browser_download_url": 2048},
+    # The contents API: file content is base64, up to the request limit itself.
+    **{name: _CONTENTS for name in ("CreateFileOptions", "UpdateFileOptions",
+                                    "DeleteFileOptions")},
+    "ChangeFilesOptions": {**_CONTENTS, "files.content": MAX_REQUEST_BODY,
+                           "files.path": 4096, "files.from_path": 4096, "files.sha": 64,
+                           "files.operation": 16},
 }
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

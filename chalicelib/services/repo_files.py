@@ -95,8 +95,26 @@ def read_blob(git, commit_id: bytes, path: str) -> bytes:
     return obj.as_raw_string()
 
 
+def ref_in_path(git, path: str) -> tuple[str | None, str]:
+    """Forgejo's ``/raw/{ref}/{filepath}`` form (no ``?ref=``): the shortest leading
+    segments naming a branch, then a tag, then a commit id as the first segment; else
+    the whole path on the default branch."""
+    parts = [part for part in path.split("/") if part]
+    for kind in ("heads", "tags"):
+        for i in range(1, len(parts)):
+            name = "/".join(parts[:i])
+            if f"refs/{kind}/{name}".encode() in git.refs:
+                return name, "/".join(parts[i:])
+    if len(parts) > 1 and re.match(r"^[0-9a-f]{7,40}$", parts[0]):
+        if any(True for _ in git.object_store.iter_prefix(parts[0].encode())):
+            return parts[0], "/".join(parts[1:])
+    return None, path
+
+
 def raw_file(repo: Repo, path: str, ref: str | None) -> RawFile:
     git = open_git(repo)
+    if not ref and not repo.empty:
+        ref, path = ref_in_path(git, path)
     data = read_blob(git, resolve(git, repo, ref), path)
     return RawFile(posixpath.basename(path), data, _content_type(path, data))
 

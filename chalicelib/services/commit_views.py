@@ -1,0 +1,162 @@
+"""A repository's commits (Forgejo's ``repoGetAllCommits``, ``repoGetSingleCommit`` and
+``repoDownloadCommitDiffOrPatch``), read from the object store.
+
+Counting (X-Total-Count): Forgejo counts the whole history (``git rev-list --count``).
+Walking a 10,000-commit history for the first page would cost far more than the page
+itself, so the count is lazy and bounded: the walk goes on past the page for at most
+COUNT_AHEAD more commits.  When the history ends within that, the total is exact;
+otherwise the total is what was seen (the page's end plus COUNT_AHEAD), so clients
+still get a ``next`` link and the count grows as they page on.  The walk reads packs
+the request has already fetched, so it costs no AWS calls, only CPU time bounded by
+``offset + limit + COUNT_AHEAD`` commits.  (The alternative, a commit count stored on
+the branch record at push time, would need every ref update to count commits, and
+would not serve ``path``/``since``/``until`` filters or tags and commit ids.)
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
+from chalicelib.services import repo_files
+
+if TYPE_CHECKING:
+    from chalicelib.store.repos import Repo
+
+COUNT_AHEAD = 1000
+
+
+@dataclass(frozen=True)
+class CommitQuery:
+    sha: str = ""            # branch, tag or commit id; the default branch if empty
+    path: str = ""           # only commits touching this path
+    since: int | None = None  # unix seconds (committer time), inclusive
+    until: int | None = None  # unix seconds (committer time), inclusive
+
+
+@dataclass(frozen=True)
+class CommitPage:
+    commits: list
+    total: int
+    git: object
+
+
+def parse_time(raw: str | None, what: str) -> int | None:
+    """An RFC 3339 time (Forgejo's ``since``/``until``) as unix seconds."""
+    if not raw:
+        return None
+    try:
+        return int(datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        raise InvalidInput(f"{what}: invalid time {raw!r}") from None
+
+
+def list_commits(repo: Repo, query: CommitQuery, offset: int, limit: int) -> CommitPage:
+    """The commits reachable from the query's ref, newest first (a page of them), and
+    the bounded total described above."""
+    from dulwich.walk import Walker
+
+    if repo.empty:
+        raise ConflictError("Git Repository is empty")    # Forgejo answers 409 here
+    head, git = get_commit(repo, query.sha or None)
+    head = head.id
+    paths = [query.path.strip("/").encode()] if query.path.strip("/") else None
+    walker = Walker(git.object_store, include=[head], paths=paths,
+                    since=query.since, until=query.until,
+                    max_entries=offset + limit + COUNT_AHEAD)
+    found, seen = [], 0
+    for entry in walker:
+        if offset <= seen < offset + limit:
+            found.append(entry.commit)
+        seen += 1
+    return CommitPage(found, seen, git)
+
+
+def get_commit(repo: Repo, sha: str | None):
+    """(the commit a ref or (short) id names, the open repository)."""
+    git = repo_files.open_git(repo)
+    return _commit_in(git, repo, sha), git
+
+
+def _commit_in(git, repo: Repo, sha: str | None):
+    from dulwich.objects import Commit
+
+    found = git[repo_files.resolve(git, repo, sha)]
+    if not isinstance(found, Commit):
+        raise NotFoundError(f"object {sha} is not a commit")
+    return found
+
+
+def stats_and_files(git, commit) -> tuple[dict, list[dict]]:
+    """A commit's CommitStats and CommitAffectedFiles fields against its first parent."""
+    from chalicelib.gitops import diff
+
+    stats = diff.commit_stats(git.object_store, commit.id)
+    files = [{"filename": f.path, "status": f.status} for f in stats.files]
+    return {"total": stats.total, "additions": stats.additions,
+            "deletions": stats.deletions}, files
+
+
+def diff_or_patch(repo: Repo, sha: str, kind: str) -> bytes:
+    """``git diff <sha>^ <sha>`` (diff) or ``git format-patch -1 <sha>`` (patch)."""
+    from dulwich.patch import write_commit_patch, write_tree_diff
+
+    if kind not in ("diff", "patch"):
+        raise NotFoundError(f"unknown diff type {kind!r}")
+    commit, git = get_commit(repo, sha)
+    store = git.object_store
+    parent_tree = store[commit.parents[0]].tree if commit.parents else None
+    body = io.BytesIO()
+    write_tree_diff(body, store, parent_tree, commit.tree)
+    if kind == "diff":
+        return body.getvalue()
+    out = io.BytesIO()
+    write_commit_patch(out, commit, body.getvalue(), (1, 1))
+    return out.getvalue()
+
+
+# Compare and the pull request of a commit ----------------------------------------------
+
+MAX_COMPARE_COMMITS = 250     # as a pull request's commit list (services/pull_views)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    commits: list             # newest first, at most MAX_COMPARE_COMMITS
+    git: object
+
+
+def compare(repo: Repo, basehead: str) -> Comparison:
+    """``base...head`` (or ``base..head``) within the repository: the commits of head
+    that base lacks (``git log base..head``).  A head of another owner's fork
+    (``owner:branch``) is not supported here: 404."""
+    from dulwich.walk import Walker
+
+    base, sep, head = basehead.partition("...")
+    if not sep:
+        base, sep, head = basehead.partition("..")
+    if not sep or not base or not head or ":" in head or ":" in base:
+        raise NotFoundError(f"unsupported comparison {basehead!r}")
+    if repo.empty:
+        raise NotFoundError("repository is empty")
+    base_commit, git = get_commit(repo, base)
+    head_commit = _commit_in(git, repo, head)
+    walker = Walker(git.object_store, include=[head_commit.id], exclude=[base_commit.id],
+                    max_entries=MAX_COMPARE_COMMITS)
+    return Comparison([entry.commit for entry in walker], git)
+
+
+def pull_of_commit(repo: Repo, sha: str):
+    """The newest pull request of the repository whose merge commit, or else whose head,
+    is ``sha`` (a full commit id)."""
+    from chalicelib.store import pulls as pull_store
+
+    sha = sha.strip().lower()
+    items = pull_store.pulls(int(repo.id), "oc")
+    for field in ("merge_commit_sha", "head_sha"):
+        for item in items:
+            if sha and getattr(pull_store.fields_of(item), field) == sha:
+                return item
+    raise NotFoundError(f"no pull request of commit {sha}")
