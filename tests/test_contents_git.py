@@ -5,34 +5,9 @@ from __future__ import annotations
 
 import base64
 
-import httpx
-import pytest
-
-from chalicelib.local.runtime import LocalRuntime
-from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-
-PASSWORD = "alice-password"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("contents-git"),
-                      access_log=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
-
-        ensure_admin("boss", "boss-password", "boss@example.com")
-        httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                   json={"username": "alice", "email": "alice@example.com",
-                         "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
-        runtime.token = httpx.post(
-            f"{runtime.url}/api/v1/users/alice/tokens", auth=("alice", PASSWORD),
-            json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
-        yield runtime
-
-
-def call(server, method, path, **kw):
-    return httpx.request(method, f"{server.url}/api/v1{path}", timeout=TIMEOUT,
-                         headers={"Authorization": f"token {server.token}"}, **kw)
+from tests.test_git_http import git, git_env  # noqa: F401 - git_env: a fixture
+# The same runtime set-up (alice with a token; module-scoped, one per module).
+from tests.test_pulls_git import call, server  # noqa: F401 - server: a fixture
 
 
 def b64(text: str) -> str:
