@@ -10,6 +10,7 @@ atomic, as in AWS, and a failure here is a race in our code (read, then write).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -27,8 +28,8 @@ SWITCH_INTERVAL = float(os.environ.get("NIMBUS_RACE_SWITCH", "0.0005"))
 R = "/repos/alice/open"
 
 
-@pytest.fixture(autouse=True)
-def atomic_requests():
+@contextlib.contextmanager
+def one_request_at_a_time(switch_interval: float = SWITCH_INTERVAL):
     """Every DynamoDB request atomic, as in AWS.  ``serialized_mock_aws`` lets reads run
     side by side, but moto's GetItem of a missing item in a table with a range key
     inserts an empty entry (``Table.items`` is a defaultdict), so a read can break a
@@ -38,7 +39,7 @@ def atomic_requests():
     from moto.core.botocore_stubber import BotocoreStubber
 
     default = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    sys.setswitchinterval(switch_interval)
     with serialized_mock_aws():
         shared = BotocoreStubber.process_request
         lock = threading.Lock()
@@ -53,6 +54,12 @@ def atomic_requests():
         finally:
             BotocoreStubber.process_request = shared
     sys.setswitchinterval(default)
+
+
+@pytest.fixture(autouse=True)
+def atomic_requests():
+    with one_request_at_a_time():
+        yield
 
 
 @pytest.fixture

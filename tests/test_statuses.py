@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from collections import Counter
 
 import pytest
@@ -280,26 +278,10 @@ RACE_SWITCH = float(os.environ.get("NIMBUS_RACE_SWITCH", "0.0005"))
 @pytest.fixture
 def atomic_requests():
     """As tests/test_races.py: every DynamoDB request atomic, one at a time."""
-    from moto.core.botocore_stubber import BotocoreStubber
+    from tests.test_races import one_request_at_a_time
 
-    from chalicelib.local.aws_requests import serialized_mock_aws
-
-    default = sys.getswitchinterval()
-    sys.setswitchinterval(RACE_SWITCH)
-    with serialized_mock_aws():
-        shared = BotocoreStubber.process_request
-        lock = threading.Lock()
-
-        def one_at_a_time(self, request):
-            with lock:
-                return shared(self, request)
-
-        BotocoreStubber.process_request = one_at_a_time
-        try:
-            yield
-        finally:
-            BotocoreStubber.process_request = shared
-    sys.setswitchinterval(default)
+    with one_request_at_a_time(RACE_SWITCH):
+        yield
 
 
 def test_parallel_statuses_of_one_commit_all_land(api, people, atomic_requests):
