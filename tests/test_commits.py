@@ -165,8 +165,37 @@ def test_compare(api, scene):
     assert same["total_commits"] == 1 and same["commits"][0]["sha"] == chain[2]
     assert api.get(f"{R}/compare/main...side").json == {"total_commits": 0, "commits": [],
                                                         "files": []}
-    for bad in ("main", "main...nope", "nope...main", "bob:main...side", "...main"):
+    for bad in ("main", "main...nope", "nope...main", "bob:main...side", "...main",
+                "main...bob:main", "main...carol:main"):
         assert api.get(f"{R}/compare/{bad}").status == 404, bad
+
+
+def test_compare_with_a_fork(api, scene):
+    """The head may be a branch of a fork (``owner:branch`` or ``owner/repo:branch``)."""
+    chain, carol = scene["chain"], scene["carol"]
+    assert api.post(f"{R}/forks", token=carol, json={}).status == 202
+    tip, objs = commit_at(_Parent(chain[4]), {"a.txt": b"fork\n", "b.txt": b"line 4\n"},
+                          "in the fork", T0 + 2000)
+    report = push(api, carol, "proj", [(ZERO, tip.id.decode(), "refs/heads/fix")], objs,
+                  owner="carol")
+    assert "ok refs/heads/fix" in report, report
+    for head in ("carol:fix", "carol/proj:fix"):
+        r = api.get(f"{R}/compare/main...{head}")
+        assert r.status == 200, (head, r)
+        assert [c["sha"] for c in r.json["commits"]] == [tip.id.decode()]
+        assert r.json["files"] == [{"filename": "a.txt", "status": "modified"}]
+    assert api.get(f"{R}/compare/main...carol:nope").status == 404
+    # Not in the network: a repository of its own.
+    assert api.post("/user/repos", token=carol, json={"name": "other"}).status == 201
+    assert api.get(f"{R}/compare/main...carol/other:main").status == 404
+
+
+def test_not_leaves_out_what_a_ref_reaches(api, scene):
+    chain = scene["chain"]
+    r = api.get(f"{R}/commits?not=side&stat=false&files=false")
+    assert shas(r) == [chain[4], chain[3], chain[2]] and r.headers["x-total-count"] == "3"
+    assert shas(api.get(f"{R}/commits?sha=side&not={chain[0]}")) == [chain[1]]
+    assert api.get(f"{R}/commits?not=nope").status == 404
 
 
 def test_pull_request_of_a_commit(api, scene):

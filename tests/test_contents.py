@@ -187,6 +187,13 @@ def test_identities_dates_signoff_and_new_branch(api, scene):
     assert r.json["commit"]["committer"]["name"] == "Solo"
     # A new branch that exists, a base branch that does not.
     assert create(api, alice, "z.txt", "z", new_branch="topic").status == 422
+    # Unless the new branch may be overwritten: it then starts from ``branch`` again.
+    main_now = head(api, alice)
+    r = create(api, alice, "z.txt", "z", new_branch="topic", force_overwrite_new_branch=True)
+    assert r.status == 201, r
+    assert r.json["commit"]["parents"][0]["sha"] == main_now
+    assert head(api, alice, "topic") == r.json["commit"]["sha"]
+    assert api.get(f"{R}/contents/x.txt?ref=topic").status == 404
     assert create(api, alice, "z.txt", "z", branch="nope").status == 404
     assert create(api, alice, "z.txt", "z", new_branch="bad..name").status == 422
     assert create(api, alice, "z.txt", "z", dates={"author": "yesterday"}).status == 422

@@ -58,7 +58,8 @@ def make_commit(parent: str | None, files: dict[str, bytes], message: str):
     return commit, [*objects, tree, commit]
 
 
-def push(api, token, repo: str, updates: list[tuple[str, str, str]], objects=()):
+def push(api, token, repo: str, updates: list[tuple[str, str, str]], objects=(), *,
+         owner: str = "alice"):
     """POST git-receive-pack with ``(old, new, ref)`` commands; the report's lines."""
     from dulwich.object_format import get_object_format
     from dulwich.pack import write_pack_objects
@@ -73,7 +74,7 @@ def push(api, token, repo: str, updates: list[tuple[str, str, str]], objects=())
         pack = io.BytesIO()
         write_pack_objects(pack.write, [(o, None) for o in objects], get_object_format("sha1"))
         body += pack.getvalue()
-    r = api.post(f"/alice/{repo}.git/git-receive-pack", body=body, token=token, raw=True,
+    r = api.post(f"/{owner}/{repo}.git/git-receive-pack", body=body, token=token, raw=True,
                  headers={"Content-Type": "application/x-git-receive-pack-request"})
     assert r.status == 200, r
     return r.body.decode("utf-8", "replace")

@@ -21,11 +21,12 @@ PASSWORD = "alice-password"
 STYLES = ("merge", "rebase", "rebase-merge", "squash", "fast-forward-only")
 SCENARIOS = ("clean", "conflict", "uptodate", "ff")
 SIGN_MERGES = "NIMBUS__REPOSITORY_0X2E_SIGNING__MERGES"
+SIGN_CRUD = "NIMBUS__REPOSITORY_0X2E_SIGNING__CRUD_ACTIONS"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with settings_env({SIGN_MERGES: "always"}), LocalRuntime(
+    with settings_env({SIGN_MERGES: "always", SIGN_CRUD: "always"}), LocalRuntime(
             port=0, data_dir=tmp_path_factory.mktemp("pulls-git"), access_log=False) as runtime:
         for task in EventPipeline().tasks():
             runtime.add_background(task)
@@ -156,12 +157,12 @@ def test_every_style_on_every_history(server, env, tmp_path, style):
     assert not merged["conflict"]["merged"] and not merged["uptodate"]["merged"]
     assert merged["ff"]["merge_commit_sha"] == tip["base-ff"]
     if style in ("merge", "squash", "rebase-merge"):
-        _assert_signed(server, env, clone, tip["base-clean"])
+        assert_signed(server, env, clone, tip["base-clean"])
         branch = call(server, "GET", f"/repos/alice/{name}/branches/base-clean").json()
         assert branch["commit"]["verification"]["verified"] is True, branch["commit"]
 
 
-def _assert_signed(server, env, clone, sha: str) -> None:
+def assert_signed(server, env, clone, sha: str) -> None:
     raw = git(env, "cat-file", "commit", sha, cwd=clone).stdout
     assert "gpgsig -----BEGIN PGP SIGNATURE-----" in raw
     if not shutil.which("gpg"):

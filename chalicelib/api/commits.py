@@ -11,7 +11,7 @@ from __future__ import annotations
 from chalicelib.api import paging, pull_records, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.pulls import PULL, PullRenderer, ctx_of
-from chalicelib.api.repos import IN_REPO, PAGE, current_repo
+from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.api.router import Param, route
 from chalicelib.services import commit_views
 
@@ -50,7 +50,9 @@ def _record(git, c, html: str, api: str, *, stat: bool, files: bool) -> dict:
                                                "(disable for speedup, default 'true')"),
               Param("files", "boolean", "include a list of affected files for every commit "
                                         "(disable for speedup, default 'true')"),
-              *PAGE),
+              *PAGE,
+              Param("not", "string", "commits that match the given specifier will not be "
+                                     "listed.")),
        responses={200: "CommitList", 404: "notFound", 409: "conflict",
                   422: "validationError"}, **IN_REPO)
 def list_commits(req: ApiRequest) -> ApiResponse:
@@ -59,7 +61,8 @@ def list_commits(req: ApiRequest) -> ApiResponse:
     query = commit_views.CommitQuery(
         sha=req.arg("sha") or "", path=req.arg("path") or "",
         since=commit_views.parse_time(req.arg("since"), "since"),
-        until=commit_views.parse_time(req.arg("until"), "until"))
+        until=commit_views.parse_time(req.arg("until"), "until"),
+        not_sha=req.arg("not") or "")
     found = commit_views.list_commits(view.repo, query, page.offset, page.limit)
     html, api = _addresses(view)
     stat, files = _flag(req, "stat"), _flag(req, "files")
@@ -99,7 +102,7 @@ def get_commit(req: ApiRequest) -> ApiResponse:
        **IN_REPO)
 def compare(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    found = commit_views.compare(view.repo, req.params["basehead"])
+    found = commit_views.compare(caller(req), view, req.params["basehead"])
     html, api = _addresses(view)
     files = _flag(req, "files")
     listed = [_record(found.git, c, html, api, stat=True, files=files) for c in found.commits]

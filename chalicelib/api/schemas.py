@@ -5,24 +5,7 @@ records; ``swagger.py`` publishes these; tests check all three agree.
 """
 from __future__ import annotations
 
-S = {"type": "string"}
-T = {"type": "string", "format": "date-time"}
-I = {"type": "integer", "format": "int64"}  # noqa: E741
-B = {"type": "boolean"}
-EMAIL = {"type": "string", "format": "email"}
-STRINGS = {"type": "array", "items": {"type": "string"}}
-
-
-def ref(name: str) -> dict:
-    return {"$ref": f"#/definitions/{name}"}
-
-
-def nullable(schema: dict) -> dict:
-    """``schema`` or null: what Forgejo sends for a nil pointer or slice.  Forgejo's own
-    description leaves these unmarked; clients validating responses (and our schema fuzz
-    test) need the Swagger 2.0 ``x-nullable`` extension to accept them."""
-    return {**schema, "x-nullable": True}
-
+from chalicelib.api.schema_types import B, EMAIL, I, S, STRINGS, T, nullable, ref  # noqa: F401
 
 RECORDS: dict[str, dict[str, dict]] = {
     "User": {
@@ -416,52 +399,9 @@ OPTIONS.update({
 LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackage",
           "QuotaUsedArtifact")
 
-# The contents API (api/contents.py; appended).
-_IDENTITY = ref("Identity")
-_FILE_WRITE = {"author": _IDENTITY, "committer": _IDENTITY, "branch": S,
-               "dates": ref("CommitDateOptions"), "force_overwrite_new_branch": B,
-               "message": S, "new_branch": S, "signoff": B}
-RECORDS.update({
-    "FileLinksResponse": {"self": nullable(S), "git": nullable(S), "html": nullable(S)},
-    "ContentsResponse": {
-        "name": S, "path": S, "sha": S, "last_commit_sha": S, "last_commit_when": T,
-        "type": S, "size": I, "encoding": nullable(S), "content": nullable(S),
-        "target": nullable(S), "url": S, "html_url": nullable(S), "git_url": nullable(S),
-        "download_url": nullable(S), "submodule_git_url": nullable(S),
-        "_links": ref("FileLinksResponse"),
-    },
-    "FileCommitResponse": {"url": S, "sha": S, "created": T, "html_url": S,
-                           "author": ref("CommitUser"), "committer": ref("CommitUser"),
-                           "parents": {"type": "array", "items": ref("CommitMeta")},
-                           "message": S, "tree": ref("CommitMeta")},
-    "FileResponse": {"content": nullable(ref("ContentsResponse")),
-                     "commit": ref("FileCommitResponse"),
-                     "verification": ref("PayloadCommitVerification")},
-    "FileDeleteResponse": {"content": nullable(ref("ContentsResponse")),
-                           "commit": ref("FileCommitResponse"),
-                           "verification": ref("PayloadCommitVerification")},
-    "FilesResponse": {"files": {"type": "array", "items": nullable(ref("ContentsResponse"))},
-                      "commit": ref("FileCommitResponse"),
-                      "verification": ref("PayloadCommitVerification")},
-})
-OPTIONS.update({
-    "Identity": ([], {"name": S, "email": EMAIL}),
-    "CommitDateOptions": ([], {"author": T, "committer": T}),
-    "CreateFileOptions": (["content"], {**_FILE_WRITE, "content": S}),
-    "UpdateFileOptions": (["sha", "content"], {**_FILE_WRITE, "content": S, "sha": S,
-                                                "from_path": S}),
-    "DeleteFileOptions": (["sha"], {**_FILE_WRITE, "sha": S}),
-    "ChangeFileOperation": (["operation", "path"], {
-        "operation": {"type": "string", "enum": ["create", "update", "delete"]},
-        "path": S, "content": S, "from_path": S, "sha": S}),
-    "ChangeFilesOptions": (["files"], {**_FILE_WRITE, "files": {
-        "type": "array", "items": ref("ChangeFileOperation")}}),
-})
-LISTS += ("ContentsResponse",)
+# Repository content records (contents, commits, branches, tags, git data).
+from chalicelib.api import schemas_git  # noqa: E402 - merged after the base records
 
-# Commits (api/commits.py; appended).
-RECORDS["Compare"] = {"total_commits": I, "commits": {"type": "array", "items": ref("Commit")},
-                      "files": {"type": "array", "items": ref("CommitAffectedFiles")}}
-OPTIONS["CreateBranchRepoOption"] = (["new_branch_name"], {
-    "new_branch_name": S, "old_branch_name": S, "old_ref_name": S})
-OPTIONS["UpdateBranchRepoOption"] = (["name"], {"name": S})
+RECORDS.update(schemas_git.RECORDS)
+OPTIONS.update(schemas_git.OPTIONS)
+LISTS += schemas_git.LISTS

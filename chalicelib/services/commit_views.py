@@ -23,6 +23,7 @@ from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
 from chalicelib.services import repo_files
 
 if TYPE_CHECKING:
+    from chalicelib.services.repo_views import Caller, RepoView
     from chalicelib.store.repos import Repo
 
 COUNT_AHEAD = 1000
@@ -34,6 +35,7 @@ class CommitQuery:
     path: str = ""           # only commits touching this path
     since: int | None = None  # unix seconds (committer time), inclusive
     until: int | None = None  # unix seconds (committer time), inclusive
+    not_sha: str = ""        # leave out commits reachable from this ref (``git log --not``)
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ def list_commits(repo: Repo, query: CommitQuery, offset: int, limit: int) -> Com
     head, git = get_commit(repo, query.sha or None)
     head = head.id
     paths = [query.path.strip("/").encode()] if query.path.strip("/") else None
-    walker = Walker(git.object_store, include=[head], paths=paths,
+    exclude = [_commit_in(git, repo, query.not_sha).id] if query.not_sha else None
+    walker = Walker(git.object_store, include=[head], exclude=exclude, paths=paths,
                     since=query.since, until=query.until,
                     max_entries=offset + limit + COUNT_AHEAD)
     found, seen = [], 0
@@ -128,21 +131,31 @@ class Comparison:
     git: object
 
 
-def compare(repo: Repo, basehead: str) -> Comparison:
-    """``base...head`` (or ``base..head``) within the repository: the commits of head
-    that base lacks (``git log base..head``).  A head of another owner's fork
-    (``owner:branch``) is not supported here: 404."""
+def compare(caller: Caller, view: RepoView, basehead: str) -> Comparison:
+    """``base...head`` (or ``base..head``): the commits of head that base lacks (``git
+    log base..head``).  The head may be in another repository of the fork network
+    (``owner:branch``, ``owner/repo:branch``) that the caller can read; the network
+    shares one object pool, so both commits are in the base's object store."""
     from dulwich.walk import Walker
+
+    from chalicelib.services import fork_network
 
     base, sep, head = basehead.partition("...")
     if not sep:
         base, sep, head = basehead.partition("..")
-    if not sep or not base or not head or ":" in head or ":" in base:
+    if not sep or not base or not head or ":" in base:
         raise NotFoundError(f"unsupported comparison {basehead!r}")
+    repo = view.repo
     if repo.empty:
         raise NotFoundError("repository is empty")
+    head_view, head_ref = fork_network.locate(caller, view, head)
+    if not head_view.can_read or head_view.repo.empty:
+        raise NotFoundError(f"head repository of {head!r} not found")
     base_commit, git = get_commit(repo, base)
-    head_commit = _commit_in(git, repo, head)
+    if head_view.repo.id == repo.id:
+        head_commit = _commit_in(git, repo, head_ref)
+    else:
+        head_commit = _commit_in(repo_files.open_git(head_view.repo), head_view.repo, head_ref)
     walker = Walker(git.object_store, include=[head_commit.id], exclude=[base_commit.id],
                     max_entries=MAX_COMPARE_COMMITS)
     return Comparison([entry.commit for entry in walker], git)

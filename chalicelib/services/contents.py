@@ -314,13 +314,17 @@ def change_files(view: RepoView, user, data: dict, files: list[dict] | None = No
         head = None
     if head is None and not (repo.empty and branch == repo.default_branch):
         raise NotFoundError(f"branch does not exist [name: {branch}]")
-    target = branch
+    target, replaced = branch, None
     if new_branch and new_branch != branch:
         try:
             validate_branch_name(new_branch)
         except InvalidInput:
             raise InvalidInput(f"[NewBranchName]: invalid branch name {new_branch!r}") from None
-        if f"refs/heads/{new_branch}".encode() in git.refs:
+        try:
+            replaced = git.refs[f"refs/heads/{new_branch}".encode()]
+        except KeyError:
+            replaced = None
+        if replaced is not None and not data.get("force_overwrite_new_branch"):
             raise InvalidInput(f"branch already exists [name: {new_branch}]")
         target = new_branch
     author, committer = _identities(data, user)
@@ -331,7 +335,11 @@ def change_files(view: RepoView, user, data: dict, files: list[dict] | None = No
         made = commits.commit_edits(
             staged, parent=head, edits=_edits(files), author=author, committer=committer,
             message=message, sign=signing.commit_signer("CRUD_ACTIONS", user))
+    # The ref moves by compare-and-swap from what this request read: the branch's tip,
+    # or the overwritten new branch's (force_overwrite_new_branch), else absent.
     old = head.decode() if head is not None and target == branch else None
+    if target != branch and replaced is not None:
+        old = replaced.decode()
     pushes.apply_ref_updates(repo, git, [(f"refs/heads/{target}", old, made.id.decode())],
                              actor=user)
     at = At(target, "branch", made.id.decode())

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.services import accounts, issues, pull_checks, repo_files
+from chalicelib.services import accounts, fork_network, issues, pull_checks, repo_files
 from chalicelib.services.issue_context import (MAX_TITLE, PULLS_UNIT, Ctx, context, int_list,
                                                with_labels)
-from chalicelib.services.repo_views import Caller, RepoView, find, find_by_id, view_of
+from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import pulls as store
 from chalicelib.store import repos as repo_store
 from chalicelib.store.pulls import PullFields
@@ -75,35 +75,8 @@ def stage_head_ref(git, number: int, head_sha: str, uow) -> None:
 
 def head_view(ctx: Ctx, head: str) -> tuple[RepoView, str]:
     """The head repository and branch named by ``branch``, ``owner:branch`` or
-    ``owner/repo:branch``: the base repository, a fork of it owned by ``owner``, or the
-    base's parent when the base is a fork."""
-    if ":" not in head:
-        return ctx.view, head
-    owner_part, branch = head.split(":", 1)
-    if ":" in branch:
-        raise NotFoundError(f"invalid head {head!r}")
-    if "/" in owner_part:
-        owner_name, repo_name = owner_part.split("/", 1)
-        view = find(ctx.caller, owner_name, repo_name)
-        if view.repo.id != ctx.repo.id and int(view.repo.pool_id) != int(ctx.repo.pool_id):
-            raise NotFoundError(f"{owner_part} is not in the fork network of "
-                                f"{ctx.view.owner.login}/{ctx.repo.name}")
-        return view, branch
-    owner = accounts.get_user(owner_part, ctx.user)     # NotFoundError when unknown
-    if int(owner.id) == int(ctx.view.owner.id):
-        return ctx.view, branch
-    for fork in repo_store.forks_of(ctx.repo):
-        if int(fork.owner_id) == int(owner.id):
-            view = view_of(fork, ctx.caller, owner)
-            if view.can_read:
-                return view, branch
-    if ctx.repo.fork and ctx.repo.parent_id:
-        parent = find_by_id(ctx.caller, int(ctx.repo.parent_id))
-        if parent is not None and int(parent.owner.id) == int(owner.id):
-            return parent, branch
-    raise NotFoundError(f"{owner.login} does not have a fork of {ctx.view.owner.login}/"
-                        f"{ctx.repo.name} and {ctx.view.owner.login}/{ctx.repo.name} is not a "
-                        f"fork of a repository from {owner.login}")
+    ``owner/repo:branch`` (``fork_network.locate``)."""
+    return fork_network.locate(ctx.caller, ctx.view, head)
 
 
 def head_repo_label(ctx: Ctx, pull: PullFields) -> str:
