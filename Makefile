@@ -4,11 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench install clean
+.PHONY: run test bench install clean package deploy destroy browser
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet pip==26.2.1  # chalice asks for pip<26.3
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
@@ -19,9 +19,16 @@ run: $(STAMP)
 	$(PY) -m chalicelib.local
 
 # Layer contracts first (.importlinter): a broken layer fails in seconds, loudly.
-test: $(STAMP)
+test: $(STAMP) browser
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
+
+# Debian's headless Chromium and its matching chromedriver, for tests/test_browser.py;
+# nothing to do (and no network) when both are installed.  Run as root, as CI does.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends chromium chromium-driver >/dev/null; }
 
 bench: $(STAMP)
 	$(PY) bench/aws_calls.py
@@ -29,6 +36,20 @@ bench: $(STAMP)
 	$(PY) bench/git_transfer.py
 	$(PY) bench/markdown_render.py
 	$(PY) bench/local_throughput.py
+
+# The Lambda zip (python3.12 wheels, whatever Python runs this) and its template, in
+# .chalice/deployments/package/; prints the sizes.  infra/README.md has the details.
+package: $(STAMP)
+	$(PY) -m infra.package
+
+# make deploy STACK=nimbus ARTIFACT_BUCKET=my-artifacts [ROOT_URL=https://git.example.com/]
+# Region and credentials: the usual AWS settings (AWS_REGION, AWS_PROFILE, ~/.aws/config).
+deploy: $(STAMP)
+	$(PY) -m infra.deploy --stack "$(STACK)" --artifact-bucket "$(ARTIFACT_BUCKET)" --root-url "$(ROOT_URL)"
+
+# make destroy STACK=nimbus: the table and the bucket are kept, with their data.
+destroy: $(STAMP)
+	$(PY) -m infra.destroy --stack "$(STACK)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -45,3 +45,19 @@ def use_repo(extra_env: dict[str, str] | None = None) -> None:
     os.environ.update(env)
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
+
+
+def snake_case(operation: str) -> str:
+    """A recorded API operation name (``BatchGetItem``) as boto3's method name."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
+
+
+def recorded_dynamodb_call(model, params) -> tuple[str, dict] | None:
+    """(operation, API parameters) of a botocore ``before-call`` event on DynamoDB, else
+    None.  Its JSON protocol sends the API parameters as the body, so replaying them
+    through a plain boto3 client makes the very same request."""
+    import json
+
+    if model.service_model.service_name != "dynamodb":
+        return None
+    return model.name, json.loads(params["body"])

@@ -121,7 +121,10 @@ BUDGETS = {
 
 # operationId -> why its success path cannot be reached in the bench.  Keep it empty
 # if at all possible: a route listed here is not measured.
-EXEMPT: dict[str, str] = {}
+EXEMPT: dict[str, str] = {
+    "applyLargePush": "needs a bundle uploaded to S3 through the presigned URL first "
+                      "(tests/test_large_push.py runs the whole path)",
+}
 
 # operationId -> scenario: a function of the scene that may prepare state (not counted)
 # and returns the requests to measure; several requests measure one operation under
@@ -131,6 +134,12 @@ SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
              **issue_calls.scenarios(), **scenarios_pulls.scenarios(), **scenarios_quota.scenarios(),
              **scenarios_releases.scenarios(), **scenarios_webhooks.scenarios(),
              **scenarios_commits.scenarios(), **scenarios_contents.scenarios()}
+
+# The git data API (trees, blobs, refs, annotated tags, notes): its scenarios and budgets.
+import scenarios_git_data  # noqa: E402
+
+SCENARIOS.update(scenarios_git_data.scenarios())
+BUDGETS.update(scenarios_git_data.BUDGETS)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.
@@ -340,6 +349,14 @@ def main() -> int:
     else:
         print_table(result)
     return result["exit_status"]
+
+
+# The web pages (chalicelib/web): their scenarios, exemptions and budgets.
+import scenarios_web  # noqa: E402
+
+SCENARIOS.update(scenarios_web.scenarios())
+EXEMPT.update(scenarios_web.EXEMPT)
+BUDGETS.update(scenarios_web.BUDGETS)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,11 @@ smart HTTP server (`git http-backend`) on a bare copy, in the same run.
 
 Prints push and clone times of a generated repository for both servers and their
 ratio, the S3 GETs a clone makes (cold cache and warm), and the DynamoDB calls of
-``repoGet`` (anonymous and with a token).
+``repoGet`` (anonymous and with a token).  Then, side by side again (git's default
+protocol v2 unless the row says v0): a partial clone (``--filter=blob:none``) of that
+repository; ``git ls-remote`` of a repository with 5,000 ``refs/pull/*`` refs (all refs,
+``--heads`` only, and ``--heads`` over v0, which advertises every ref); and on a
+10,000-commit history, the clone and then the fetch of one new commit.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import use_repo  # noqa: E402
@@ -75,6 +80,92 @@ def git_env(home: Path) -> dict:
     home.mkdir(exist_ok=True)
     (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = b@example.com\n")
     return {**os.environ, "HOME": str(home), "GIT_TERMINAL_PROMPT": "0"}
+
+
+def long_history(root: Path, commits: int) -> Path:
+    """A repository of ``commits`` small commits over 100 files in 10 folders."""
+    src = root / "long"
+    git("init", "-q", "-b", "main", str(src))
+    stream = []
+    for n in range(commits):
+        message = f"commit {n}\n".encode()
+        content = f"line {n}\n".encode() * 4
+        stream.append(b"commit refs/heads/main\ncommitter Bench <b@example.com> %d +0000\n"
+                      b"data %d\n%s" % (1_600_000_000 + n, len(message), message))
+        stream.append(b"M 100644 inline dir%d/file%d.txt\ndata %d\n%s\n"
+                      % (n % 10, n % 100, len(content), content))
+    done = subprocess.run(["git", "fast-import", "--quiet"], cwd=src, input=b"".join(stream),
+                          capture_output=True, timeout=600)
+    if done.returncode:
+        raise RuntimeError(done.stderr.decode())
+    git("checkout", "-q", "-f", "main", cwd=src)
+    return src
+
+
+def add_commit(src: Path, env: dict) -> None:
+    (src / "new.txt").write_text(f"new {time.time()}\n")
+    git("add", "new.txt", cwd=src, env=env)
+    git("commit", "-q", "-m", "one more", cwd=src, env=env)
+
+
+def put_refs(repo_id: int, names: list[str], sha: str) -> None:
+    """Many refs at once through the ref store (a push moves at most 100)."""
+    from chalicelib.gitstore.models import GitRef, gitkeys
+
+    with GitRef.batch_write() as batch:
+        for name in names:
+            batch.save(GitRef(gitkeys.refs_pk(repo_id), name, sha=sha, peeled=sha))
+
+
+def protocol_scenarios(work: Path, env: dict, src: Path, nimbus: Callable[[str], str],
+                       new_repo: Callable[[str], int]) -> dict:
+    """Partial clone, ls-remote over 5,000 refs, one-commit fetch on a long history:
+    seconds for C git and Nimbus."""
+    from tests.git_backend import serve_http_backend
+
+    root = work / "backend-v2"
+    root.mkdir()
+    backend, url = serve_http_backend(root)
+    servers = {"c_git": lambda name: f"{url}/{name}.git", "nimbus": nimbus}
+    for name in ("big", "refs", "long"):
+        bare = root / f"{name}.git"
+        git("init", "-q", "--bare", str(bare))
+        for key, value in (("http.receivepack", "true"), ("uploadpack.allowFilter", "true"),
+                           ("uploadpack.allowAnySHA1InWant", "true")):
+            git("-C", str(bare), "config", key, value)
+    out: dict[str, dict[str, float]] = {k: {} for k in servers}
+    repo_ids = {name: new_repo(name) for name in ("big", "refs", "long")}
+    refs = [f"refs/pull/{n}/head" for n in range(5000)]
+    head = git("rev-parse", "main", cwd=src).strip()
+    long_src = long_history(work, 10_000)
+    for kind, remote in servers.items():
+        git("push", "-q", remote("big"), "main", cwd=src, env=env)
+        out[kind]["partial clone (blob:none)"] = timed_git(
+            "clone", "-q", "--filter=blob:none", "--no-checkout", remote("big"),
+            str(work / f"{kind}-partial"), env=env)
+        git("push", "-q", remote("refs"), "main", cwd=src, env=env)
+        if kind == "c_git":
+            subprocess.run(["git", "update-ref", "--stdin"], cwd=root / "refs.git", check=True,
+                           input="".join(f"create {r} {head}\n" for r in refs).encode())
+        else:
+            put_refs(repo_ids["refs"], refs, head)
+        out[kind]["ls-remote, 5,000 refs"] = timed_git("ls-remote", remote("refs"), env=env)
+        out[kind]["ls-remote --heads, 5,000 refs"] = timed_git(
+            "ls-remote", "--heads", remote("refs"), env=env)
+        out[kind]["ls-remote --heads, 5,000 refs, v0"] = timed_git(
+            "-c", "protocol.version=0", "ls-remote", "--heads", remote("refs"), env=env)
+        out[kind]["push 10,000 commits"] = timed_git("push", "-q", remote("long"), "main",
+                                                     cwd=long_src, env=env)
+        clone = work / f"{kind}-long"
+        out[kind]["clone 10,000 commits"] = timed_git("clone", "-q", remote("long"), str(clone),
+                                                      env=env)
+    add_commit(long_src, env)
+    for kind, remote in servers.items():
+        git("push", "-q", remote("long"), "main", cwd=long_src, env=env)
+        out[kind]["fetch 1 new commit of 10,001"] = timed_git(
+            "fetch", "-q", cwd=work / f"{kind}-long", env=env)
+    backend.shutdown()
+    return out
 
 
 def main() -> int:
@@ -132,9 +223,10 @@ def main() -> int:
                 calls[f"{model.service_model.service_name}:{model.name}"] += 1
 
             aws.add_call_hook(hook)
-            n_push, n_clone, s3_cold, s3_warm = [], [], [], []
+            n_push, n_clone, s3_cold, s3_warm, repo_ids = [], [], [], [], []
             for run in range(args.runs):
-                httpx.post(f"{api}/user/repos", headers=headers, json={"name": f"r{run}"})
+                made = httpx.post(f"{api}/user/repos", headers=headers, json={"name": f"r{run}"})
+                repo_ids.append(int(made.json()["id"]))
                 remote = f"http://bench:{token}@{host}/bench/r{run}.git"
                 n_push.append(timed_git("push", "-q", remote, "main", cwd=src, env=env))
                 drop_cached_packs(cache)
@@ -145,6 +237,20 @@ def main() -> int:
                 calls.clear()
                 git("clone", "-q", remote, str(work / f"n-warm{run}"), env=env)
                 s3_warm.append(calls["s3:GetObject"])
+            # The same clone once the scheduled compaction has made the main pack: its
+            # bytes are streamed as stored (gitstore/pack_reuse.py).
+            from chalicelib.gitstore import compaction
+
+            compaction.compact_pool(repo_ids[0], [repo_ids[0]], min_age_seconds=0,
+                                    grace_seconds=0)
+            remote = f"http://bench:{token}@{host}/bench/r0.git"
+            n_reused, s3_reused = [], []
+            for run in range(args.runs):
+                drop_cached_packs(cache)
+                calls.clear()
+                n_reused.append(timed_git("clone", "-q", remote,
+                                          str(work / f"n-reused{run}"), env=env))
+                s3_reused.append(calls["s3:GetObject"])
             # repoGet, counted the way bench/aws_calls.py counts (one fresh request each).
             calls.clear()
             httpx.get(f"{api}/repos/bench/r0")
@@ -153,12 +259,23 @@ def main() -> int:
             httpx.get(f"{api}/repos/bench/r0", headers=headers)
             repo_get_token = sum(v for k, v in calls.items() if k.startswith("dynamodb"))
 
+            def new_repo(name: str) -> int:
+                made = httpx.post(f"{api}/user/repos", headers=headers, json={"name": name})
+                return int(made.json()["id"])
+
+            result["protocol"] = protocol_scenarios(
+                work, env, src, lambda name: f"http://bench:{token}@{host}/bench/{name}.git",
+                new_repo)
+
         med = statistics.median
         result.update({
             "c_git": {"push_s": med(c_push), "clone_s": med(c_clone)},
             "nimbus": {"push_s": med(n_push), "clone_s": med(n_clone)},
-            "ratio": {"push": med(n_push) / med(c_push), "clone": med(n_clone) / med(c_clone)},
-            "s3_gets_per_clone": {"cold_cache": med(s3_cold), "warm_cache": med(s3_warm)},
+            "ratio": {"push": med(n_push) / med(c_push), "clone": med(n_clone) / med(c_clone),
+                      "clone_compacted": med(n_reused) / med(c_clone)},
+            "clone_compacted_s": med(n_reused),
+            "s3_gets_per_clone": {"cold_cache": med(s3_cold), "warm_cache": med(s3_warm),
+                                  "compacted_cold_cache": med(s3_reused)},
             "dynamodb_calls_repoGet": {"anonymous": repo_get_anon, "token": repo_get_token},
         })
     finally:
@@ -173,10 +290,17 @@ def main() -> int:
     for op in ("push", "clone"):
         c, n = result["c_git"][f"{op}_s"], result["nimbus"][f"{op}_s"]
         print(f"{op:8}{c:>19.2f}s{n:>11.2f}s{n / c:>7.1f}x")
+    c, n = result["c_git"]["clone_s"], result["clone_compacted_s"]
+    print(f"{'clone, after compaction (main pack reused)':44}{c:.2f}s vs {n:.2f}s: {n / c:.1f}x")
     s3 = result["s3_gets_per_clone"]
-    print(f"S3 GETs per clone: {s3['cold_cache']} with a cold /tmp cache, {s3['warm_cache']} warm")
+    print(f"S3 GETs per clone: {s3['cold_cache']} with a cold /tmp cache, {s3['warm_cache']} warm, "
+          f"{s3['compacted_cold_cache']} after compaction (cold cache)")
     ddb = result["dynamodb_calls_repoGet"]
     print(f"DynamoDB calls per repoGet: {ddb['anonymous']} anonymous, {ddb['token']} with a token")
+    print(f"{'':36}{'C git http-backend':>20}{'Nimbus':>12}{'ratio':>8}")
+    for op, c in result["protocol"]["c_git"].items():
+        n = result["protocol"]["nimbus"][op]
+        print(f"{op:36}{c:>19.2f}s{n:>11.2f}s{n / c:>7.1f}x")
     return 0 if ddb["token"] <= 2 else 1
 
 

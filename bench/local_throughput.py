@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 
-from _harness import REPO_ROOT, lambda_env, use_repo
+from _harness import REPO_ROOT, lambda_env, recorded_dynamodb_call, snake_case, use_repo
 
 ADMIN = ("root", "root-password-1")
 MIX = (("repo", "GET", "/api/v1/repos/root/demo", None),
@@ -67,9 +67,10 @@ def _record(base: str, auth: str) -> dict[str, list[tuple[str, dict]]]:
     active = threading.Event()
 
     def hook(model=None, params=None, **_):
-        if (active.is_set() and model.service_model.service_name == "dynamodb"
+        call = recorded_dynamodb_call(model, params)
+        if (active.is_set() and call is not None
                 and not threading.current_thread().name.startswith("nimbus-")):
-            recording.append((model.name, json.loads(params["body"])))
+            recording.append(call)
 
     aws.add_call_hook(hook)
     recorded = {}
@@ -150,17 +151,13 @@ def _bare_app(recorded: dict[str, list[tuple[str, dict]]]):
             if operation == "TransactWriteItems":
                 params = _bare_transaction(params)
             try:
-                answer = getattr(ddb, _snake(operation))(**params)
+                answer = getattr(ddb, snake_case(operation))(**params)
             except Exception as exc:  # noqa: BLE001 - the bench reports it as a failure
                 return Response({"message": f"{operation}: {exc}"}, status_code=500)
         return Response({"calls": len(recorded[kind]), "last": str(answer)[:200]},
                         status_code=201 if request.method == "POST" else 200)
 
     return app
-
-
-def _snake(operation: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in operation).lstrip("_")
 
 
 def serve() -> None:

@@ -1,7 +1,7 @@
 """Commit scenarios for bench/aws_calls.py (imported there): the commit list of alice/demo's
 default branch, one commit, one commit's diff and patch, a comparison with a new branch,
 and the pull request of a pull request's head commit; creating, deleting and renaming a
-branch."""
+branch; listing, reading, creating and deleting tags; the language statistics."""
 from __future__ import annotations
 
 import scenarios_pulls
@@ -34,6 +34,13 @@ def compared(s) -> str:
     return s.once("compared", lambda: scenarios_pulls.new_branch(s))
 
 
+def tag(s) -> str:
+    """A new lightweight tag on main (set-up: not counted)."""
+    name = s.unique("tag-")
+    s.must("POST", f"{DEMO}/tags", "token", {"tag_name": name}, expect=201)
+    return name
+
+
 def scenarios() -> dict:
     """operationId -> scenario, as in aws_calls.SCENARIOS."""
     return {
@@ -56,4 +63,13 @@ def scenarios() -> dict:
         "repoUpdateBranch": lambda s: [
             Req("PATCH", f"{DEMO}/branches/{scenarios_pulls.new_branch(s)}", "token",
                 {"name": s.unique("renamed-")}, 204)],
+        "repoListTags": lambda s: [Req("GET", f"{DEMO}/tags"),
+                                   Req("GET", f"{DEMO}/tags", "token")],
+        "repoGetTag": lambda s: [Req("GET", f"{DEMO}/tags/{tag(s)}")],
+        "repoCreateTag": lambda s: [Req("POST", f"{DEMO}/tags", "token",
+                                        {"tag_name": s.unique("made-tag-"),
+                                         "message": "annotated"}, 201)],
+        "repoDeleteTag": lambda s: [Req("DELETE", f"{DEMO}/tags/{tag(s)}", "token",
+                                        expect=204)],
+        "repoGetLanguages": lambda s: [Req("GET", f"{DEMO}/languages")],
     }

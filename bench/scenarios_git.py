@@ -164,4 +164,6 @@ def scenarios() -> dict:
         "repoMigrate": lambda s: [Req("POST", "/repos/migrate", "token", migrate_option(s), 201,
                                       settings=LOCAL_REMOTES)],
         "repoMirrorSync": mirror_sync_request,
+        "createLargePush": lambda s: [Req("POST", "/repos/alice/demo/large-pushes", "token",
+                                          {"size": 1 << 20}, 201)],
     }

@@ -3,6 +3,7 @@
     python -m chalicelib.cli admin user create --username U --password P --email E [--admin]
     python -m chalicelib.cli admin user generate-access-token --username U [--scopes all]
     python -m chalicelib.cli admin repair [--dry-run]
+    python -m chalicelib.cli push-bundle <remote> [<refspec>...]   (large pushes)
 
 With ``--local`` (the default when a local runtime is running) the command talks to the
 embedded moto of ``make run``, found through ``--data-dir``, ``NIMBUS_DATA_DIR``, or
@@ -269,6 +270,35 @@ def _quota_recount(args) -> int:
     return 0
 
 
+# Large pushes ----------------------------------------------------------------------
+
+def _push_bundle(args) -> int:
+    """A push too big for one request, through a bundle in S3 (chalicelib/push_bundle.py)."""
+    from chalicelib import push_bundle
+
+    try:
+        accepted = push_bundle.push(args.repo_dir, args.remote, args.refspecs,
+                                    token=args.token, force=args.force)
+    except push_bundle.PushError as exc:
+        raise CliError(str(exc)) from None
+    return 0 if accepted else 1
+
+
+def _add_push_bundle(parser: argparse.ArgumentParser) -> None:
+    command = parser.areas.add_parser(
+        "push-bundle", help="push through an S3 upload when git push is too large "
+        "for one request (docs/git-at-scale.md)")
+    command.add_argument("remote", help="a remote's name or http(s)://host/owner/repo.git")
+    command.add_argument("refspecs", nargs="*",
+                         help="src[:dst], as for git push (default: the current branch)")
+    command.add_argument("--repo-dir", default=".", help="the local repository (default: .)")
+    command.add_argument("--token", help="access token (default: NIMBUS_TOKEN, else the "
+                         "URL's credentials)")
+    command.add_argument("--force", "-f", action="store_true",
+                         help="allow updates that are not fast-forwards")
+    command.set_defaults(run=_push_bundle)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.cli")
     where = parser.add_mutually_exclusive_group()
@@ -276,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--aws", action="store_true", help="ignore a running local runtime")
     parser.add_argument("--data-dir", help="the local runtime's data dir (default: "
                         "NIMBUS_DATA_DIR, else found among the running runtimes)")
-    admin = parser.add_subparsers(dest="area", required=True).add_parser("admin")
+    areas = parser.add_subparsers(dest="area", required=True)
+    parser.areas = areas
+    admin = areas.add_parser("admin")
     things = admin.add_subparsers(dest="thing", required=True)
     user = things.add_parser("user")
     commands = user.add_subparsers(dest="command", required=True)
@@ -304,10 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     recount.add_argument("--dry-run", action="store_true", help="only list what is wrong")
     recount.set_defaults(run=_quota_recount)
 
+    _add_push_bundle(parser)
     args = parser.parse_args(argv)
     try:
         with contextlib.ExitStack() as stack:
-            _connect(args, stack)
+            if args.area != "push-bundle":  # a client of the HTTP API: no table access
+                _connect(args, stack)
             return args.run(args)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

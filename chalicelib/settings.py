@@ -47,6 +47,17 @@ class ServerSettings:
     # Lambda serves HTTP only; set false when an SSH front end exists for ssh_url to name.
     DISABLE_SSH: bool = True
     APP_NAME: str = "Nimbus"
+    # Payload limits of the deployed front door (docs/git-at-scale.md).  In AWS they are
+    # API Gateway's and Lambda's own; the local runtime applies them only when
+    # ENFORCE_AWS_LIMITS is on, so a laptop sees the failures a deployment would.
+    # Request and buffered response: Lambda's 6 MB, counted on the proxy event/result
+    # JSON (so base64 included); streamed: Lambda response streaming's 200 MB.
+    ENFORCE_AWS_LIMITS: bool = False
+    REQUEST_LIMIT: int = 6_291_456
+    BUFFERED_RESPONSE_LIMIT: int = 6_291_456
+    STREAMED_RESPONSE_LIMIT: int = 209_715_200
+    # Largest bundle the large-push path accepts (chalicelib/services/large_push.py).
+    LARGE_PUSH_LIMIT: int = 2_147_483_648
 
 
 @_section("aws")

@@ -13,6 +13,7 @@ import json
 import sys
 
 from chalicelib.settings import get_settings
+from infra import iam
 from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definition
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
@@ -40,36 +41,6 @@ def resources(settings) -> dict:
         "NIMBUS__AWS__WEBHOOK_QUEUE": {"Fn::GetAtt": ["WebhookQueue", "QueueName"]},
         "NIMBUS__AWS__EVENTS_QUEUE": {"Fn::GetAtt": ["EventsQueue", "QueueName"]},
         "NIMBUS__AWS__REGION": {"Ref": "AWS::Region"},
-    }
-    policy = {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Effect": "Allow",
-             "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
-                        "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
-                        "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem",
-                        "dynamodb:DescribeTable"],
-             "Resource": [{"Fn::GetAtt": ["NimbusTable", "Arn"]},
-                          {"Fn::Sub": "${NimbusTable.Arn}/index/*"}]},
-            {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
-             "Resource": {"Fn::Sub": "${NimbusBucket.Arn}/*"}},
-            {"Effect": "Allow", "Action": ["s3:ListBucket"],
-             "Resource": {"Fn::GetAtt": ["NimbusBucket", "Arn"]}},
-            {"Effect": "Allow", "Action": ["sqs:SendMessage", "sqs:ReceiveMessage",
-                                           "sqs:DeleteMessage", "sqs:GetQueueAttributes",
-                                           "sqs:GetQueueUrl"],
-             "Resource": [{"Fn::GetAtt": [name, "Arn"]} for name in
-                          ("WebhookQueue", "WebhookDeadLetters", "EventsQueue",
-                           "EventsDeadLetters")]},
-            {"Effect": "Allow", "Action": ["dynamodb:DescribeStream", "dynamodb:GetRecords",
-                                           "dynamodb:GetShardIterator", "dynamodb:ListStreams"],
-             "Resource": {"Fn::GetAtt": ["NimbusTable", "StreamArn"]}},
-            {"Effect": "Allow", "Action": ["ssm:GetParameter"],
-             "Resource": {"Fn::Sub": "arn:${AWS::Partition}:ssm:${AWS::Region}:"
-                                     "${AWS::AccountId}:parameter/nimbus/*"}},
-            {"Effect": "Allow", "Action": ["logs:CreateLogGroup", "logs:CreateLogStream",
-                                           "logs:PutLogEvents"], "Resource": "*"},
-        ],
     }
     out = {
         "NimbusTable": {"Type": "AWS::DynamoDB::Table", **_RETAIN, "Properties": {
@@ -114,14 +85,11 @@ def resources(settings) -> dict:
             # for the sweep, so nothing is lost when the stream gives up.
             "BisectBatchOnFunctionError": True, "MaximumRetryAttempts": 10,
             "FilterCriteria": {"Filters": [{"Pattern": json.dumps(OUTBOX_STREAM_FILTER)}]}}},
-        "NimbusRole": {"Type": "AWS::IAM::Role", "Properties": {
-            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [{
-                "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
-                "Action": "sts:AssumeRole"}]},
-            "Policies": [{"PolicyName": "nimbus", "PolicyDocument": policy}]}},
     }
+    # One least-privilege role per function (infra/iam.py).
+    out.update(iam.roles(FUNCTION_NAMES, settings))
     for name in FUNCTION_NAMES:
-        out[name] = {"Properties": {"Role": {"Fn::GetAtt": ["NimbusRole", "Arn"]},
+        out[name] = {"Properties": {"Role": {"Fn::GetAtt": [iam.role_name(name), "Arn"]},
                                     "Runtime": LAMBDA_RUNTIME,
                                     "Environment": {"Variables": env}}}
     # /tmp caches pack indexes and packs across warm invocations.
@@ -134,7 +102,74 @@ def resources(settings) -> dict:
     # most DELIVER_TIMEOUT: within this timeout, itself within the queue's visibility
     # timeout (120), so a message is not handed to a second worker while the first runs.
     out["WebhookWorker"]["Properties"]["Timeout"] = 100
+    out.update(streaming_resources(env, settings))
+    # Bundles of large pushes that were uploaded and never applied (services/large_push.py).
+    out["NimbusBucket"]["Properties"]["LifecycleConfiguration"]["Rules"].append(
+        {"Id": "abandoned-large-pushes", "Status": "Enabled", "Prefix": "large-push/",
+         "ExpirationInDays": 2})
     return {"Resources": out}
+
+
+# Streaming function (docs/git-at-scale.md) ---------------------------------------------
+# API Gateway cannot route /{owner}/{repo}/git-upload-pack apart from Chalice's
+# /{proxy+} (one variable path part per level), so the split is by method: POST goes
+# to StreamHandler, whose integration streams (responseTransferMode STREAM, 15 min,
+# 200 MB); every other method stays on APIHandler, buffered.  StreamHandler runs the
+# same app: only clone/fetch packs and large-push applies use the streamed allowance
+# (chalicelib/streaming/handler.py), every other POST is held to the buffered limits.
+STREAM_FUNCTION = "StreamHandler"
+# The Python managed runtime with its loop replaced by ours, which streams.
+STREAM_EXEC_WRAPPER = "/var/task/chalicelib/streaming/exec-wrapper"
+STREAM_TIMEOUT_MS = 900_000
+LARGE_PUSH_HINT = ("Request Too Long: API Gateway and Lambda take about 6 MB per request. "
+                   "For a git push this large use `python -m chalicelib.cli push-bundle` "
+                   "(docs/git-at-scale.md).")
+
+
+def streaming_resources(env: dict, settings) -> dict:
+    integration = {
+        "type": "aws_proxy", "httpMethod": "POST", "passthroughBehavior": "when_no_match",
+        "uri": {"Fn::Sub": "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/"
+                           "2021-11-15/functions/${StreamHandler.Arn}/response-streaming-invocations"},
+        "timeoutInMillis": STREAM_TIMEOUT_MS,
+        "responseTransferMode": "STREAM",
+    }
+    post = {"consumes": ["*/*"], "produces": ["*/*"],
+            "parameters": [{"name": "proxy", "in": "path", "required": True, "type": "string"}],
+            "responses": {"200": {"description": "200 response"}},
+            "x-amazon-apigateway-integration": integration}
+    message = json.dumps({"message": LARGE_PUSH_HINT})
+    # The API's rights (it serves the same routes), plus the bundles of large pushes:
+    # presigning a PUT needs PutObject, applying one reads and deletes it.
+    role = iam.roles((STREAM_FUNCTION,), settings)
+    role[iam.role_name(STREAM_FUNCTION)]["Properties"]["Policies"][0]["PolicyDocument"][
+        "Statement"].append({"Effect": "Allow",
+                             "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+                             "Resource": iam.objects("large-push/")})
+    return {
+        **role,
+        STREAM_FUNCTION: {"Type": "AWS::Serverless::Function", "Properties": {
+            "CodeUri": "./deployment.zip",   # chalice package's artifact: APIHandler's code
+            "Handler": "app.app",            # required by the resource; the wrapper's loop runs
+            "Runtime": LAMBDA_RUNTIME,
+            "Role": {"Fn::GetAtt": [iam.role_name(STREAM_FUNCTION), "Arn"]},
+            "Timeout": STREAM_TIMEOUT_MS // 1000,
+            # A 200 MB answer is held once in memory; a 2 GB bundle is staged in /tmp.
+            "MemorySize": 3008, "EphemeralStorage": {"Size": 10240},
+            "Environment": {"Variables": {**env,
+                                          "AWS_LAMBDA_EXEC_WRAPPER": STREAM_EXEC_WRAPPER}}}},
+        "StreamHandlerInvokePermission": {"Type": "AWS::Lambda::Permission", "Properties": {
+            "Action": "lambda:InvokeFunction", "FunctionName": {"Ref": STREAM_FUNCTION},
+            "Principal": "apigateway.amazonaws.com",
+            "SourceArn": {"Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:"
+                                     "${AWS::AccountId}:${RestAPI}/*"}}},
+        # Deep-merged into Chalice's API definition (chalice package --merge-template).
+        "RestAPI": {"Properties": {"DefinitionBody": {
+            "paths": {"/{proxy+}": {"post": post}},
+            "x-amazon-apigateway-gateway-responses": {"REQUEST_TOO_LARGE": {
+                "statusCode": 413,
+                "responseTemplates": {"application/json": message}}}}}},
+    }
 
 
 if __name__ == "__main__":

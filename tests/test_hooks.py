@@ -263,14 +263,14 @@ def _hook(api, token, path, *, events=("push",), branch_filter="", active=True):
 
 
 def test_matching_hooks(api, scene):
-    from chalicelib.services import hooks, repos
+    from chalicelib.services import hooks, repo_admin
     from chalicelib.services.repo_views import Caller
     from chalicelib.store import repos as repo_store
     from chalicelib.store.table import Hook, keys
 
     alice = scene["alice"]
     org = make_org("alice", "acme")
-    repos.create_repo(Caller(account("alice")), org, {"name": "svc"})
+    repo_admin.create_repo(Caller(account("alice")), org, {"name": "svc"})
     repo = repo_store.get("acme", "svc")
     on_repo = "/repos/acme/svc/hooks"
     pushes = _hook(api, alice, on_repo)

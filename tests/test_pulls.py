@@ -280,8 +280,8 @@ def test_fork_pull_request_is_merged_by_the_base_owner(api, scene):
     alice, carol = scene["alice"], scene["carol"]
     assert api.post(f"{R}/forks", token=carol, json={}).status == 202
     commit, objs = make_commit(scene["base"], {"README.md": b"hello\n", "c.txt": b"c\n"}, "c")
-    report = _push_to(api, carol, "carol", "proj", [(ZERO, commit.id.decode(), "refs/heads/fix")],
-                      objs)
+    report = push(api, carol, "proj", [(ZERO, commit.id.decode(), "refs/heads/fix")], objs,
+                  owner="carol")
     assert "ok refs/heads/fix" in report, report
     pull = open_pull(api, carol, head="carol:fix", title="Fix from a fork")
     assert pull["head"]["repo"]["full_name"] == "carol/proj"
@@ -292,27 +292,6 @@ def test_fork_pull_request_is_merged_by_the_base_owner(api, scene):
     assert api.get(f"{R}/raw/c.txt").body == b"c\n"
     main = api.get(f"{R}/branches/main").json["commit"]
     assert "from carol/proj:fix into main" in main["message"]
-
-
-def _push_to(api, token, owner, repo, updates, objects):
-    import io
-
-    from dulwich.object_format import get_object_format
-    from dulwich.pack import write_pack_objects
-    from dulwich.protocol import pkt_line
-
-    body = b""
-    for i, (old, new, ref) in enumerate(updates):
-        caps = b"\x00report-status delete-refs" if i == 0 else b""
-        body += pkt_line(f"{old} {new} {ref}".encode() + caps + b"\n")
-    body += b"0000"
-    pack = io.BytesIO()
-    write_pack_objects(pack.write, [(o, None) for o in objects], get_object_format("sha1"))
-    r = api.post(f"/{owner}/{repo}.git/git-receive-pack", body=body + pack.getvalue(),
-                 token=token, raw=True,
-                 headers={"Content-Type": "application/x-git-receive-pack-request"})
-    assert r.status == 200, r
-    return r.body.decode("utf-8", "replace")
 
 
 def test_merge_when_checks_succeed_and_cancel(api, scene):

@@ -1,5 +1,5 @@
 """The API areas; importing one registers its routes in the route table."""
-from chalicelib.api import admin, git_http, hooks, misc, orgs, repo_access, repo_content, repos, swagger, users  # noqa: F401
+from chalicelib.api import admin, git_http, hooks, misc, orgs, repo_access, repo_content, repos, repo_admin, swagger, users  # noqa: F401
 from chalicelib.api import issues  # noqa: F401,E402  (after repos: it reuses its helpers)
 from chalicelib.api import pulls  # noqa: F401,E402  (after issues: it reuses its renderer)
 from chalicelib.api import gpg_keys, markdown, signing  # noqa: F401,E402
@@ -10,3 +10,9 @@ from chalicelib.api import quota, quota_admin  # noqa: F401,E402  (quota: issue 
 from chalicelib.api import commits  # noqa: F401,E402  (commits: issue 14)
 from chalicelib.api import contents  # noqa: F401,E402  (contents API: issue 14; after repo_content)
 from chalicelib.api import branch_admin  # noqa: F401,E402  (branch writes: issue 14)
+from chalicelib.api import languages  # noqa: F401,E402  (language statistics)
+from chalicelib.api import tags  # noqa: F401,E402  (repository tags)
+from chalicelib.api import git_data  # noqa: F401,E402  (git trees, blobs, refs, tags, notes)
+from chalicelib.api import large_push  # noqa: F401,E402  (bundle pushes through S3: docs/git-at-scale.md)
+from chalicelib.web import actions_repos, actions_issues, actions_pulls, actions_releases, actions_tokens  # noqa: F401,E402  (web forms: docs/web.md; before the pages, whose /{owner}/{repo}… patterns would match their literal paths first)
+from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages  # noqa: F401,E402  (web pages: docs/web.md; after every API area)

@@ -15,10 +15,9 @@ import zlib
 from typing import Any
 
 from chalicelib.api import auth, errors as api_errors
-from chalicelib.api import ratelimit
+from chalicelib.api import ratelimit, route_index
 from chalicelib.api.http import ApiRequest, ApiResponse, Headers
-from chalicelib.api.router import TABLE, normalize_path
-from chalicelib.api.routes import load_routes
+from chalicelib.api.router import normalize_path
 from chalicelib import errors as service_errors
 from chalicelib.settings import get_settings
 from chalicelib.services import input_rules
@@ -115,7 +114,8 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
     path = normalize_path(req.raw_path)
     is_api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
     req.path = (path[len(API_PREFIX):] or "/") if is_api else path
-    route, found = TABLE.match(req.method, req.path, raw=not is_api)
+    # Imports only the area module that serves this route (the full table for 404/405).
+    route, found = route_index.resolve(req.method, req.path, raw=not is_api)
     if route is None:
         if req.method == "OPTIONS" and settings.cors.ENABLED and found:
             return _preflight(found, settings)
@@ -257,6 +257,5 @@ def to_proxy_result(response: ApiResponse) -> dict[str, Any]:
 
 
 def handle_event(event: dict, context: Any = None) -> dict[str, Any]:
-    load_routes()
     req = request_from_event(event)
     return to_proxy_result(handle(req, event))

@@ -8,6 +8,7 @@ write access and a token with ``write:repository``.
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 
 from chalicelib.api import auth
 from chalicelib.api.errors import PlainTextError
@@ -21,8 +22,11 @@ from chalicelib.settings import get_settings
 SERVICES = git_transport.SERVICES
 NO_CACHE = {"Expires": "Fri, 01 Jan 1980 00:00:00 GMT", "Pragma": "no-cache",
             "Cache-Control": "no-cache, max-age=0, must-revalidate"}
-# A Lambda response carries at most 6 MB; leave room for headers and base64.
-LAMBDA_RESPONSE_LIMIT = 4_400_000
+# Set by the streaming entry point (chalicelib/streaming) to the bytes its answer may
+# carry; unset, the request is on the buffered path (6 MB proxy result, base64 body).
+STREAM_BUDGET: ContextVar[int | None] = ContextVar("git_stream_budget", default=None)
+# Room for the proxy result's JSON and headers around the body.
+RESULT_OVERHEAD = 4096
 # Tests set this to simulate a crash after the pack is stored and before refs move.
 before_commit_hook = None
 GIT = dict(tag="git", raw=True, in_swagger=False, preload=repo_preload,
@@ -80,8 +84,18 @@ def _check_request_type(req: ApiRequest, service: str) -> None:
         raise _plain(400, f"expected Content-Type application/x-{service}-request")
 
 
-def _too_big_for_lambda(size: int) -> bool:
-    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and size > LAMBDA_RESPONSE_LIMIT
+def _pack_budget() -> tuple[int, str] | None:
+    """Bytes of pack this answer may carry and the path's name; None when unbounded
+    (the local runtime without ENFORCE_AWS_LIMITS)."""
+    streamed = STREAM_BUDGET.get()
+    if streamed is not None:
+        return streamed - RESULT_OVERHEAD, "a streamed Lambda response"
+    server = get_settings().server
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME") or server.ENFORCE_AWS_LIMITS:
+        # base64 turns 3 bytes into 4
+        return ((server.BUFFERED_RESPONSE_LIMIT - RESULT_OVERHEAD) * 3 // 4,
+                "a buffered Lambda response")
+    return None
 
 
 def _pkt(line: str) -> bytes:
@@ -95,18 +109,22 @@ def info_refs(req: ApiRequest) -> ApiResponse:
     if service not in SERVICES:
         raise _plain(403, "only the smart HTTP protocol is supported (git 1.6.6 or later)")
     view = _authorize(req, push=service == "git-receive-pack")
-    return _service_response(git_transport.advertise(view, service), service, "advertisement")
+    return _service_response(
+        git_transport.advertise(view, service, req.headers.get("git-protocol")),
+        service, "advertisement")
 
 
 @route("POST", "/{owner}/{repo}/git-upload-pack", "gitUploadPack", **GIT)
 def upload_pack(req: ApiRequest) -> ApiResponse:
     _check_request_type(req, "git-upload-pack")
     view = _authorize(req, push=False)
-    body = git_transport.upload_pack(view, req.body)
-    if _too_big_for_lambda(len(body)):
+    body = git_transport.upload_pack(view, req.body, req.headers.get("git-protocol"))
+    budget = _pack_budget()
+    if budget is not None and len(body) > budget[0]:
         # git shows "remote error: …" for an ERR line: say why instead of a bare 502.
-        body = _pkt(f"ERR this clone needs {len(body) // 1_000_000} MB but a Lambda response "
-                    "carries at most 6 MB; see Limits in the Nimbus README\n")
+        body = _pkt(f"ERR this fetch needs {len(body) / 1e6:.1f} MB but {budget[1]} carries "
+                    f"at most {budget[0] / 1e6:.1f} MB of pack; fetch less at once (--depth, "
+                    "one branch) or see docs/git-at-scale.md\n")
     return _service_response(body, "git-upload-pack", "result")
 
 

@@ -7,7 +7,7 @@ from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, repo_list, repo_record
 from chalicelib.api.router import alias, route
-from chalicelib.services import accounts, orgs, repo_views, repos, teams
+from chalicelib.services import accounts, orgs, repo_admin, repo_views, repos, teams
 
 if TYPE_CHECKING:
     from chalicelib.store.orgs import Account
@@ -122,7 +122,7 @@ def org_repos(req: ApiRequest) -> ApiResponse:
                   409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **ORG)
 def create_org_repo(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    view = repos.create_repo(caller(req), org, req.json())
+    view = repo_admin.create_repo(caller(req), org, req.json())
     return ApiResponse.json(repo_record(req, view), status=201)
 
 

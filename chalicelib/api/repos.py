@@ -1,4 +1,9 @@
-"""Repositories: create, get, delete, search, list, fork."""
+"""Repositories, the reads: get, search, lists, forks; and the helpers every area under
+``/repos/{owner}/{repo}`` shares (``IN_REPO``, ``current_repo``, ``caller``, ``repo_list``).
+
+The writes are ``api.repo_admin``: a cold ``GET /repos/{owner}/{repo}`` imports only
+this module, so it must not import the write path.
+"""
 from __future__ import annotations
 
 from chalicelib.api import paging, records
@@ -47,37 +52,10 @@ def repo_list(req: ApiRequest, views: list[repo_views.RepoView]) -> ApiResponse:
     return paging.paged_json(req, views, lambda v: repo_record(req, v))
 
 
-@route("POST", "/user/repos", "createCurrentUserRepo",
-       summary="Create a repository", signed_in=True, body="CreateRepoOption",
-       responses={201: "Repository", 400: "error", 401: "unauthorized", 403: "forbidden",
-                  409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **REPO)
-def create_current_user_repo(req: ApiRequest) -> ApiResponse:
-    view = repos.create_repo(caller(req), req.actor, req.json())
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
-
-
-@route("POST", "/admin/users/{username}/repos", "adminCreateRepo",
-       summary="Create a repository on behalf of a user", body="CreateRepoOption",
-       tag="admin", scope="admin", site_admin=True,
-       responses={201: "Repository", 400: "error", 403: "forbidden", 404: "notFound",
-                  409: "conflict", 422: "validationError"})
-def admin_create_repo(req: ApiRequest) -> ApiResponse:
-    owner = accounts.get_user(req.params["username"])
-    view = repos.create_repo(caller(req), owner, req.json(), check_quota=False)   # as Forgejo
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
-
-
 @route("GET", "/repos/{owner}/{repo}", "repoGet", summary="Get a repository",
        responses={200: "Repository", 404: "notFound"}, **IN_REPO)
 def repo_get(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json(repo_record(req, current_repo(req)))
-
-
-@route("DELETE", "/repos/{owner}/{repo}", "repoDelete", summary="Delete a repository",
-       signed_in=True, responses={204: "empty", 403: "forbidden", 404: "notFound"}, **IN_REPO)
-def repo_delete(req: ApiRequest) -> ApiResponse:
-    repos.delete_repo(caller(req), current_repo(req))
-    return ApiResponse.empty()
 
 
 def _bool_arg(req: ApiRequest, name: str) -> bool | None:
@@ -156,46 +134,3 @@ def user_repos(req: ApiRequest) -> ApiResponse:
        query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **IN_REPO)
 def list_forks(req: ApiRequest) -> ApiResponse:
     return repo_list(req, repos.forks(caller(req), current_repo(req)))
-
-
-@route("POST", "/repos/{owner}/{repo}/forks", "createFork", summary="Fork a repository",
-       signed_in=True, body="CreateForkOption",
-       responses={202: "Repository", 403: "forbidden", 404: "notFound", 409: "conflict",
-                  413: "quotaExceeded", 422: "validationError"}, **IN_REPO)
-def create_fork(req: ApiRequest) -> ApiResponse:
-    source = current_repo(req)
-    view = repos.fork_repo(caller(req), source, req.json(required=False))
-    parent = records.repository(source, req.actor)
-    return ApiResponse.json(records.repository(view, req.actor, parent), status=202)
-
-
-@route("POST", "/repos/migrate", "repoMigrate", summary="Migrate a remote git repository",
-       signed_in=True, body="MigrateRepoOptions",
-       responses={201: "Repository", 403: "forbidden", 409: "conflict", 413: "quotaExceeded",
-                  422: "validationError"}, **REPO)
-def repo_migrate(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import migrations
-
-    view = migrations.migrate(caller(req), req.json())
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
-
-
-@route("POST", "/repos/{owner}/{repo}/mirror-sync", "repoMirrorSync",
-       summary="Sync a mirrored repository", signed_in=True,
-       responses={200: "empty", 403: "forbidden", 404: "notFound", 413: "quotaExceeded"},
-       **IN_REPO)
-def repo_mirror_sync(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import migrations
-
-    migrations.sync_requested(caller(req), current_repo(req))
-    return ApiResponse.empty(200)
-
-
-@route("PATCH", "/repos/{owner}/{repo}", "repoEdit",
-       summary="Edit a repository's properties. Only fields that are set will be changed.",
-       signed_in=True, body="EditRepoOption",
-       responses={200: "Repository", 403: "forbidden", 404: "notFound",
-                  422: "validationError"}, **IN_REPO)
-def repo_edit(req: ApiRequest) -> ApiResponse:
-    view = repos.edit_repo(caller(req), current_repo(req), req.json(required=False))
-    return ApiResponse.json(repo_record(req, view))

@@ -61,33 +61,63 @@ class Route:
     param_names: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self):
-        parts, names, pos = [], [], 0
-        for m in _PARAM.finditer(self.pattern):
-            parts.append(re.escape(self.pattern[pos:m.start()]))
-            parts.append(f"(?P<{m.group(1)}>.+)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)")
-            names.append(m.group(1))
-            pos = m.end()
-        parts.append(re.escape(self.pattern[pos:]))
-        self.regex = re.compile("^" + "".join(parts) + "$")
-        self.param_names = tuple(names)
+        self.regex = re.compile(pattern_regex(self.pattern))
+        self.param_names = tuple(m.group(1) for m in _PARAM.finditer(self.pattern))
+
+    @property
+    def key(self) -> tuple[str, str, bool, str]:
+        """What identifies a route in the table and in the route index."""
+        return (self.method, self.pattern, self.raw, self.operation_id)
 
     @property
     def swagger_path(self) -> str:
         return _PARAM.sub(lambda m: "{" + m.group(1) + "}", self.pattern)
 
 
+def pattern_regex(pattern: str) -> str:
+    """The regular expression of a path pattern (the route index builds the same one)."""
+    parts, pos = [], 0
+    for m in _PARAM.finditer(pattern):
+        parts.append(re.escape(pattern[pos:m.start()]))
+        parts.append(f"(?P<{m.group(1)}>.+)" if m.group(2) else f"(?P<{m.group(1)}>[^/]+)")
+        pos = m.end()
+    parts.append(re.escape(pattern[pos:]))
+    return "^" + "".join(parts) + "$"
+
+
 class RouteTable:
     def __init__(self):
         self.routes: list[Route] = []
         self._by_op: dict[str, Route] = {}
+        self._by_key: dict[tuple, Route] = {}
 
     def add(self, route: Route) -> Route:
         self.routes.append(route)
         self._by_op.setdefault(route.operation_id, route)
+        self._by_key.setdefault(route.key, route)
         return route
 
     def by_operation(self, operation_id: str) -> Route:
         return self._by_op[operation_id]
+
+    def find(self, key: tuple) -> Route | None:
+        """The route registered under ``Route.key``, if its module was imported."""
+        return self._by_key.get(key)
+
+    def arrange(self, order: dict[tuple, int]) -> None:
+        """Put the routes in the order given by key (matching precedence); routes the
+        order does not know keep their registration order, after the others.
+
+        Area modules imported one at a time (the gateway imports only the one a request
+        needs) register in another order than one import of every area does.
+        """
+        # New objects, swapped in whole: a request matching in another thread sees the
+        # old order or the new one, never a list being sorted in place.
+        routes = sorted(self.routes, key=lambda r: order.get(r.key, len(order)))
+        by_op: dict[str, Route] = {}
+        for route in routes:
+            by_op.setdefault(route.operation_id, route)
+        self.routes, self._by_op = routes, by_op
 
     def match(self, method: str, path: str, *, raw: bool = False):
         """Return (route, params), or (None, allowed_methods) when nothing matches.

@@ -1,15 +1,25 @@
-"""The route table with every area loaded: the one loader that the gateway, the swagger
-builder's callers and the benchmark use.
+"""The route table with every area loaded: the one loader that swagger, 404/405 answers,
+the CLI, the benchmarks and the tests use.
 
-Importing an area module (``chalicelib.api.areas``) registers its routes; the gateway
-does it on the first request, off the cold-start import of ``app.py``.
+Importing an area module (``chalicelib.api.areas``) registers its routes.  A request
+that matches a route imports only that route's module (``chalicelib.api.route_index``);
+when some modules came in that way first, the table is put back in the order one
+import of every area gives, so precedence never depends on which request came first.
 """
 from __future__ import annotations
 
+from chalicelib.api import route_index_data
 from chalicelib.api.router import TABLE, RouteTable
+
+# How many routes the table held when it was last put in order (a cheap "nothing
+# changed" test: this runs on every streamed request).
+ARRANGED = {"count": -1}
 
 
 def load_routes() -> RouteTable:
     import chalicelib.api.areas  # noqa: F401 - registers every route
 
+    if ARRANGED["count"] != len(TABLE.routes):
+        TABLE.arrange(route_index_data.ORDER)
+        ARRANGED["count"] = len(TABLE.routes)
     return TABLE

@@ -57,3 +57,29 @@ RECORDS["Compare"] = {"total_commits": I, "commits": {"type": "array", "items": 
 OPTIONS["CreateBranchRepoOption"] = (["new_branch_name"], {
     "new_branch_name": S, "old_branch_name": S, "old_ref_name": S})
 OPTIONS["UpdateBranchRepoOption"] = (["name"], {"name": S})
+
+# Tags (api/tags.py; appended).
+RECORDS["Tag"] = {"name": S, "message": S, "id": S, "commit": ref("CommitMeta"),
+                  "zipball_url": S, "tarball_url": S,
+                  "archive_download_count": ref("TagArchiveDownloadCount")}
+OPTIONS["CreateTagOption"] = (["tag_name"], {"tag_name": S, "message": S, "target": S})
+LISTS += ("Tag",)
+
+# The git data API (api/git_data.py; appended).
+RECORDS.update({
+    "GitEntry": {"path": S, "mode": S, "type": S, "size": I, "sha": S, "url": S},
+    "GitTreeResponse": {"sha": S, "url": S, "tree": nullable({"type": "array",
+                                                              "items": ref("GitEntry")}),
+                        "truncated": B, "page": I, "total_count": I},
+    "GitBlob": {"content": S, "encoding": S, "url": S, "sha": S, "size": I},
+    "GitObject": {"type": S, "sha": S, "url": S},
+    "Reference": {"ref": S, "url": S, "object": ref("GitObject")},
+    "AnnotatedTagObject": {"type": S, "url": S, "sha": S},
+    "AnnotatedTag": {"tag": S, "sha": S, "url": S, "message": S,
+                     "tagger": nullable(ref("CommitUser")),
+                     "object": ref("AnnotatedTagObject"),
+                     "verification": ref("PayloadCommitVerification"),
+                     "archive_download_count": nullable(ref("TagArchiveDownloadCount"))},
+    "Note": {"message": S, "commit": ref("Commit")},
+})
+LISTS += ("Reference",)

@@ -17,6 +17,12 @@ Races it is built around (JGit's DFS garbage collector takes the same approach):
 * a reader that listed packs before the swap keeps reading the retired files, which
   stay in S3 for ``grace_seconds`` after retirement.
 
+The compacted pack is the pool's main pack: before publishing it, compaction records
+the ref values it was built from in a ``.tips`` file next to it, which lets clones copy
+it verbatim (``pack_reuse.py``).  A lone compacted pack is compacted again when the
+refs are no longer those it recorded and no young push is waiting (a branch deleted or
+rewritten without a new pack) or when it has no record (compacted by older code).
+
 Deltas: dulwich's own deltifier tries every pair in a window and its Rust
 ``create_delta`` is quadratic on dissimilar inputs (minutes on a 20 MB repository), so
 candidates are pre-filtered by shared lines (blobs) or entries (trees), as cheap set
@@ -35,7 +41,7 @@ from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import Blob, Tree, hex_to_sha
 from dulwich.pack import UnpackedObject, write_pack_data, write_pack_index
 
-from chalicelib.gitstore import packdb, refdb
+from chalicelib.gitstore import pack_reuse, packdb, refdb
 from chalicelib.gitstore.objects import S3ObjectStore
 
 try:
@@ -98,9 +104,8 @@ def compact_pool(pool_id: object, repo_ids_sharing_pool: list[object], *,
         retire = sorted(name for name, info in infos.items() if _retirable(info, now, grace_seconds,
                                                                            min_age_seconds))
         result.kept = sorted(set(infos) - set(retire))
-        # One compacted pack (plus young packs it cannot touch yet) is as good as it gets
-        # until something new arrives.
-        if retire and not (len(retire) == 1 and infos[retire[0]].role == "compacted"):
+        lone = len(retire) == 1 and infos[retire[0]].role == "compacted"
+        if retire and not (lone and _up_to_date(store, retire[0], ref_shas, result.kept, infos)):
             _compact(store, infos, retire, ref_shas, result, window, max_depth)
     finally:
         store.close()
@@ -108,6 +113,25 @@ def compact_pool(pool_id: object, repo_ids_sharing_pool: list[object], *,
     result.seconds = round(time.monotonic() - started, 3)
     logger.info("compacted pool %s: %s", pool_id, result)
     return result
+
+
+def _up_to_date(store: S3ObjectStore, name: str, ref_shas: dict[bytes, str],
+                kept: list[str], infos: dict) -> bool:
+    """Whether a lone compacted pack is as good as it gets: it records its tips (for
+    clones to reuse it; packs compacted before that record existed are written again,
+    once) and either young pushes will be folded in once they age, or the refs are
+    those it was built from (else a deleted or rewritten branch left objects in it
+    that clones may not get, pack_reuse.py)."""
+    recorded = pack_reuse.read_tips(store, name, cached=False)
+    if recorded is None:
+        return False
+    if any(infos[other].role != "garbage" for other in kept):
+        return True
+    current = frozenset(ref_shas)
+    if recorded[0] == current:
+        return True
+    # A ref naming a missing object (logged by _compact) is never recorded: no change.
+    return recorded[0] < current and not any(sha in store for sha in current - recorded[0])
 
 
 def _retirable(info: packdb.PackInfo, now: float, grace: float, min_age: float) -> bool:
@@ -157,6 +181,9 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
         result.pack_bytes = info.pack_size
         new_name = info.name
         try:
+            # Recorded before publishing: clones take a compacted pack for their main
+            # pack only with its record, so a crash in between costs reuse, nothing else.
+            pack_reuse.record_tips(store, new_name, tips)
             # Charges follow the objects: the compacted pack carries those of the packs
             # it replaces (a ledger of bytes received; docs/quota.md).
             packdb.retire_packs(store.pool_id, retire, new_name,

@@ -241,7 +241,7 @@ class S3ObjectStore(BucketBasedObjectStore):
             for obj in PackInflater.for_pack_data(data):
                 if not verify_refs:
                     continue
-                for ref in _references(obj):
+                for ref in references(obj):
                     if ref in checked:
                         continue
                     checked.add(ref)
@@ -262,7 +262,7 @@ class S3ObjectStore(BucketBasedObjectStore):
             pack.close()
 
 
-def _references(obj) -> list[bytes]:
+def references(obj) -> list[bytes]:
     """Objects ``obj`` points at (submodule commits excepted: they live elsewhere)."""
     if isinstance(obj, Commit):
         return [obj.tree, *obj.parents]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterable
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from botocore.exceptions import ClientError
 from pynamodb.exceptions import DeleteError, TransactWriteError, UpdateError
@@ -34,6 +34,9 @@ from chalicelib.store.table import connection
 MAX_TRANSACTION_ITEMS = 100
 PUBLISH_ATTEMPTS = 5
 EXTENSIONS = ("pack", "idx")
+# Files that describe a pack (``.tips``: what compaction packed, see pack_reuse.py).
+# Written after the pack and its index, deleted with them.
+SIDECARS = ("tips",)
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,23 @@ def put_immutable(key: str, body: BinaryIO) -> None:
             raise
 
 
+def put_sidecar(pool_id: object, name: str, ext: str, body: bytes) -> None:
+    """Write (or overwrite) a file describing a pack; see ``SIDECARS``."""
+    aws.client("s3").put_object(Bucket=_bucket(), Key=gitkeys.s3_key(pool_id, name, ext),
+                                Body=body)
+
+
+def read_sidecar(pool_id: object, name: str, ext: str) -> bytes | None:
+    try:
+        resp = aws.client("s3").get_object(Bucket=_bucket(),
+                                           Key=gitkeys.s3_key(pool_id, name, ext))
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return None
+        raise
+    return resp["Body"].read()
+
+
 def upload_pack_files(pool_id: object, name: str, pack_path: str, idx_path: str) -> None:
     # The pack first, then its index: a name with an index always has its data.
     for ext, path in (("pack", pack_path), ("idx", idx_path)):
@@ -131,6 +151,13 @@ def upload_pack_files(pool_id: object, name: str, pack_path: str, idx_path: str)
 def download(pool_id: object, name: str, ext: str, out: BinaryIO) -> None:
     """Copy a whole pack file into ``out``; FileNotFoundError if it is gone (so dulwich
     treats it as a pack that disappeared and rescans the list)."""
+    for chunk in stream(pool_id, name, ext):
+        out.write(chunk)
+
+
+def stream(pool_id: object, name: str, ext: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+    """A whole pack file in chunks of at most ``chunk_size`` with one GET, holding one
+    chunk at a time; FileNotFoundError (on the first ``next``) if it is gone."""
     try:
         resp = aws.client("s3").get_object(Bucket=_bucket(),
                                            Key=gitkeys.s3_key(pool_id, name, ext))
@@ -138,12 +165,16 @@ def download(pool_id: object, name: str, ext: str, out: BinaryIO) -> None:
         if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
             raise FileNotFoundError(f"{name}.{ext} is not in S3") from None
         raise
-    body = resp["Body"]
-    for chunk in iter(lambda: body.read(1 << 20), b""):
-        out.write(chunk)
+    body, total = resp["Body"], 0
+    try:
+        for chunk in body.iter_chunks(chunk_size):
+            total += len(chunk)
+            yield chunk
+    finally:
+        body.close()
     expected = resp.get("ContentLength")
-    if expected is not None and out.tell() != expected:
-        raise OSError(f"short read of {name}.{ext}: {out.tell()} of {expected} bytes")
+    if expected is not None and total != expected:
+        raise OSError(f"short read of {name}.{ext}: {total} of {expected} bytes")
 
 
 def read_range(pool_id: object, name: str, start: int, end: int) -> bytes:
@@ -180,7 +211,7 @@ def head_sizes(pool_id: object, name: str) -> tuple[int, int]:
 def _delete_files(pool_id: object, name: str) -> None:
     s3 = aws.client("s3")
     # The index first: without it nobody can start reading the pack.
-    for ext in ("idx", "pack"):
+    for ext in ("idx", "pack", *SIDECARS):
         s3.delete_object(Bucket=_bucket(), Key=gitkeys.s3_key(pool_id, name, ext))
 
 
@@ -330,7 +361,7 @@ def _orphans(pool_id: object, known: set[str], cutoff: float) -> list[str]:
         for obj in page.get("Contents", []):
             base = obj["Key"].rsplit("/", 1)[-1]
             name, _, ext = base.rpartition(".")
-            if ext in EXTENSIONS and name not in known:
+            if (ext in EXTENSIONS or ext in SIDECARS) and name not in known:
                 stamp = obj["LastModified"].timestamp()
                 newest[name] = max(stamp, newest.get(name, 0.0))
     return sorted(name for name, stamp in newest.items() if stamp <= cutoff)

@@ -111,6 +111,15 @@ class RangedPackData(PackData):
                 self._full = self._materialize()
         return self._full._buffer()
 
+    def read_range(self, start: int, end: int) -> bytes:
+        """Bytes [start, end) of the pack without downloading it (through the block
+        cache), or from the downloaded file once something needed it whole."""
+        with self._full_lock:
+            full = self._full
+            if full is not None:
+                return bytes(full._buffer()[start:end])
+        return self._reader.read(start, end)
+
     def get_stored_checksum(self) -> bytes:
         return self._checksum
 
@@ -128,7 +137,9 @@ class RangedPackData(PackData):
             _, pos, _ = take_msb_bytes_at(head, pos)
         elif type_num == REF_DELTA:
             pos += self.object_format.oid_length
-        end = min(offset + pos + _deflate_bound(size), end_of_objects)
+        # Up to the file's end, not the objects': dulwich's inflater sees a stream end
+        # only with bytes after it, which the checksum gives the pack's last object.
+        end = min(offset + pos + _deflate_bound(size) + 1, self._size)
         data = self._reader.read(offset, end)
         try:
             unpacked, _ = unpack_object_at(data, 0, self.object_format.hash_func,

@@ -39,6 +39,8 @@ class Staging(Protocol):
 
     def delete(self, item, *, label: str = ..., condition=None) -> None: ...
 
+    def check(self, item, condition, *, label: str = ...) -> None: ...
+
 
 @dataclass(frozen=True)
 class RefValue:
@@ -160,6 +162,13 @@ def stage_updates(unit: Staging, repo_id: object, changes: Iterable[Update], *,
         else:
             unit.put(GitRef(pk, ref, sha=new, peeled=peeled.get(ref)), label=ref_label(ref),
                      condition=_expecting(old))
+
+
+def stage_ref_check(unit: Staging, repo_id: object, name: str, sha: str) -> None:
+    """Stage "``name`` still holds ``sha``" without writing it: a write that relies on
+    a ref it read (a release naming an existing tag) fails as stale if the ref moved."""
+    ref = check_ref_name(name)
+    unit.check(GitRef(gitkeys.refs_pk(repo_id), ref), GitRef.sha == sha, label=ref_label(ref))
 
 
 def stage_symref(unit: Staging, repo_id: object, name: str, target: str) -> None:

@@ -3,8 +3,15 @@
 The caller routes, authenticates, inflates gzip bodies and picks the content types
 (``application/x-<service>-advertisement`` / ``-result``); these functions turn request
 bytes into response bytes with dulwich's handlers in stateless-RPC mode (one POST is
-one negotiation round, i.e. one Lambda invocation).  Protocol v0/v1 only: dulwich has
-no v2 server, and git falls back when the advertisement is v0.
+one negotiation round, i.e. one Lambda invocation).
+
+Fetches: protocol v0/v1 negotiation is dulwich's; protocol v2 (a client sending
+``Git-Protocol: version=2``) is ``protocol_v2``'s.  Either way the pack is made by
+``upload_pack.build_pack``, which applies partial clone filters (``pack_filter``).  As
+Forgejo configures git (``uploadpack.allowFilter``, ``uploadpack.allowAnySHA1InWant``), a
+client may want any object by id, not only ref tips: a partial clone's lazy fetches ask
+for blobs that way.  Where the object pool is shared with forks the caller narrows that
+to objects reachable from this repository's refs.
 
 Pushes (``receive_pack``): the pack is stored and published first; then every ref
 update of the push is applied in ONE DynamoDB transaction conditional on the old values
@@ -28,14 +35,18 @@ from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
                             HangupException, ObjectFormatException)
 from dulwich.object_store import PackInputTooLarge
 from dulwich.pack import UnresolvedDeltas
-from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_SIDE_BAND_64K,
+from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_NO_DONE,
+                              CAPABILITY_SIDE_BAND_64K, CAPABILITY_THIN_PACK,
                               SIDE_BAND_CHANNEL_PROGRESS, ReceivableProtocol)
-from dulwich.server import ReceivePackHandler, UploadPackHandler, _is_funny_ref
+from dulwich.server import (ReceivePackHandler, UploadPackHandler, _is_funny_ref,
+                            _ProtocolGraphWalker)
 
-from chalicelib.gitstore import refdb
+from chalicelib.gitstore import protocol_v2, refdb
 from chalicelib.gitstore.errors import (GitStoreError, ProtocolError, RefUpdateFailed,
                                         StaleRefs, TooManyRefUpdates)
+from chalicelib.gitstore.pack_filter import FilterRefused, parse_filter
 from chalicelib.gitstore.repo import NimbusRepo
+from chalicelib.gitstore.upload_pack import NotOurRef, build_pack, check_wants
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +56,7 @@ UPLOAD_PACK = "git-upload-pack"
 _BAD_PACK = (GitStoreError, PackInputTooLarge, UnresolvedDeltas, ChecksumMismatch,
              ApplyDeltaError, ObjectFormatException, AssertionError, zlib.error)
 RECEIVE_PACK = "git-receive-pack"
+PACK_WRITE_SIZE = 1 << 16
 
 
 class _Backend:
@@ -57,11 +69,97 @@ class _Backend:
         return self.repo
 
 
+def _always() -> bool:
+    return True
+
+
+def _scan_request(body: bytes) -> tuple[list[bytes], bytes | None]:
+    """(wanted ids, filter spec) of a v0 fetch request, read ahead of dulwich."""
+    wants, spec = [], None
+    for line in protocol_v2.read_pkts(body):
+        if not isinstance(line, bytes):
+            break
+        if line.startswith(b"want "):
+            wants.append(line[5:45])
+        elif line.startswith(b"filter "):
+            spec = line[len(b"filter "):]
+    return wants, spec
+
+
 class _UploadPack(UploadPackHandler):
+    """dulwich's v0/v1 negotiation; wants of unadvertised objects, filters and the pack
+    are ours."""
+
+    def __init__(self, backend, args, proto, *, body: bytes = b"",
+                 any_object: Callable[[], bool] = _always, **kw):
+        super().__init__(backend, args, proto, **kw)
+        self.body = body
+        self.any_object = any_object
+
+    # dulwich would parse the filter line into a spec it applies loosely (it filters
+    # explicitly wanted blobs, ignores the haves): the filter is parsed from the request
+    # here and applied by build_pack.
+    @property
+    def filter_spec(self):
+        return None
+
+    @filter_spec.setter
+    def filter_spec(self, value) -> None:
+        pass
+
+    def capabilities(self) -> list[bytes]:
+        # What git advertises under uploadpack.allowAnySHA1InWant; without them a v0
+        # client refuses to ask for objects by id (a partial clone's lazy fetches).
+        return [*super().capabilities(), b"allow-tip-sha1-in-want",
+                b"allow-reachable-sha1-in-want"]
+
     def get_tagged(self, refs=None, repo=None):
         # dulwich looks for ``self.repo.repo`` (its disk backend) to peel tags for
         # include-tag; our repo peels from stored values, so pass it directly.
         return super().get_tagged(refs, repo=repo or self.repo)
+
+    def handle(self) -> None:
+        if self.advertise_refs:
+            super().handle()
+            return
+        self._processing_have_lines = True
+        store = self.repo.object_store
+        walker = _ProtocolGraphWalker(self, store, self.repo.get_peeled,
+                                      self.repo.refs.get_symrefs)
+        refs = self.repo.get_refs()
+        requested, spec = _scan_request(self.body)
+        filter_spec = parse_filter(spec) if spec is not None else None
+        advertised = set(refs.values())
+        extra = [sha for sha in dict.fromkeys(requested) if sha not in advertised]
+        check_wants(store, extra, any_object=self.any_object, tips=lambda: advertised)
+        # dulwich accepts only wants among the refs it is given: hand the checked
+        # unadvertised ones over under names no ref can have.
+        heads = {**refs, **{b"\0want " + sha: sha for sha in extra}}
+        wants = walker.determine_wants(heads)
+        if not wants:
+            return
+        haves = store.find_common_revisions(walker)
+        if not walker.handle_done(not self.has_capability(CAPABILITY_NO_DONE),
+                                  self._done_received):
+            return
+        self._start_pack_send_phase()
+        deepened = [p for sha in walker.unshallow for p in store[sha].parents]
+        # The client's shallow commits it keeps shallow are boundaries as well.
+        shallow = set(walker.shallow) | (set(walker.client_shallow) - set(walker.unshallow))
+        buffer = bytearray()
+        for chunk in build_pack(self.repo, wants + deepened, haves, shallow=shallow,
+                                client_shallow=walker.client_shallow,
+                                filter_spec=filter_spec,
+                                thin=self.has_capability(CAPABILITY_THIN_PACK),
+                                tagged=self.get_tagged(refs, repo=self.repo),
+                                progress=self.progress):
+            buffer += chunk
+            if len(buffer) >= PACK_WRITE_SIZE:
+                self.write_pack_data(bytes(buffer))
+                buffer.clear()
+        if buffer:
+            self.write_pack_data(bytes(buffer))
+        self.proto.write_pkt_line(None)
 
 
 class _ReceivePack(ReceivePackHandler):
@@ -162,9 +260,17 @@ class _ReceivePack(ReceivePackHandler):
             self.committed = updates
 
 
-def advertise(repo: NimbusRepo, service: str) -> bytes:
+def wants_v2(git_protocol: str | None) -> bool:
+    """Whether a ``Git-Protocol`` header asks for protocol version 2."""
+    return "version=2" in (git_protocol or "").replace(" ", "").split(":")
+
+
+def advertise(repo: NimbusRepo, service: str, git_protocol: str | None = None) -> bytes:
     """Body of ``GET info/refs?service=<service>``: the service line, a flush, then the
-    refs advertisement with capabilities."""
+    refs advertisement with capabilities; for upload-pack and a client asking for
+    protocol v2 (``git_protocol``, the ``Git-Protocol`` header), v2's capabilities."""
+    if service == UPLOAD_PACK and wants_v2(git_protocol):
+        return protocol_v2.capabilities(repo)
     handler_cls = {UPLOAD_PACK: _UploadPack, RECEIVE_PACK: _ReceivePack}.get(service)
     if handler_cls is None:
         raise ProtocolError(f"unsupported service {service!r}")
@@ -176,11 +282,20 @@ def advertise(repo: NimbusRepo, service: str) -> bytes:
     return out.getvalue()
 
 
-def upload_pack(repo: NimbusRepo, body: bytes) -> bytes:
-    """Body of ``POST git-upload-pack`` (fetch and clone, shallow included)."""
+def upload_pack(repo: NimbusRepo, body: bytes, git_protocol: str | None = None, *,
+                any_object: Callable[[], bool] = _always) -> bytes:
+    """Body of ``POST git-upload-pack`` (fetch and clone, shallow and partial included).
+    ``any_object()``: whether every stored object may be wanted, else only those
+    reachable from the refs (see the module docstring)."""
+    if wants_v2(git_protocol) or body[4:12] == b"command=":
+        return protocol_v2.serve(repo, body, any_object=any_object)
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
-    _run(_UploadPack(_Backend(repo), [b"/"], proto, stateless_rpc=True))
+    try:
+        _run(_UploadPack(_Backend(repo), [b"/"], proto, stateless_rpc=True, body=body,
+                         any_object=any_object))
+    except (FilterRefused, NotOurRef) as exc:
+        return protocol_v2.pkt_error(str(exc))
     return out.getvalue()
 
 

@@ -194,6 +194,9 @@ class LocalRuntime:
         """Answer HTTP on host:port and start the background threads."""
         with self._undo_on_error():
             self._server.lambda_handler = self._handler or _load_app()
+            if self._handler is None:
+                from chalicelib.streaming.handler import handle_stream_event
+                self._server.stream_handler = handle_stream_event
             self._stack.callback(self._stop_background)  # after HTTP has stopped
             thread = threading.Thread(target=self._server.serve_forever, name="nimbus-http",
                                       kwargs={"poll_interval": 0.1}, daemon=True)

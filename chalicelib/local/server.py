@@ -39,16 +39,48 @@ _HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "conte
                          "te", "trailer", "upgrade"})
 
 
+# The streaming integration's timeout (API Gateway allows up to 15 minutes).
+STREAM_TIMEOUT_MS = 900_000
+LARGE_PUSH_HINT = ("a push this large does not fit in one request: push through S3 with "
+                   "`python -m chalicelib.cli push-bundle` (docs/git-at-scale.md)")
+
+
+def aws_limits():
+    """The [server] payload limits when the local runtime enforces them, else None."""
+    from chalicelib.settings import get_settings
+
+    server = get_settings().server
+    return server if server.ENFORCE_AWS_LIMITS else None
+
+
+def request_too_large(target: str, size: int, limits) -> str:
+    message = (f"Request Entity Too Large: the request ({size} bytes as a Lambda event) "
+               f"exceeds the {limits.REQUEST_LIMIT}-byte limit of a Lambda invocation")
+    if target.split("?", 1)[0].endswith("/git-receive-pack"):
+        message += "; " + LARGE_PUSH_HINT
+    return message
+
+
 class BadRequestBody(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
 
 
-def read_chunked(stream: IO[bytes]) -> bytes:
+class BodyTooLarge(Exception):
+    """The body was read to its end (the connection stays usable) but not kept."""
+
+    def __init__(self, size: int):
+        super().__init__(f"request body of {size} bytes")
+        self.size = size
+
+
+def read_chunked(stream: IO[bytes], max_size: int | None = None) -> bytes:
     """The body of a ``Transfer-Encoding: chunked`` request (RFC 9112 §7.1); chunk
-    extensions and trailer fields are read and dropped."""
+    extensions and trailer fields are read and dropped.  Past ``max_size`` bytes the
+    rest is read and dropped, then BodyTooLarge is raised."""
     body = bytearray()
+    total = 0
     while True:
         line = stream.readline(MAX_LINE + 1)
         if not line.endswith(b"\n"):
@@ -62,7 +94,11 @@ def read_chunked(stream: IO[bytes]) -> bytes:
         chunk = stream.read(size)
         if len(chunk) != size:
             raise BadRequestBody("chunked body ended inside a chunk")
-        body += chunk
+        total += size
+        if max_size is None or total <= max_size:
+            body += chunk
+        elif body:
+            body = bytearray()  # over the limit: keep nothing, only drain
         if stream.readline(MAX_LINE + 1) not in (b"\r\n", b"\n"):
             raise BadRequestBody("chunk not followed by CRLF")
     while True:  # trailer section, ended by an empty line
@@ -70,6 +106,8 @@ def read_chunked(stream: IO[bytes]) -> bytes:
         if not line.endswith(b"\n"):
             raise BadRequestBody("chunked body ended inside its trailer")
         if line in (b"\r\n", b"\n"):
+            if max_size is not None and total > max_size:
+                raise BodyTooLarge(total)
             return bytes(body)
 
 
@@ -100,6 +138,9 @@ class LocalHTTPServer(ThreadingHTTPServer):
         """Binds at once; set ``lambda_handler`` before ``serve_forever()``."""
         super().__init__(address, ProxyRequestHandler)
         self.lambda_handler: LambdaHandler | None = None
+        # The streaming function (chalicelib/streaming/handler.py): POSTs go to it when
+        # AWS limits are enforced, as API Gateway's POST method does in AWS.
+        self.stream_handler: Callable[[dict, Any], Any] | None = None
         self.access_log = access_log
         self.stopping = False
         self._connections_changed = threading.Condition()
@@ -191,30 +232,94 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _proxy
 
     def _exchange(self) -> int:
+        limits = aws_limits()
+        # A body whose base64 alone is over the limit is drained, not kept.
+        max_size = limits.REQUEST_LIMIT * 3 // 4 + 3 if limits is not None else None
         try:
-            body = self._read_body()
+            body = self._read_body(max_size)
         except BadRequestBody as exc:
             # The connection's framing is lost: answer and close.
             return self._send_message(exc.status, str(exc))
+        except BodyTooLarge as exc:
+            size = (exc.size + 2) // 3 * 4
+            return self._send_message(413, request_too_large(self.path, size, limits),
+                                      close=False)
         event = build_event(self.command, self.path, self.headers.items(), body,
                             self.client_address[0])
+        if limits is not None:
+            # The event as Lambda counts it (JSON), without copying the base64 body.
+            size = len(json.dumps({**event, "body": None})) + len(event["body"] or "")
+            if size > limits.REQUEST_LIMIT:
+                return self._send_message(413, request_too_large(self.path, size, limits),
+                                          close=False)
+            if self.command == "POST" and self.server.stream_handler is not None:
+                return self._stream(event)
         try:
-            status, headers, data = read_result(self.server.lambda_handler(event, LambdaContext()))
+            result = self.server.lambda_handler(event, LambdaContext())
         except Exception:  # noqa: BLE001 - a crashed Lambda, which API Gateway answers with 502
             log.exception("handler failed on %s %s", self.command, self.path.split("?", 1)[0])
             return self._send_message(502, "Internal server error", close=False)
+        if limits is not None:
+            from chalicelib.streaming.handler import buffered_overflow, proxy_result_size
+
+            size = proxy_result_size(result)
+            if size > limits.BUFFERED_RESPONSE_LIMIT:
+                result = buffered_overflow(size, limits.BUFFERED_RESPONSE_LIMIT)
+        status, headers, data = read_result(result)
         self._send(status, headers, data)
         return status
 
-    def _read_body(self) -> bytes:
+    def _stream(self, event: dict) -> int:
+        """Serve the streaming function's answer as API Gateway's STREAM mode does: the
+        status and headers first, then the body in chunks as produced; past its limit the
+        connection is cut without the final chunk, so the client sees a broken transfer."""
+        try:
+            result = self.server.stream_handler(event, LambdaContext(STREAM_TIMEOUT_MS))
+        except Exception:  # noqa: BLE001 - an invocation error before the first byte: 502
+            log.exception("stream handler failed on %s", self.path.split("?", 1)[0])
+            return self._send_message(502, "Internal server error", close=False)
+        self.send_response(result.status)
+        headers = list(result.headers.items()) + [
+            (name, value) for name, values in result.multi_headers.items() for value in values]
+        for name, value in headers:
+            if name.lower() not in _HOP_BY_HOP:
+                self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        sent = 0
+        try:
+            for chunk in result.chunks:
+                if sent + len(chunk) > result.limit:
+                    log.warning("streamed response over %d bytes on %s: cut", result.limit,
+                                self.path.split("?", 1)[0])
+                    self.close_connection = True
+                    return result.status
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+        except Exception:  # noqa: BLE001 - failed mid-stream: the status is gone already
+            log.exception("stream failed after %d bytes on %s", sent, self.path.split("?", 1)[0])
+            self.close_connection = True
+            return result.status
+        self.wfile.write(b"0\r\n\r\n")
+        return result.status
+
+    def _read_body(self, max_size: int | None = None) -> bytes:
         coding = self.headers.get("Transfer-Encoding")
         if coding:  # wins over Content-Length (RFC 9112 §6.3)
             if coding.strip().lower() != "chunked":
                 raise BadRequestBody(f"unsupported Transfer-Encoding: {coding}", status=501)
-            return read_chunked(self.rfile)
+            return read_chunked(self.rfile, max_size)
         length = (self.headers.get("Content-Length") or "0").strip()
         if not length.isdigit():
             raise BadRequestBody(f"invalid Content-Length: {length[:20]!r}")
+        if max_size is not None and int(length) > max_size:
+            left = int(length)
+            while left:
+                got = len(self.rfile.read(min(left, 1 << 20)))
+                if not got:
+                    raise BadRequestBody("request body shorter than its Content-Length")
+                left -= got
+            raise BodyTooLarge(int(length))
         body = self.rfile.read(int(length))
         if len(body) != int(length):
             raise BadRequestBody("request body shorter than its Content-Length")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError,
+from chalicelib.errors import (ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError, PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
@@ -25,15 +25,6 @@ if TYPE_CHECKING:
     from chalicelib.store.branches import BranchInfo
 
 HEADS, TAGS = pushes.HEADS, pushes.TAGS
-
-
-def _require_writer(caller: Caller, view: RepoView) -> None:
-    if caller.user is None or not view.can_write:
-        raise PermissionDenied("user should have a permission to write to a repo")
-    if view.repo.archived:
-        raise ArchivedRepository("repository is archived")
-    if view.repo.mirror:
-        raise PermissionDenied("can not change branches of a mirror")
 
 
 def _name(raw, field: str) -> str:
@@ -95,7 +86,7 @@ def _stored(view: RepoView, name: str) -> BranchInfo:
 
 def create_branch(caller: Caller, view: RepoView, data: dict) -> BranchInfo:
     """repoCreateBranch: ``data`` is a CreateBranchRepoOption."""
-    _require_writer(caller, view)
+    pushes.require_ref_writer(caller, view, "branches")
     if not isinstance(data, dict):
         raise InvalidInput("invalid request body")
     name = _name(data.get("new_branch_name"), "NewBranchName")
@@ -116,7 +107,7 @@ def create_branch(caller: Caller, view: RepoView, data: dict) -> BranchInfo:
 
 def delete_branch(caller: Caller, view: RepoView, name: str) -> None:
     """repoDeleteBranch: the default branch cannot be deleted (403, as Forgejo)."""
-    _require_writer(caller, view)
+    pushes.require_ref_writer(caller, view, "branches")
     if name == view.repo.default_branch:
         raise PermissionDenied("can not delete default branch")
     git = repo_files.open_git(view.repo)
@@ -129,7 +120,7 @@ def delete_branch(caller: Caller, view: RepoView, name: str) -> None:
 
 def rename_branch(caller: Caller, view: RepoView, name: str, data: dict) -> None:
     """repoUpdateBranch: ``data`` is an UpdateBranchRepoOption (the new ``name``)."""
-    _require_writer(caller, view)
+    pushes.require_ref_writer(caller, view, "branches")
     if not isinstance(data, dict):
         raise InvalidInput("invalid request body")
     new = _name(data.get("name"), "Name")

@@ -27,18 +27,33 @@ def open_git(view: RepoView) -> NimbusRepo:
     return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))
 
 
-def advertise(view: RepoView, service: str) -> bytes:
-    """Body of ``GET info/refs?service=<service>``."""
+def advertise(view: RepoView, service: str, git_protocol: str | None = None) -> bytes:
+    """Body of ``GET info/refs?service=<service>``; ``git_protocol`` is the request's
+    ``Git-Protocol`` header (``version=2`` gets protocol v2 for upload-pack)."""
     from chalicelib.gitstore import smart_http
 
-    return smart_http.advertise(open_git(view), service)
+    return smart_http.advertise(open_git(view), service, git_protocol)
 
 
-def upload_pack(view: RepoView, body: bytes) -> bytes:
-    """Body of ``POST git-upload-pack`` (fetch, clone)."""
+def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None) -> bytes:
+    """Body of ``POST git-upload-pack`` (fetch, clone, partial clone's lazy fetches)."""
     from chalicelib.gitstore import smart_http
 
-    return smart_http.upload_pack(open_git(view), body)
+    return smart_http.upload_pack(open_git(view), body, git_protocol,
+                                  any_object=lambda: _pool_is_private(view))
+
+
+def _pool_is_private(view: RepoView) -> bool:
+    """Whether the repository's object pool holds its objects only.  Forgejo lets a
+    client want any object by id (git's uploadpack.allowAnySHA1InWant); with a pool
+    shared by forks that could hand out another repository's objects, so then only
+    objects reachable from this repository's refs may be wanted."""
+    from chalicelib.store import repos as repo_store
+
+    if int(view.repo.pool_id) != int(view.repo.id):
+        return False
+    pool = repo_store.get_pool(int(view.repo.pool_id))
+    return pool is None or int(pool.members or 0) <= 1
 
 
 def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from chalicelib import events
-from chalicelib.errors import ConditionFailed
+from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDenied
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
 from chalicelib.services import quota_charges
@@ -44,6 +44,7 @@ from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
+    from chalicelib.services.repo_views import Caller, RepoView
     from chalicelib.store.accounts import Account
     from chalicelib.store.repos import Repo
     from chalicelib.store.unit_of_work import UnitOfWork
@@ -304,3 +305,14 @@ def apply_ref_updates(repo: Repo, git: NimbusRepo,
         actor = account_store.get_by_id(int(actor_id))
     normalized = [(ref, old or ZERO, new or ZERO) for ref, old, new in updates]
     commit(prepare(repo, git, normalized, actor=actor))
+
+
+def require_ref_writer(caller: Caller, view: RepoView, what: str) -> None:
+    """Who may move ``what`` (branches, tags) through the API: a signed-in writer, and
+    not on an archived repository (423) or a mirror (its next sync would undo it)."""
+    if caller.user is None or not view.can_write:
+        raise PermissionDenied("user should have a permission to write to a repo")
+    if view.repo.archived:
+        raise ArchivedRepository("repository is archived")
+    if view.repo.mirror:
+        raise PermissionDenied(f"can not change {what} of a mirror")

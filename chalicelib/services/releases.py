@@ -262,10 +262,17 @@ def _write(ctx: Ctx, tag: str, git, new_commit: str | None, stage, size: int) ->
     unit already updates the repository: ``repo_staged``)."""
     try:
         if new_commit is None:
+            # Publishing on a tag that exists relies on it: the write checks the tag ref
+            # still holds what was read, so a concurrent tag deletion makes it 409.
+            tag_ref = TAGS + tag
+            held = git.refs.read_loose_ref(tag_ref.encode()) if git is not None else None
+
             # DynamoDB cancels a transaction that meets a concurrent one on the same
             # items; retried, it meets the winner's condition instead (409 below).
             def commit() -> None:
                 with unit_of_work.writing() as uow:
+                    if held is not None:
+                        refdb.stage_ref_check(uow, ctx.repo_id, tag_ref, held.decode())
                     stage(uow, False)
             refdb.retry_while_busy([], commit)
             return
@@ -274,6 +281,8 @@ def _write(ctx: Ctx, tag: str, git, new_commit: str | None, stage, size: int) ->
         change.also(size, lambda uow: stage(uow, True))
         pushes.commit(change)
     except ConditionFailed as failed:
+        if refdb.stale_refs(failed) is not None:
+            raise ConflictError(f"tag {tag!r} was changed meanwhile; try again") from None
         raise _conflict(failed, tag) from None
     except StaleRefs:
         raise ConflictError(f"release tag already exist [tag_name: {tag}]") from None

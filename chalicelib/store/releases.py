@@ -424,3 +424,11 @@ def stage_forget_link(uuid: str) -> None:
     ``ConditionFailed(ASSET)`` when it is gone already (a redelivered cleanup)."""
     unit_of_work.current().delete(AttachmentLink(*link_key(uuid)), label=ASSET,
                                   condition=AttachmentLink.pk.exists())
+
+
+def stage_check_unclaimed(repo_id: int, tag_name: str) -> None:
+    """Deleting a bare tag: the unit fails with ``ConditionFailed(TAG)`` if a release
+    holds ``tag_name`` by then (a name that cannot be a key can hold no claim)."""
+    if valid_tag_key(tag_name):
+        unit_of_work.current().check(ReleaseTagClaim(*tag_key(repo_id, tag_name)),
+                                     ReleaseTagClaim.pk.does_not_exist(), label=TAG)

@@ -1,0 +1,100 @@
+"""Scenarios for the web pages (chalicelib/web): every page a reader opens, anonymous
+and signed in with a token (the session cookie is the same principal, read from the
+cookie instead of the token: its account is one more item in the same batch).
+
+``alice/demo`` (auto-initialized: a README) gets, once, a second file, a branch with a
+pull request, a tag, a release and an issue with a comment.
+
+The sign-in and sign-out POSTs carry a session cookie and a CSRF token, which the
+bench's requests cannot: they are EXEMPT here and covered by tests/test_web_session.py.
+"""
+from __future__ import annotations
+
+import base64
+
+from scene import Req, Scene, after
+
+DEMO = "/repos/alice/demo"
+WEB = "/alice/demo"
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def web_scene(s: Scene) -> dict:
+    def build() -> dict:
+        s.must("POST", f"{DEMO}/contents/app.py", "token",
+               {"content": _b64("def main():\n    return 1\n")})
+        s.must("POST", f"{DEMO}/contents/web.txt", "token",
+               {"content": _b64("web\n"), "new_branch": "web-feature"})
+        s.must("POST", f"{DEMO}/tags", "token", {"tag_name": "web-v1"})
+        s.must("POST", f"{DEMO}/releases", "token", {"tag_name": "web-v1", "name": "Web v1",
+                                                     "body": "notes"})
+        issue = s.must("POST", f"{DEMO}/issues", "token", {"title": "Web issue", "body": "*x*"})
+        s.must("POST", f"{DEMO}/issues/{issue['number']}/comments", "token", {"body": "ok"})
+        pull = s.must("POST", f"{DEMO}/pulls", "token", {"head": "web-feature", "base": "main",
+                                                         "title": "Web pull"})
+        head = s.must("GET", f"{DEMO}/branches/main", "token", expect=200)["commit"]["id"]
+        return {"issue": issue["number"], "pull": pull["number"], "head": head}
+    return s.once("web_scene", build)
+
+
+def both(path: str) -> list[Req]:
+    return [Req("GET", path), Req("GET", path, "token")]
+
+
+def scenarios() -> dict:
+    return {
+        "webHome": lambda s: both("/"),
+        "webExploreRepos": lambda s: both("/explore/repos?q=demo"),
+        "webProfile": lambda s: both("/alice"),
+        "webRepoHome": lambda s: after(web_scene(s), both(WEB)),
+        "webRepoSource": lambda s: after(web_scene(s), both(f"{WEB}/src/branch/main/app.py")),
+        "webRepoRaw": lambda s: after(web_scene(s), both(f"{WEB}/raw/branch/main/app.py")),
+        "webRepoCommits": lambda s: after(web_scene(s), both(f"{WEB}/commits/branch/main")),
+        "webRepoCommitsOfTag": lambda s: after(web_scene(s), both(f"{WEB}/commits/tag/web-v1")),
+        "webRepoCommit": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}"),
+        "webRepoBranches": lambda s: after(web_scene(s), both(f"{WEB}/branches")),
+        "webRepoTags": lambda s: after(web_scene(s), both(f"{WEB}/tags")),
+        "webRepoReleases": lambda s: after(web_scene(s), both(f"{WEB}/releases")),
+        "webRepoRelease": lambda s: after(web_scene(s), both(f"{WEB}/releases/tag/web-v1")),
+        "webRepoIssues": lambda s: after(web_scene(s), both(f"{WEB}/issues")),
+        "webRepoIssue": lambda s: both(f"{WEB}/issues/{web_scene(s)['issue']}"),
+        "webRepoPulls": lambda s: after(web_scene(s), both(f"{WEB}/pulls")),
+        "webRepoPull": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}"),
+        "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
+        "webLoginForm": lambda s: [Req("GET", "/user/login")],
+        # The forms (signed in: a token is the same principal a session cookie gives).
+        "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "token")],
+        "webIssueNewForm": lambda s: after(web_scene(s), [Req("GET", f"{WEB}/issues/new",
+                                                              "token")]),
+        "webCompareChoose": lambda s: after(web_scene(s), [    # on to base...head
+            Req("GET", f"{WEB}/compare?base=main&head=web-feature", "token", expect=303)]),
+        "webCompare": lambda s: after(web_scene(s), [
+            Req("GET", f"{WEB}/compare/main...web-feature", "token")]),
+        "webReleaseNewForm": lambda s: [Req("GET", f"{WEB}/releases/new", "token")],
+        "webApplications": lambda s: [Req("GET", "/user/settings/applications", "token")],
+    }
+
+
+_FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/test_web_actions.py)"
+EXEMPT = {
+    "webLogin": "needs the sign-in form's cookie and CSRF token (tests/test_web_session.py)",
+    "webLogout": "needs a session cookie and its CSRF token (tests/test_web_session.py)",
+    **{op: _FORM_POST for op in (
+        "webRepoCreate", "webIssueNew", "webIssueComment", "webCompareOpenPull",
+        "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete")},
+}
+
+# The repository home: the two preload batches; the root listing (refs and pack list);
+# the README (the same two again: each content read opens the repository afresh); the
+# branch names.  The sign-in form reads (and on first use creates) the session key in
+# SSM, once per container.
+BUDGETS = {
+    ("webRepoHome", "anon"): 7,
+    ("webRepoHome", "token"): 7,
+    ("webRepoSource", "anon"): 5,
+    ("webAsset", "anon"): 0,
+    ("webLoginForm", "anon"): 2,
+}

@@ -1,0 +1,59 @@
+"""Sign in and out: ``GET/POST /user/login``, ``POST /user/logout``.
+
+The password check is the API's basic-auth one (``accounts.check_password_login``);
+an e-mail address is first mapped to its login.  A failed sign-in re-shows the form
+with one message whatever was wrong, so the form does not tell which names exist.
+"""
+from __future__ import annotations
+
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.services import accounts, webhook_sources
+from chalicelib.web.view import Web, page, redirect, render
+
+FAILED = "Username or password is incorrect."
+
+
+def safe_target(target: str | None) -> str:
+    """Only a path on this site (``//host`` and ``/\\host`` would leave it)."""
+    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return "/"
+    return target
+
+
+def _login_name(given: str) -> str:
+    if "@" in given:
+        return webhook_sources.usernames([given]).get(given.lower(), "")
+    return given
+
+
+@page("GET", "/user/login", "webLoginForm", anonymous=True)
+def login_form(req: ApiRequest, web: Web) -> ApiResponse:
+    if web.user is not None:
+        return redirect(safe_target(req.arg("redirect_to")))
+    return render(web, "login.html", title="Sign in", form_csrf=web.csrf,
+                  redirect_to=safe_target(req.arg("redirect_to")), user_name="")
+
+
+@page("POST", "/user/login", "webLogin", anonymous=True)
+def login(req: ApiRequest, web: Web) -> ApiResponse:
+    form = {k: v[-1] for k, v in req.form().items()}
+    given = (form.get("user_name") or "").strip()
+    password = form.get("password") or ""
+    target = safe_target(form.get("redirect_to"))
+    account = None
+    if given and password:
+        name = _login_name(given)
+        account = accounts.check_password_login(name or given, password)
+    if account is not None and (account.prohibit_login or not account.active):
+        account = None
+    if account is None:
+        return render(web, "login.html", status=200, title="Sign in", form_csrf=web.csrf,
+                      error=FAILED, redirect_to=target, user_name=given)
+    web.sign_in(account)
+    return redirect(target)
+
+
+@page("POST", "/user/logout", "webLogout", anonymous=True)
+def logout(req: ApiRequest, web: Web) -> ApiResponse:
+    web.sign_out()
+    return redirect("/")

@@ -1,0 +1,84 @@
+"""Issues in the browser: open one (``GET/POST /{owner}/{repo}/issues/new``) and
+comment on an issue or pull request, optionally closing or reopening it
+(``POST /{owner}/{repo}/issues/{index}/comments``, Forgejo's URL and fields:
+``content`` and ``status``).
+
+Each calls the service the API route calls (``issues.create_issue``,
+``issue_comments.create_comment``, ``issues.edit_issue``) with the API's option
+record, so permissions, locks and validation are one set of rules.
+"""
+from __future__ import annotations
+
+from chalicelib import errors
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import caller, current_repo
+from chalicelib.services import issue_comments, issue_context, issues
+from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
+from chalicelib.web.view import Web, page, path_url, redirect
+
+NEW = "forms/issue_new.html"
+COMMENT = "forms/comment.html"
+STATES = {"close": "closed", "reopen": "open"}
+
+
+def _number(req: ApiRequest) -> int:
+    raw = req.params["index"]
+    if not raw.isdigit():
+        raise errors.NotFoundError(f"issue does not exist [index: {raw}]")
+    return int(raw)
+
+
+def _issue_path(view, item) -> str:
+    kind = "pulls" if item.is_pull else "issues"
+    return path_url(view.owner.login, view.repo.name, kind, str(int(item.number)))
+
+
+@page("GET", "/{owner}/{repo}/issues/new", "webIssueNewForm", in_repo=True, signed_in=True)
+def new_form(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    return show_form(
+        web, NEW, title="New issue", values={"title": "", "content": ""},
+        **repo_values(req, view, "issues"))
+
+
+@page("POST", "/{owner}/{repo}/issues/new", "webIssueNew", in_repo=True, signed_in=True)
+def new(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    form = posted(req)
+    values = {"title": form.get("title", ""), "content": form.get("content", "")}
+    ctx = issue_context.context(caller(req), view)
+    try:
+        item = issues.create_issue(ctx, {"title": values["title"], "body": values["content"]})
+    except errors.ServiceError as err:
+        if fixable_status(err) is None:
+            raise
+        return show_form(web, NEW, error=err, title="New issue", values=values,
+                         **repo_values(req, view, "issues"))
+    return redirect(_issue_path(view, item))
+
+
+@page("POST", "/{owner}/{repo}/issues/{index}/comments", "webIssueComment", in_repo=True,
+      signed_in=True)
+def comment(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    number = _number(req)
+    form = posted(req)
+    content, status = form.get("content", ""), form.get("status", "")
+    ctx = issue_context.context(caller(req), view)
+    item = issues.get_issue(ctx, number)
+    anchor = ""
+    try:
+        if status and status not in STATES:
+            raise errors.InvalidInput(f"[Status]: must be one of {', '.join(STATES)}")
+        if content.strip() or not status:
+            found, item = issue_comments.create_comment(ctx, number, {"body": content})
+            anchor = f"#issuecomment-{int(found.id)}"
+        if status:
+            item = issues.edit_issue(ctx, number, {"state": STATES[status]})
+    except errors.ServiceError as err:
+        if fixable_status(err) is None:
+            raise
+        return show_form(web, COMMENT, error=err, title="Comment", issue_number=number,
+                         issue_path=_issue_path(view, item), content=content,
+                         **repo_values(req, view, "issues"))
+    return redirect(_issue_path(view, item) + anchor)

@@ -1,0 +1,40 @@
+"""Create a repository in the browser: ``GET/POST /repo/create`` (Forgejo's URL).
+
+The form posts what the API's CreateRepoOption carries (name, description, private,
+auto_init) to ``repo_admin.create_repo``, the service ``createCurrentUserRepo`` calls, so
+the name rules, the quota and the initial commit are the API's.
+"""
+from __future__ import annotations
+
+from chalicelib import errors
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import caller
+from chalicelib.services import repo_admin
+from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
+from chalicelib.web.view import Web, page, path_url, redirect
+
+TEMPLATE = "forms/repo_create.html"
+
+
+@page("GET", "/repo/create", "webRepoCreateForm", signed_in=True)
+def create_form(req: ApiRequest, web: Web) -> ApiResponse:
+    return show_form(
+        web, TEMPLATE, title="New repository",
+        values={"repo_name": "", "description": "", "private": False, "auto_init": True})
+
+
+@page("POST", "/repo/create", "webRepoCreate", signed_in=True)
+def create(req: ApiRequest, web: Web) -> ApiResponse:
+    form = posted(req)
+    values = {"repo_name": form.get("repo_name", "").strip(),
+              "description": form.get("description", ""),
+              "private": checked(form, "private"), "auto_init": checked(form, "auto_init")}
+    option = {"name": values["repo_name"], "description": values["description"],
+              "private": values["private"], "auto_init": values["auto_init"]}
+    try:
+        view = repo_admin.create_repo(caller(req), web.user, option)
+    except errors.ServiceError as err:
+        if fixable_status(err) is None:
+            raise
+        return show_form(web, TEMPLATE, error=err, title="New repository", values=values)
+    return redirect(path_url(view.owner.login, view.repo.name))

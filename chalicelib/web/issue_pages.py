@@ -1,0 +1,158 @@
+"""Issues and pull requests: the lists (state, labels, milestone, search, paging) and
+one issue or pull request with its conversation rendered as markdown.
+
+A pull request's page shows its commits, changed files and diff, its head's commit
+statuses and mergeability; writers see the merge form (the styles the repository
+allows), which posts to ``/{owner}/{repo}/pulls/{n}/merge``.
+"""
+from __future__ import annotations
+
+from chalicelib.api import paging, pull_records, records, status_records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.issues import Renderer
+from chalicelib.api.pulls import PullRenderer
+from chalicelib.api.repos import caller, current_repo
+from chalicelib.errors import NotFoundError
+from chalicelib.services import issue_comments, issue_context, issues, pull_views, pulls
+from chalicelib.services import merge_settings, statuses
+from chalicelib.web import present
+from chalicelib.web.pages import pager, repo_values
+from chalicelib.web.view import Web, page, render
+
+STATES = ("open", "closed", "all")
+MERGE_STYLES = (("merge", "Create merge commit"), ("rebase", "Rebase and fast-forward"),
+                ("rebase-merge", "Rebase and create merge commit"),
+                ("squash", "Squash and merge"), ("fast-forward-only", "Fast-forward only"))
+
+
+def _number(req: ApiRequest) -> int:
+    raw = req.params["index"]
+    if not raw.isdigit():
+        raise NotFoundError(f"issue does not exist [index: {raw}]")
+    return int(raw)
+
+
+def _split(req: ApiRequest, name: str) -> list[str]:
+    return [s.strip() for s in (req.arg(name) or "").split(",") if s.strip()]
+
+
+def _filters(req: ApiRequest) -> dict:
+    state = (req.arg("state") or "open").lower()
+    return {"state": state if state in STATES else "open", "q": (req.arg("q") or "").strip(),
+            "labels": _split(req, "labels"), "milestone": (req.arg("milestone") or "").strip()}
+
+
+def _tracker_values(ctx) -> dict:
+    tracker = ctx.tracker()
+    return {"all_labels": sorted((entry.get("name", "") for entry in tracker.labels.values())),
+            "all_milestones": sorted(entry.get("title", "")
+                                     for entry in tracker.milestones.values())}
+
+
+@page("GET", "/{owner}/{repo}/issues", "webRepoIssues", in_repo=True)
+def issue_list(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    ctx = issue_context.context(caller(req), view)
+    wanted = _filters(req)
+    query = issues.IssueQuery(state=wanted["state"], kind="issues", keyword=wanted["q"],
+                              labels=wanted["labels"],
+                              milestones=[wanted["milestone"]] if wanted["milestone"] else [])
+    page_ = paging.page_of(req)
+    found, total = issues.list_issues(ctx, query, page_.offset, page_.limit)
+    renderer = Renderer(req, ctx)
+    return render(web, "issues.html", title="Issues", items=[renderer.issue(i) for i in found],
+                  filters=wanted, pager=pager(req, total), kind="issues",
+                  **_tracker_values(ctx), **repo_values(req, view, "issues"))
+
+
+def _conversation(req: ApiRequest, ctx, view, number: int, record: dict, is_pull: bool):
+    """The comments' records and every body rendered (the issue's first)."""
+    renderer = Renderer(req, ctx)
+    found = issue_comments.issue_comments(ctx, number)
+    comment_records = [renderer.comment(c, is_pull) for c in found]
+    bodies = present.markdown(req, view, [record.get("body") or "",
+                                          *[c.get("body") or "" for c in comment_records]])
+    return bodies[0], list(zip(comment_records, bodies[1:]))
+
+
+@page("GET", "/{owner}/{repo}/issues/{index}", "webRepoIssue", in_repo=True)
+def issue_one(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    ctx = issue_context.context(caller(req), view)
+    item = issues.get_issue(ctx, _number(req))
+    if item.is_pull:
+        return pull_one_of(req, web, view, int(item.number))
+    record = Renderer(req, ctx).issue(item)
+    body_html, comments = _conversation(req, ctx, view, int(item.number), record, False)
+    return render(web, "issue.html", title=f"{record['title']} #{record['number']}",
+                  issue=record, body_html=body_html, comments=comments,
+                  **repo_values(req, view, "issues"))
+
+
+@page("GET", "/{owner}/{repo}/pulls", "webRepoPulls", in_repo=True)
+def pull_list(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    ctx = pulls.pull_context(caller(req), view)
+    wanted = _filters(req)
+    if wanted["q"] or wanted["labels"] or wanted["milestone"]:
+        # The pull list's filters are ids; the issue search takes names and keywords.
+        query = issues.IssueQuery(state=wanted["state"], kind="pulls", keyword=wanted["q"],
+                                  labels=wanted["labels"],
+                                  milestones=[wanted["milestone"]] if wanted["milestone"] else [])
+        page_ = paging.page_of(req)
+        found, total = issues.list_issues(issue_context.context(caller(req), view), query,
+                                          page_.offset, page_.limit)
+    else:
+        page_ = paging.page_of(req)
+        found, total = pulls.list_pulls(ctx, pulls.PullQuery(state=wanted["state"]),
+                                        page_.offset, page_.limit)
+    renderer = PullRenderer(req, ctx)
+    return render(web, "issues.html", title="Pull requests",
+                  items=[renderer.pull(i) for i in found], filters=wanted,
+                  pager=pager(req, total), kind="pulls", **_tracker_values(ctx),
+                  **repo_values(req, view, "pulls"))
+
+
+@page("GET", "/{owner}/{repo}/pulls/{index}", "webRepoPull", in_repo=True)
+def pull_one(req: ApiRequest, web: Web) -> ApiResponse:
+    return pull_one_of(req, web, current_repo(req), _number(req))
+
+
+def _statuses(req: ApiRequest, view, sha: str) -> dict | None:
+    if not sha:
+        return None
+    combined = statuses.combined_status(view, caller(req), sha)
+    if not combined.shown:
+        return None
+    return status_records.combined_status(combined, view, records.repository(view, req.actor))
+
+
+def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
+    ctx = pulls.pull_context(caller(req), view)
+    item = pulls.get_pull(ctx, number)
+    record = PullRenderer(req, ctx).pull(item)
+    issue_ctx = issue_context.context(caller(req), view)
+    body_html, comments = _conversation(req, issue_ctx, view, number, record, True)
+    html = records.repo_html_url(view)
+    api = records.repo_api_url(view.owner.login, view.repo.name)
+    try:
+        commit_records = [pull_records.commit(c, html, api) for c in pull_views.commits(ctx, item)]
+        changes, head = pull_views.files(ctx, item)
+        files = [pull_records.changed_file(f, html, api, head) for f in changes]
+        diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
+    except NotFoundError:
+        commit_records, files, diff = [], [], ""
+    base_repo = record["base"].get("repo") or {}
+    settings = {**merge_settings.DEFAULTS,
+                **{k: v for k, v in base_repo.items() if k in merge_settings.DEFAULTS}}
+    styles = [(style, label) for style, label in MERGE_STYLES
+              if settings.get(merge_settings.STYLE_SWITCH.get(style, ""), False)]
+    can_merge = bool(view.can_write) and record["state"] == "open" and not record["merged"]
+    return render(web, "pull.html", title=f"{record['title']} #{record['number']}",
+                  pull=record, issue=record, body_html=body_html, comments=comments,
+                  commits=commit_records, files=files, diff_html=present.diff_html(diff),
+                  checks=_statuses(req, view, record["head"]["sha"]),
+                  merge_styles=styles if can_merge else [],
+                  default_style=settings.get("default_merge_style", "merge"),
+                  form_csrf=web.csrf if can_merge else "",
+                  **repo_values(req, view, "pulls"))

@@ -1,0 +1,166 @@
+"""Reading pages: the explore list, profiles, a repository's home, its files and raw
+files, at Forgejo's URLs.
+
+Every page calls the services the API calls and shows the API's records (the same
+``html_url``s and counts); private things are 404 pages to whoever the API answers 404.
+"""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from chalicelib.api import paging, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import caller, current_repo, repo_record
+from chalicelib.api.tags import tag_record
+from chalicelib.errors import NotFoundError
+from chalicelib.services import accounts, branches, contents, orgs, repo_files, repos, tags
+from chalicelib.settings import get_settings
+from chalicelib.web import present
+from chalicelib.web.view import Web, page, path_url, render
+
+MAX_SWITCHER = 50
+
+
+def pager(req: ApiRequest, total: int) -> dict:
+    """Paging values the templates' ``pager`` macro reads."""
+    page_ = paging.page_of(req)
+    last = max((total + page_.limit - 1) // page_.limit, 1)
+    return {"page": page_.page, "last": last, "total": total, "offset": page_.offset,
+            "limit": page_.limit}
+
+
+def repo_values(req: ApiRequest, view, tab: str) -> dict:
+    """What the repository header needs: the record and the active tab."""
+    return {"repo": repo_record(req, view), "view": view, "tab": tab,
+            "base": path_url(view.owner.login, view.repo.name)}
+
+
+def _explore(req: ApiRequest, web: Web) -> ApiResponse:
+    keyword = (req.arg("q") or "").strip()
+    found = repos.search(caller(req), repos.SearchQuery(keyword=keyword,
+                                                        include_description=True,
+                                                        sort="recentupdate", order="desc"))
+    paged = pager(req, len(found))
+    shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
+    return render(web, "explore.html", title="Explore", q=keyword, pager=paged,
+                  repos=[records.repository(v, req.actor) for v in shown])
+
+
+@page("GET", "/", "webHome")
+def home(req: ApiRequest, web: Web) -> ApiResponse:
+    return _explore(req, web)
+
+
+@page("GET", "/explore/repos", "webExploreRepos")
+def explore(req: ApiRequest, web: Web) -> ApiResponse:
+    return _explore(req, web)
+
+
+@page("GET", "/{username}", "webProfile")
+def profile(req: ApiRequest, web: Web) -> ApiResponse:
+    name = req.params["username"]
+    try:
+        owner = accounts.get_visible_user(req.actor, name)
+        record = records.user(owner, req.actor)
+    except NotFoundError:
+        owner = orgs.get_org(req.actor, name)
+        record = {**records.organization(owner), "login": owner.login,
+                  "html_url": get_settings().app_url + quote(owner.login)}
+    views = repos.order(repos.owned_by(caller(req), owner), "recentupdate")
+    paged = pager(req, len(views))
+    shown = views[paged["offset"]:paged["offset"] + paged["limit"]]
+    return render(web, "profile.html", title=owner.login, owner=record,
+                  is_org=owner.account_type != "user", pager=paged,
+                  repos=[records.repository(v, req.actor) for v in shown])
+
+
+def _switcher(view) -> dict:
+    """Branch names for the ref switcher (one Query).  Tags are one click away on the
+    tags page, each linking to its tree: listing them here would cost four more calls
+    (refs, tag objects, archive counters) on every page view."""
+    found = branches.list_branches(view)
+    return {"branch_names": sorted(b.name for b in found)[:MAX_SWITCHER]}
+
+
+@page("GET", "/{owner}/{repo}", "webRepoHome", in_repo=True)
+def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    values = repo_values(req, view, "code")
+    branch = view.repo.default_branch
+    if view.repo.empty:
+        return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=None,
+                      ref=branch, ref_kind="branch", **values)
+    at, entries = contents.get_contents(view, "", f"refs/heads/{branch}")
+    readme_html = ""
+    readme = present.readme_of(entries)
+    if readme is not None:
+        _, file = contents.get_contents(view, readme.path, at.commit_id)
+        text = present.as_text(file.content or b"") or ""
+        if readme.name.lower().endswith(present.MARKDOWN):
+            branch_path = f"branch/{quote(branch)}"
+            readme_html = present.markdown(req, view, [text], mode="file",
+                                           branch_path=branch_path)[0]
+        else:
+            readme_html = f"<pre>{_escape(text)}</pre>"
+    return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=entries,
+                  ref=branch, ref_kind="branch", path="", readme=readme,
+                  readme_html=readme_html, **_switcher(view), **values)
+
+
+def _escape(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
+
+
+@page("GET", "/{owner}/{repo}/src/{kind}/{rest:path}", "webRepoSource", in_repo=True)
+def source(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    kind = req.params["kind"]
+    at, found, ref, path = present.resolve_src(view, kind, req.params["rest"])
+    values = repo_values(req, view, "code")
+    crumbs = _crumbs(path)
+    common = dict(ref=ref, ref_kind=kind, path=path, crumbs=crumbs, commit_id=at.commit_id,
+                  **_switcher(view), **values)
+    if isinstance(found, list):
+        readme = present.readme_of(found)
+        return render(web, "tree.html", title=f"{path or view.repo.name}", entries=found,
+                      readme=readme, **common)
+    text = present.as_text(found.content or b"") if found.kind == "file" else None
+    body_html = ""
+    if text is not None and len(found.content or b"") <= present.MAX_SHOWN:
+        if found.name.lower().endswith(present.MARKDOWN) and req.arg("display") != "source":
+            branch_path = f"{kind}/{quote(ref)}"
+            body_html = present.markdown(req, view, [text], mode="file",
+                                         branch_path=branch_path)[0]
+            common["rendered"] = True
+        else:
+            body_html = present.highlight(found.name, text)
+    return render(web, "file.html", title=path, entry=found, body_html=body_html,
+                  is_text=text is not None, **common)
+
+
+def _crumbs(path: str) -> list[tuple[str, str]]:
+    parts = [p for p in path.split("/") if p]
+    return [(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts)]
+
+
+@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True)
+def raw(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"])
+    if isinstance(found, list) or found.kind != "file":
+        raise NotFoundError(f"not a file: {path}")
+    file = repo_files.raw_file(view.repo, path, at.commit_id)
+    disposition = "attachment" if req.arg("download") else "inline"
+    return ApiResponse(status=200, body=file.content, headers={
+        "Content-Type": file.content_type,
+        "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(file.name)}",
+        # A repository's files must never run script in the site's origin.
+        "Content-Security-Policy": "default-src 'none'; sandbox",
+    })
+
+
+def tag_records(view, offset: int, limit: int) -> tuple[list[dict], int]:
+    found = tags.list_tags(view, offset, limit)
+    return [tag_record(t, view) for t in found.tags], found.total

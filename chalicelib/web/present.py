@@ -1,0 +1,111 @@
+"""What pages show that records do not carry: rendered markdown, highlighted code,
+diffs, and the ref a ``/src/...`` path names.
+
+Markdown goes through the same renderer and sanitizer as the API's ``/markdown``
+(``chalicelib.markup``); code through Pygments with CSS classes (the stylesheet holds
+the light and dark colours), both imported on first use.
+"""
+from __future__ import annotations
+
+from chalicelib.api.http import ApiRequest
+from chalicelib.api.repos import caller
+from chalicelib.errors import NotFoundError
+from chalicelib.services import contents
+from chalicelib.settings import get_settings
+
+# Larger files and diffs are not highlighted (Pygments' time grows with the text).
+MAX_HIGHLIGHT = 512 * 1024
+MAX_SHOWN = 2 * 1024 * 1024
+MARKDOWN = (".md", ".markdown", ".mdown", ".mkd", ".livemd")
+README_NAMES = ("readme.md", "readme.markdown", "readme.mdown", "readme.mkd", "readme.txt",
+                "readme")
+
+
+def markdown_context(req: ApiRequest, view, *, mode: str = "comment", branch_path: str = ""):
+    from chalicelib import markup
+    from chalicelib.services import render_context
+
+    app = get_settings().app_url
+    owner, name = view.owner.login, view.repo.name
+
+    def commits(shas: set[str]) -> dict[str, str]:
+        full = sorted(s for s in shas if len(s) == 40)[:20]
+        return {s: s for s in render_context.existing_commits(caller(req), owner, name, full)}
+
+    return markup.RenderContext(
+        mode=mode, base=markup.base_url(f"{owner}/{name}", app), app_url=app,
+        branch_path=branch_path, owner=owner, repo=name,
+        mentionable=render_context.public_logins, commits=commits)
+
+
+def markdown(req: ApiRequest, view, texts: list[str], *, mode: str = "comment",
+             branch_path: str = "") -> list[str]:
+    """Sanitized HTML of each text (in order)."""
+    from chalicelib import markup
+
+    if not any(texts):
+        return ["" for _ in texts]
+    ctx = markdown_context(req, view, mode=mode, branch_path=branch_path)
+    return markup.render_many(texts, ctx)
+
+
+def as_text(data: bytes) -> str | None:
+    if b"\x00" in data[:8000]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def highlight(name: str, text: str) -> str:
+    """Highlighted HTML of a file, line numbers included; plain escaped text when large."""
+    from pygments import highlight as run
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import TextLexer, get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    if len(text) > MAX_HIGHLIGHT:
+        lexer = TextLexer()
+    else:
+        try:
+            lexer = get_lexer_for_filename(name, text, stripnl=False)
+        except ClassNotFound:
+            lexer = TextLexer(stripnl=False)
+    return run(text, lexer, HtmlFormatter(cssclass="highlight", linenos="table",
+                                          lineanchors="L", anchorlinenos=True, wrapcode=True))
+
+
+def diff_html(text: str) -> str:
+    from pygments import highlight as run
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import DiffLexer, TextLexer
+
+    text = text[:MAX_SHOWN]
+    lexer = DiffLexer(stripnl=False) if len(text) <= MAX_HIGHLIGHT else TextLexer(stripnl=False)
+    return run(text, lexer, HtmlFormatter(cssclass="highlight diff", wrapcode=True))
+
+
+def resolve_src(view, kind: str, rest: str) -> tuple[object, object, str, str]:
+    """(at, entry or entries, ref, path) for ``/src/{kind}/{rest}``.
+
+    A branch or tag name may hold slashes: the shortest prefix of ``rest`` that names
+    a ref wins, as Forgejo resolves it."""
+    parts = [p for p in rest.split("/") if p]
+    if kind not in ("branch", "tag", "commit") or not parts:
+        raise NotFoundError("unknown source path")
+    splits = range(1, 2) if kind == "commit" else range(1, len(parts) + 1)
+    for n in splits:
+        ref, path = "/".join(parts[:n]), "/".join(parts[n:])
+        qualified = {"branch": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}.get(kind, ref)
+        try:
+            at, found = contents.get_contents(view, path, qualified)
+        except NotFoundError:
+            continue
+        return at, found, ref, path
+    raise NotFoundError(f"path does not exist: {rest}")
+
+
+def readme_of(entries) -> object | None:
+    by_name = {e.name.lower(): e for e in entries if e.kind == "file"}
+    return next((by_name[n] for n in README_NAMES if n in by_name), None)

@@ -1,0 +1,103 @@
+"""A repository's history and refs: commits of a branch, one commit with its diff,
+branches, tags, releases and one release (``/releases/tag/{tag}``, a Release's
+``html_url``)."""
+from __future__ import annotations
+
+from chalicelib.api import paging, pull_records, records
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.releases import ctx_of as release_ctx
+from chalicelib.api.releases import render as release_record
+from chalicelib.api.repos import current_repo
+from chalicelib.services import branches, commit_views, releases
+from chalicelib.web import present
+from chalicelib.web.pages import pager, repo_values, tag_records
+from chalicelib.web.view import Web, page, render
+
+
+def _addresses(view) -> tuple[str, str]:
+    return (records.repo_html_url(view),
+            records.repo_api_url(view.owner.login, view.repo.name))
+
+
+def _commit_list(req: ApiRequest, web: Web, ref: str, kind: str) -> ApiResponse:
+    view = current_repo(req)
+    page_ = paging.page_of(req)
+    found = commit_views.list_commits(view.repo, commit_views.CommitQuery(sha=ref),
+                                      page_.offset, page_.limit)
+    html, api = _addresses(view)
+    shown = [pull_records.commit(c, html, api) for c in found.commits]
+    return render(web, "commits.html", title=f"Commits · {ref}", commits=shown, ref=ref,
+                  ref_kind=kind, pager=pager(req, found.total), **repo_values(req, view, "code"))
+
+
+@page("GET", "/{owner}/{repo}/commits/branch/{branch:path}", "webRepoCommits", in_repo=True)
+def commits(req: ApiRequest, web: Web) -> ApiResponse:
+    return _commit_list(req, web, req.params["branch"], "branch")
+
+
+@page("GET", "/{owner}/{repo}/commits/tag/{tag:path}", "webRepoCommitsOfTag", in_repo=True)
+def commits_of_tag(req: ApiRequest, web: Web) -> ApiResponse:
+    return _commit_list(req, web, req.params["tag"], "tag")
+
+
+@page("GET", "/{owner}/{repo}/commit/{sha}", "webRepoCommit", in_repo=True)
+def commit(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    found, git = commit_views.get_commit(view.repo, req.params["sha"])
+    stats, files = commit_views.stats_and_files(git, found)
+    html, api = _addresses(view)
+    record = pull_records.commit(found, html, api, stats=stats, files=files)
+    sha = record["sha"]
+    diff = commit_views.diff_or_patch(view.repo, sha, "diff").decode("utf-8", "replace")
+    title, _, rest = record["commit"]["message"].partition("\n")
+    return render(web, "commit.html", title=title, commit=record, subject=title,
+                  message_rest=rest.strip(), diff_html=present.diff_html(diff),
+                  **repo_values(req, view, "code"))
+
+
+@page("GET", "/{owner}/{repo}/branches", "webRepoBranches", in_repo=True)
+def branch_list(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    found = branches.list_branches(view)
+    paged = pager(req, len(found))
+    default = view.repo.default_branch
+    found.sort(key=lambda b: (b.name != default, b.name))
+    shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
+    usernames = branches.usernames_for(shown)
+    return render(web, "branches.html", title="Branches", default_branch=default,
+                  branches=[records.branch(b, view, usernames=usernames) for b in shown],
+                  pager=paged, **repo_values(req, view, "branches"))
+
+
+@page("GET", "/{owner}/{repo}/tags", "webRepoTags", in_repo=True)
+def tag_list(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    page_ = paging.page_of(req)
+    shown, total = tag_records(view, page_.offset, page_.limit)
+    return render(web, "tags.html", title="Tags", tags=shown, pager=pager(req, total),
+                  **repo_values(req, view, "tags"))
+
+
+def _release_page(req: ApiRequest, web: Web, shown: list, total: int, title: str,
+                  ctx) -> ApiResponse:
+    view = ctx.view
+    notes = present.markdown(req, view, [r.note or "" for r in shown])
+    items = [(release_record(req, ctx, r), note) for r, note in zip(shown, notes)]
+    return render(web, "releases.html", title=title, releases=items, pager=pager(req, total),
+                  **repo_values(req, view, "releases"))
+
+
+@page("GET", "/{owner}/{repo}/releases", "webRepoReleases", in_repo=True)
+def release_list(req: ApiRequest, web: Web) -> ApiResponse:
+    ctx = release_ctx(req)
+    page_ = paging.page_of(req)
+    shown, total = releases.list_releases(ctx, keyword=(req.arg("q") or "").strip(),
+                                          offset=page_.offset, limit=page_.limit)
+    return _release_page(req, web, shown, total, "Releases", ctx)
+
+
+@page("GET", "/{owner}/{repo}/releases/tag/{tag:path}", "webRepoRelease", in_repo=True)
+def release_one(req: ApiRequest, web: Web) -> ApiResponse:
+    ctx = release_ctx(req)
+    found = releases.by_tag(ctx, req.params["tag"])
+    return _release_page(req, web, [found], 1, found.title or found.tag_name, ctx)

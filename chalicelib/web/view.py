@@ -1,0 +1,250 @@
+"""The page-route helper, the template renderer and the web request's state.
+
+``page(method, pattern, name)`` registers a handler in the same route table as the API
+(raw, outside /api/v1, not in swagger).  The wrapper it adds:
+
+- reads the session cookie and, when it names a live account, sets ``req.principal``
+  as a password login would (every scope), so services see the same caller the API
+  would see for that user;
+- checks the CSRF token of every POST (403 when missing or wrong);
+- turns service errors into HTML error pages with the API's status codes (a private
+  repository is a 404 page, exactly as the API answers 404);
+- adds the session cookie when the page handed out a new one.
+
+Handlers take ``(req, web)`` and return ``render(web, template, **values)`` or any
+``ApiResponse``.  Jinja2 is imported on the first render only, never on the API's path.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+from urllib.parse import quote, urlencode
+
+from chalicelib import errors
+from chalicelib.api import auth
+from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.repos import current_repo, repo_preload, repo_preload_more
+from chalicelib.api.router import route
+from chalicelib.services import accounts
+from chalicelib.settings import get_settings
+from chalicelib.web import session as sessions
+
+HERE = Path(__file__).parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                ".svg": "image/svg+xml"}
+HTML = "text/html; charset=utf-8"
+# Bodies smaller than this go uncompressed: gzip's header would eat the gain.
+MIN_COMPRESS = 1024
+_STATUS = ((errors.NotFoundError, 404), (errors.PermissionDenied, 403),
+           (errors.InvalidInput, 422), (errors.BadInput, 400), (errors.ConflictError, 409),
+           (errors.AlreadyExists, 422), (errors.ArchivedRepository, 423))
+
+
+@dataclass
+class Web:
+    """One page request: who is signed in, the session and what goes out with the page."""
+    req: ApiRequest
+    session: sessions.Session | None = None
+    user: object = None                 # the signed-in Account, or None
+    new_cookie: str | None = None       # a Set-Cookie value to send
+    values: dict = field(default_factory=dict)
+
+    @property
+    def csrf(self) -> str:
+        """The form token; hands out an anonymous session when there is none yet."""
+        if self.session is None:
+            self.session = sessions.new_session()
+            self.new_cookie = sessions.set_cookie(sessions.encode(self.session))
+        return self.session.csrf_token()
+
+    def sign_in(self, account) -> None:
+        self.session = sessions.new_session(account)
+        self.user = account
+        self.new_cookie = sessions.set_cookie(sessions.encode(self.session, account))
+
+    def sign_out(self) -> None:
+        self.session, self.user = None, None
+        self.new_cookie = sessions.clear_cookie()
+
+
+def session_user_id(req: ApiRequest) -> int | None:
+    found = sessions.parse(sessions.cookie_value(req.headers))
+    return found.user_id if found is not None and found.user_id else None
+
+
+def _load_session(req: ApiRequest) -> Web:
+    web = Web(req)
+    value = sessions.cookie_value(req.headers)
+    found = sessions.parse(value)
+    if found is None:
+        return web
+    account = accounts.account_by_id(found.user_id) if found.user_id else None
+    if found.user_id and (account is None or account.prohibit_login or not account.active):
+        return web      # deleted or disabled: the cookie is ignored
+    if not sessions.verify(value, found, account):
+        return web
+    web.session, web.user = found, account
+    if account is not None and req.principal is None:
+        req.principal = auth.Principal(user=account, via="session")
+    elif req.principal is not None:
+        web.user = req.principal.user     # a token or password sent with the request wins
+    return web
+
+
+def _check_csrf(web: Web) -> None:
+    """The form field, or the ``X-Csrf-Token`` header for bodies that are not
+    url-encoded forms (a script's request, a multipart upload)."""
+    sent = (web.req.form().get(sessions.CSRF_FIELD) or [""])[-1] \
+        or web.req.headers.get("x-csrf-token") or ""
+    if web.session is None or not sent or not hmac.compare_digest(sent, web.session.csrf_token()):
+        raise errors.PermissionDenied("Invalid CSRF token: reload the page and try again")
+
+
+def _repo_more(req: ApiRequest, user_id: int | None) -> list:
+    """The caller's access items, for the session's user when no token names one."""
+    user_id = user_id or session_user_id(req)
+    keys = repo_preload_more(req, user_id)
+    return keys + ([accounts.account_key(user_id)] if user_id else [])
+
+
+def page(method: str, pattern: str, name: str, *, in_repo: bool = False,
+         anonymous: bool = False, signed_in: bool = False) -> Callable:
+    """Register ``func(req, web)`` as the page at ``pattern`` (Forgejo's URL).
+
+    ``in_repo``: the path names ``{owner}/{repo}``, read with the caller's access in the
+    request's two batched reads.  ``anonymous``: served even when REQUIRE_SIGNIN_VIEW
+    sends everyone else to the sign-in form (the form itself, assets).  ``signed_in``:
+    visitors are sent to the sign-in form first (the forms that do things)."""
+    options = dict(tag="web", raw=True, in_swagger=False)
+    if in_repo:
+        options.update(preload=repo_preload, preload_more=_repo_more)
+
+    def register(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def handler(req: ApiRequest) -> ApiResponse:
+            return serve(req, func, anonymous=anonymous, signed_in=signed_in,
+                         in_repo=in_repo)
+        route(method, pattern, name, **options)(handler)
+        return func
+    return register
+
+
+def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
+          signed_in: bool = False, in_repo: bool = False) -> ApiResponse:
+    web = _load_session(req)
+    if web.user is None and req.principal is not None:
+        web.user = req.principal.user
+    try:
+        if req.method == "POST":
+            _check_csrf(web)
+        if web.user is None and req.principal is None and not anonymous \
+                and get_settings().service.REQUIRE_SIGNIN_VIEW:
+            response = redirect("/user/login?" + urlencode({"redirect_to": req.raw_path}))
+        elif signed_in and web.user is None:
+            if in_repo:
+                current_repo(req)       # a private repository stays a 404 to visitors
+            # After a POST the form is gone: the visitor comes back to the start page.
+            back = req.raw_path if req.method == "GET" else "/"
+            response = redirect("/user/login?" + urlencode({"redirect_to": back}))
+        else:
+            response = func(req, web)
+    except errors.ServiceError as err:
+        status = next((code for kind, code in _STATUS if isinstance(err, kind)), 400)
+        response = render(web, "error.html", status=status, code=status, title=str(status),
+                          message=getattr(err, "message", "") or str(err))
+    if web.new_cookie:
+        response.multi_headers.setdefault("Set-Cookie", []).append(web.new_cookie)
+    return response
+
+
+# Rendering ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def environment():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["ago"] = ago
+    env.filters["size"] = human_size
+    env.globals.update(path_url=path_url, page_url=page_url)
+    return env
+
+
+@functools.lru_cache(maxsize=None)
+def static_file(name: str) -> tuple[bytes, str] | None:
+    """(bytes, content hash) of a file of ``static/``, read once per container."""
+    path = STATIC / name
+    if "/" in name or name.startswith(".") or path.suffix not in STATIC_TYPES \
+            or not path.is_file():
+        return None
+    data = path.read_bytes()
+    return data, hashlib.sha256(data).hexdigest()[:12]
+
+
+def asset_url(name: str) -> str:
+    """The asset's address with its content hash: the version a page was rendered for."""
+    found = static_file(name)
+    return f"/assets/{name}?v={found[1]}" if found else f"/assets/{name}"
+
+
+def base_values(web: Web) -> dict:
+    settings = get_settings()
+    return {"app_name": settings.server.APP_NAME, "app_url": settings.app_url,
+            "me": web.user, "csrf": web.csrf if web.user is not None else "",
+            "css_url": asset_url("nimbus.css"), "js_url": asset_url("nimbus.js"),
+            "request_path": web.req.raw_path, "web": web}
+
+
+def render(web: Web, template: str, *, status: int = 200, **values) -> ApiResponse:
+    body = environment().get_template(template).render({**base_values(web), **values})
+    response = ApiResponse(status=status, body=body.encode("utf-8"),
+                           headers={"Content-Type": HTML})
+    return compress(web.req, response)
+
+
+def compress(req: ApiRequest, response: ApiResponse) -> ApiResponse:
+    """gzip when the client takes it: API Gateway's REST proxy passes our body as is."""
+    accepted = (req.headers.get("accept-encoding") or "").lower()
+    response.headers["Vary"] = "Accept-Encoding"
+    if "gzip" in accepted and len(response.body) >= MIN_COMPRESS:
+        response.body = gzip.compress(response.body, compresslevel=6, mtime=0)
+        response.headers["Content-Encoding"] = "gzip"
+    return response
+
+
+def redirect(location: str, status: int = 303) -> ApiResponse:
+    return ApiResponse(status=status, headers={"Location": location})
+
+
+# Template helpers ---------------------------------------------------------------------
+
+def path_url(*parts: str) -> str:
+    """A site path from segments, each quoted (slashes inside a segment kept)."""
+    return "/" + "/".join(quote(str(p).strip("/"), safe="/") for p in parts if str(p).strip("/"))
+
+
+def page_url(req: ApiRequest, number: int) -> str:
+    query = [(k, v) for k, values in sorted(req.query.items()) if k != "page" for v in values]
+    return req.raw_path + "?" + urlencode([*query, ("page", str(number))])
+
+
+def ago(when) -> str:
+    """An RFC 3339 time as its date (the page shows dates; the API record has the rest)."""
+    return str(when or "")[:10]
+
+
+def human_size(size) -> str:
+    size = float(size or 0)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return ""

@@ -1,0 +1,275 @@
+"""Create or update the Nimbus stack in the AWS account of the current credentials.
+
+    python -m infra.deploy --stack NAME --artifact-bucket BUCKET [--root-url URL]
+    (make deploy STACK=NAME ARTIFACT_BUCKET=BUCKET [ROOT_URL=URL])
+
+Builds the package (infra/package.py), uploads the zip and the template to the artifact
+bucket (created when missing), and applies them through a CloudFormation change set;
+then prints the API's URL and how to create the first admin.  boto3 does what
+``aws cloudformation package/deploy`` would: it is already installed, while the aws CLI
+from PyPI pins its own botocore, which would fight the one requirements.txt pins.
+
+ROOT_URL is the stack parameter ``RootUrl``: given, it is set; omitted, an existing
+stack keeps its value and a new stack gets its own API Gateway URL (known only once
+the stack exists, so the first deployment takes a second update that changes only the
+functions' ROOT_URL).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from urllib.parse import urlsplit
+
+from infra import package
+
+CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
+# Stands in for ROOT_URL while a new stack does not know its own URL yet.
+PLACEHOLDER_ROOT_URL = "https://nimbus.invalid/"
+STACK_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,127}")
+BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+NO_CHANGES = ("didn't contain changes", "No updates are to be performed")
+WAIT = {"Delay": 10, "MaxAttempts": 360}
+
+
+class DeployError(Exception):
+    """Deployment stopped; the message says why and what to do."""
+
+
+def resolve_region() -> str:
+    """The region the usual AWS settings name: AWS_REGION, AWS_DEFAULT_REGION, or the
+    profile's ``region`` in ~/.aws/config (AWS_PROFILE, AWS_CONFIG_FILE apply)."""
+    import botocore.session
+
+    region = os.environ.get("AWS_REGION") or botocore.session.Session().get_config_variable(
+        "region")
+    if not region:
+        profile = os.environ.get("AWS_PROFILE") or "default"
+        raise DeployError(
+            "no AWS region configured: set AWS_REGION (or AWS_DEFAULT_REGION), e.g. "
+            f"`make deploy AWS_REGION=eu-west-1 ...`, or `region = ...` under profile "
+            f"{profile!r} in {os.environ.get('AWS_CONFIG_FILE', '~/.aws/config')}")
+    return region
+
+
+def session(region: str):
+    import boto3
+
+    made = boto3.session.Session(region_name=region)
+    if made.get_credentials() is None:
+        raise DeployError("no AWS credentials: set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "
+                          "AWS_PROFILE, or run `aws configure`/`aws sso login` elsewhere")
+    return made
+
+
+def check_arguments(stack: str, bucket: str, root_url: str) -> str:
+    """The normalised ROOT_URL ("" when not given); DeployError for bad arguments."""
+    usage = ("usage: make deploy STACK=<stack name> ARTIFACT_BUCKET=<s3 bucket> "
+             "[ROOT_URL=https://git.example.com/]")
+    if not stack:
+        raise DeployError(f"STACK is missing\n{usage}")
+    if not STACK_NAME.fullmatch(stack):
+        raise DeployError(f"STACK {stack!r}: a stack name is a letter, then letters, "
+                          "digits and '-' (128 at most)")
+    if not bucket:
+        raise DeployError(f"ARTIFACT_BUCKET is missing: the S3 bucket (in the stack's region)"
+                          f" that holds the code and template; created when absent\n{usage}")
+    if not BUCKET_NAME.fullmatch(bucket) or ".." in bucket:
+        raise DeployError(f"ARTIFACT_BUCKET {bucket!r} is not a valid S3 bucket name")
+    if not root_url:
+        return ""
+    parts = urlsplit(root_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+        raise DeployError(f"ROOT_URL {root_url!r}: expected the public http(s) URL of the "
+                          "instance, e.g. https://git.example.com/")
+    return root_url if root_url.endswith("/") else root_url + "/"
+
+
+def ensure_bucket(s3, bucket: str, region: str) -> None:
+    from botocore.exceptions import ClientError
+
+    try:
+        location = s3.get_bucket_location(Bucket=bucket).get("LocationConstraint") or "us-east-1"
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        if code not in ("NoSuchBucket", "404"):
+            raise DeployError(f"artifact bucket {bucket}: {code} (is the name taken by "
+                              "another account, or not readable with these credentials?)")
+        options = {} if region == "us-east-1" else {
+            "CreateBucketConfiguration": {"LocationConstraint": region}}
+        s3.create_bucket(Bucket=bucket, **options)
+        s3.put_public_access_block(Bucket=bucket, PublicAccessBlockConfiguration={
+            "BlockPublicAcls": True, "IgnorePublicAcls": True,
+            "BlockPublicPolicy": True, "RestrictPublicBuckets": True})
+        print(f"created artifact bucket {bucket} in {region}")
+        return
+    if location != region:
+        # Lambda takes code only from a bucket in the function's region.
+        raise DeployError(f"artifact bucket {bucket} is in {location}, the stack goes to "
+                          f"{region}: use a bucket in {region}")
+
+
+def upload(s3, bucket: str, prefix: str, body: bytes, suffix: str) -> str:
+    """Store ``body`` under its content hash (an unchanged zip is not uploaded again)."""
+    from botocore.exceptions import ClientError
+
+    key = f"{prefix}/{hashlib.sha256(body).hexdigest()}{suffix}"
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+    except ClientError:
+        s3.put_object(Bucket=bucket, Key=key, Body=body)
+    return key
+
+
+def point_at_code(template: dict, bucket: str, key: str) -> dict:
+    """Every function whose code is the local zip gets its S3 location."""
+    for resource in package.functions(template).values():
+        props = resource.get("Properties", {})
+        if props.get("CodeUri") == package.CODE_URI:
+            props["CodeUri"] = {"Bucket": bucket, "Key": key}
+        if props.get("Code") == package.CODE_URI:
+            props["Code"] = {"S3Bucket": bucket, "S3Key": key}
+    return template
+
+
+def template_url(bucket: str, key: str, region: str) -> str:
+    suffix = "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
+    return f"https://{bucket}.s3.{region}.{suffix}/{key}"
+
+
+def stack_status(cfn, stack: str) -> str | None:
+    from botocore.exceptions import ClientError
+
+    try:
+        return cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]
+    except ClientError as exc:
+        if "does not exist" in str(exc):
+            return None
+        raise
+
+
+def failure_reasons(cfn, stack: str, limit: int = 8) -> str:
+    events = cfn.describe_stack_events(StackName=stack).get("StackEvents", [])
+    failed = [f"{e['LogicalResourceId']}: {e.get('ResourceStatusReason', '')}"
+              for e in events if e.get("ResourceStatus", "").endswith("_FAILED")]
+    return "\n  ".join(failed[:limit]) or "(no failed resource events)"
+
+
+def apply_change_set(cfn, stack: str, change_type: str, parameters: list[dict], **source) -> bool:
+    """Create, wait for and execute one change set; False when it changes nothing."""
+    from botocore.exceptions import WaiterError
+
+    name = f"nimbus-{int(time.time())}"
+    cfn.create_change_set(StackName=stack, ChangeSetName=name, ChangeSetType=change_type,
+                          Parameters=parameters, Capabilities=CAPABILITIES, **source)
+    try:
+        cfn.get_waiter("change_set_create_complete").wait(
+            StackName=stack, ChangeSetName=name, WaiterConfig={"Delay": 5, "MaxAttempts": 120})
+    except WaiterError:
+        described = cfn.describe_change_set(StackName=stack, ChangeSetName=name)
+        reason = described.get("StatusReason", "")
+        if any(text in reason for text in NO_CHANGES):
+            cfn.delete_change_set(StackName=stack, ChangeSetName=name)
+            return False
+        raise DeployError(f"change set {name} failed: {reason}") from None
+    cfn.execute_change_set(StackName=stack, ChangeSetName=name)
+    waiter = "stack_create_complete" if change_type == "CREATE" else "stack_update_complete"
+    print(f"{change_type.lower()} of stack {stack} under way (several minutes)...")
+    try:
+        cfn.get_waiter(waiter).wait(StackName=stack, WaiterConfig=WAIT)
+    except WaiterError:
+        raise DeployError(f"stack {stack} did not {change_type.lower()}; failed resources:\n  "
+                          + failure_reasons(cfn, stack)) from None
+    return True
+
+
+def outputs(cfn, stack: str) -> dict[str, str]:
+    found = cfn.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    return {item["OutputKey"]: item["OutputValue"] for item in found}
+
+
+def physical_ids(cfn, stack: str) -> dict[str, str]:
+    found = cfn.describe_stack_resources(StackName=stack)["StackResources"]
+    return {r["LogicalResourceId"]: r.get("PhysicalResourceId", "") for r in found}
+
+
+def deploy(stack: str, bucket: str, root_url: str = "") -> dict[str, str]:
+    root_url = check_arguments(stack, bucket, root_url)
+    region = resolve_region()
+    aws = session(region)
+    cfn, s3 = aws.client("cloudformation"), aws.client("s3")
+    status = stack_status(cfn, stack)
+    if status == "ROLLBACK_COMPLETE":
+        raise DeployError(f"stack {stack} failed to create and must be deleted first: "
+                          f"make destroy STACK={stack}")
+    if status and status.endswith("_IN_PROGRESS"):
+        raise DeployError(f"stack {stack} is busy ({status}); run again when it settles")
+    ensure_bucket(s3, bucket, region)
+    built = package.build(region=region)
+    print(f"package: {built.zipped / 1e6:.1f} MB zipped, {built.unpacked / 1e6:.1f} MB "
+          f"unpacked, for {built.target.describe()}")
+    prefix = f"nimbus/{stack}"
+    code_key = upload(s3, bucket, prefix, built.zip_path.read_bytes(), ".zip")
+    template = point_at_code(json.loads(built.template_path.read_text()), bucket, code_key)
+    template_key = upload(s3, bucket, prefix, json.dumps(template).encode(), ".template.json")
+    url = template_url(bucket, template_key, region)
+    if root_url:
+        root = {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": root_url}
+    elif status:
+        root = {"ParameterKey": package.ROOT_URL_PARAMETER, "UsePreviousValue": True}
+    else:
+        root = {"ParameterKey": package.ROOT_URL_PARAMETER,
+                "ParameterValue": PLACEHOLDER_ROOT_URL}
+    changed = apply_change_set(cfn, stack, "UPDATE" if status else "CREATE", [root],
+                               TemplateURL=url)
+    if not changed:
+        print(f"stack {stack} is up to date")
+    found = outputs(cfn, stack)
+    if not root_url and not status:
+        root_url = found.get("EndpointURL") or ""
+        if not root_url:
+            raise DeployError(f"stack {stack} has no EndpointURL output to use as ROOT_URL: "
+                              f"run again with ROOT_URL=...")
+        apply_change_set(cfn, stack, "UPDATE", [
+            {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": root_url}],
+            TemplateURL=url)
+    report(stack, region, found, physical_ids(cfn, stack), root_url)
+    return found
+
+
+def report(stack: str, region: str, found: dict[str, str], ids: dict[str, str],
+           root_url: str) -> None:
+    endpoint = found.get("EndpointURL", "?")
+    print(f"\nNimbus is deployed: stack {stack} in {region}")
+    print(f"  API:      {endpoint}api/v1  (Forgejo/Gitea REST API)")
+    if root_url:
+        print(f"  ROOT_URL: {root_url}")
+    print(f"  table:    {ids.get('NimbusTable', '?')}")
+    print(f"  bucket:   {ids.get('NimbusBucket', '?')}")
+    print("\nCreate the first admin (your AWS credentials, straight to the stack's table):\n"
+          f"  NIMBUS__AWS__REGION={region} NIMBUS__AWS__TABLE={ids.get('NimbusTable', '?')} "
+          f"NIMBUS__AWS__BUCKET={ids.get('NimbusBucket', '?')} \\\n"
+          "    .venv/bin/python -m chalicelib.cli --aws admin user create --username admin \\\n"
+          "    --email admin@example.com --password '<a long password>' --admin")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m infra.deploy")
+    parser.add_argument("--stack", default="")
+    parser.add_argument("--artifact-bucket", default="")
+    parser.add_argument("--root-url", default="")
+    args = parser.parse_args(argv)
+    try:
+        deploy(args.stack, args.artifact_bucket, args.root_url)
+    except (DeployError, package.PackagingError) as exc:
+        print(f"make deploy: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

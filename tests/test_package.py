@@ -1,0 +1,377 @@
+"""The Lambda package (infra/package.py) and the deploy/destroy commands (infra/deploy.py,
+infra/destroy.py).
+
+The package is built once for the module, exactly as ``make package`` builds it, then
+unpacked and run under a real Python 3.12 (the template's runtime) that sees only the
+standard library and the zip's contents: every module loads, and a commit is signed and
+written to a bare repository that the git CLI checks.  Deployment cannot reach AWS here:
+its argument and region checks, the artifact upload and the change-set and delete paths
+run against moto.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from infra import package
+from infra.template import LAMBDA_RUNTIME
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_VERSION = LAMBDA_RUNTIME.removeprefix("python")
+# Never in the zip: packaging tools, the dev and test stack, Chalice's CLI side.
+FORBIDDEN_TOP = {"pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources", "moto",
+                 "pytest", "_pytest", "hypothesis", "schemathesis", "click", "inquirer",
+                 "blessed", "readchar", "yaml", "flask", "werkzeug", "tests", "bench",
+                 "infra", "pyforgejo", "httpx", "importlinter", "grimp", "cfnlint"}
+
+
+def target_python() -> str | None:
+    return package.find_python(tuple(int(part) for part in TARGET_VERSION.split(".")))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return package.build(tmp_path_factory.mktemp("lambda"))
+
+
+@pytest.fixture(scope="module")
+def names(built):
+    with zipfile.ZipFile(built.zip_path) as archive:
+        return archive.namelist()
+
+
+@pytest.fixture(scope="module")
+def template(built):
+    return json.loads(built.template_path.read_text())
+
+
+@pytest.fixture(scope="module")
+def unpacked(built, tmp_path_factory):
+    where = tmp_path_factory.mktemp("task")
+    with zipfile.ZipFile(built.zip_path) as archive:
+        for info in archive.infolist():
+            archive.extract(info, where)
+            mode = info.external_attr >> 16
+            if mode:
+                os.chmod(where / info.filename, mode & 0o777)
+    return where
+
+
+# ---- what the zip holds ----------------------------------------------------------------
+
+def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
+    tops = {name.split("/")[0] for name in names}
+    assert not tops & FORBIDDEN_TOP
+    assert {"app.py", "chalicelib", "chalice", "boto3", "botocore", "pynamodb", "dulwich",
+            "cryptography", "pgpy", "nh3", "mistune"} <= tops
+    # Chalice's runtime module only, as chalice package vendors it.
+    assert sorted(n for n in names if n.startswith("chalice/") and "__pycache__" not in n) == [
+        "chalice/__init__.py", "chalice/app.py"]
+    assert not [n for n in names if n.startswith(("chalicelib/local/", "dulwich/tests/"))]
+    # Bytecode only for the runtime's Python (Lambda cannot write it at run time).
+    tag = "cpython-" + TARGET_VERSION.replace(".", "")
+    assert not [n for n in names if (n.endswith((".pyc", ".pyo")) or "__pycache__" in n)
+                and not re.fullmatch(rf"(.*/)?__pycache__/[^/]+\.{tag}\.pyc", n)]
+    assert not [n for n in names if re.search(r"(^|/)(tests?|testing)/", n)
+                and not n.startswith("botocore/")]
+    # Only the AWS services the code uses keep their botocore models.
+    models = {n.split("/")[2] for n in names if n.startswith("botocore/data/") and n.count("/") > 2}
+    assert models == set(package.aws_services()) >= {"dynamodb", "s3", "sqs", "ssm"}
+    assert built.zipped < 20e6 and built.unpacked < 60e6, (built.zipped, built.unpacked)
+
+
+def test_zip_holds_exactly_the_locked_distributions(names):
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    dists = {norm(n.split("/")[0].removesuffix(".dist-info").rsplit("-", 1)[0])
+             for n in names if n.split("/")[0].endswith(".dist-info")}
+    locked = {norm(pin.split("==")[0]) for pin in package.locked_requirements()}
+    assert dists == locked
+
+
+def test_every_binary_is_built_for_the_lambda_runtime(built, names):
+    assert built.target == package.Target(tuple(map(int, TARGET_VERSION.split("."))), "x86_64")
+    package.check_archive(built.zip_path, built.target)    # raises on any mismatch
+    extensions = [n for n in names if n.endswith(".so")]
+    assert any("_cffi_backend" in n for n in extensions)
+    for name in extensions:
+        tag = re.search(r"\.cpython-(\d+)-", name)
+        assert tag is None or tag.group(1) == TARGET_VERSION.replace(".", ""), name
+
+
+def test_zip_carries_bytecode_for_the_runtime_when_its_python_is_here(built, names):
+    if target_python() is None:
+        assert not built.bytecode
+        pytest.skip(f"no Python {TARGET_VERSION} here: the package is built without bytecode")
+    assert built.bytecode
+    tag = "cpython-" + TARGET_VERSION.replace(".", "")
+    present = set(names)
+    for name in names:
+        if name.endswith(".py") and name.startswith(("chalicelib/", "app.py", "botocore/",
+                                                     "dulwich/", "pynamodb/")):
+            head, _, tail = name.rpartition("/")
+            cached = f"{head}/__pycache__/{tail[:-3]}.{tag}.pyc".lstrip("/")
+            assert cached in present, name
+
+
+def test_zip_keeps_executable_bits(built):
+    with zipfile.ZipFile(built.zip_path) as archive:
+        modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in archive.infolist()}
+    assert modes["app.py"] == 0o644
+    checked = 0
+    for source, name in package.app_files():
+        if name in modes:       # files added to the tree since the build are not in it
+            assert bool(modes[name] & 0o100) == os.access(source, os.X_OK), name
+            checked += 1
+    assert checked > 100
+
+
+def test_the_same_files_give_the_same_zip(tmp_path):
+    """Same inputs, same bytes: an unchanged package keeps its S3 key and the stack its
+    code.  (Compared on a fixed set of files: the tree may change between two builds.)"""
+    python = target_python()
+    sources = [(p, p.relative_to(ROOT).as_posix()) for p in (ROOT / "infra").glob("*.py")]
+    zips = []
+    for attempt in ("first", "second"):
+        files = list(sources)
+        if python:
+            files += package.compile_bytecode(python, sources, tmp_path / attempt)
+        zips.append(tmp_path / f"{attempt}.zip")
+        package.write_zip(zips[-1], files if attempt == "first" else files[::-1])
+    assert zips[0].read_bytes() == zips[1].read_bytes()
+
+
+# ---- running it under the Lambda runtime's Python --------------------------------------
+
+RUN_IN_TARGET = textwrap.dedent('''
+    import functools, importlib, importlib.util, json, sys
+    root, repo_dir = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, root)
+    stray = [p for p in sys.path if "site-packages" in p or ".venv" in p]
+    assert not stray, stray
+    modules, imported = json.loads(sys.stdin.read())
+    for name in modules:
+        importlib.import_module(name)
+    # Lazy imports inside functions too: each top-level package the code names resolves.
+    unresolved = sorted(name for name in imported if importlib.util.find_spec(name) is None)
+
+    import boto3, pgpy
+    from dulwich.objects import Blob, Tree
+    from dulwich.repo import Repo
+    from chalicelib import markup
+    from chalicelib.gitops.commits import Identity, write_commit
+    from chalicelib.services import signing
+
+    armored = signing.generate_pgp_key("Nimbus", "nimbus@example.com")
+    key, _ = pgpy.PGPKey.from_blob(armored)
+    instance = signing.InstanceKey(
+        format="openpgp", key_id=key.fingerprint.keyid.upper(), name="Nimbus",
+        email="nimbus@example.com", public_text=str(key.pubkey), private=key,
+        public=key.pubkey)
+    repo = Repo.init_bare(repo_dir)
+    blob = Blob.from_string(b"hello from the package\\n")
+    tree = Tree()
+    tree.add(b"README.md", 0o100644, blob.id)
+    repo.object_store.add_objects([(blob, None), (tree, None)])
+    commit = write_commit(repo.object_store, tree=tree.id,
+                          author=Identity("Alice", "alice@example.com", 1700000000),
+                          message="signed in the package",
+                          sign=functools.partial(signing.sign_payload, instance))
+    repo.refs[b"refs/heads/main"] = commit.id
+    signature = pgpy.PGPSignature.from_blob(commit.gpgsig.decode())
+    verified = bool(key.pubkey.verify(commit.raw_without_sig(), signature))
+    clients = [boto3.client(name, region_name="eu-west-1").meta.service_model.service_name
+               for name in sys.argv[3].split(",")]
+    print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "commit": commit.id.decode(),
+                      "verified": verified, "clients": clients, "modules": len(modules),
+                      "unresolved": unresolved,
+                      "sanitized": markup.sanitize("<b>ok</b><script>x()</script>")}))
+''')
+
+
+def _module_names(names: list[str]) -> list[str]:
+    modules = ["app"]
+    for name in names:
+        if name.startswith("chalicelib/") and name.endswith(".py"):
+            dotted = name[:-3].replace("/", ".")
+            modules.append(dotted.removesuffix(".__init__"))
+        elif name.endswith(".so"):
+            # Every extension module: these are what break on a wrong Python version.
+            modules.append(name.split(".", 1)[0].replace("/", "."))
+    return modules
+
+
+def _imported_top_levels(root: Path, names: list[str]) -> list[str]:
+    """Every absolute import in app.py and chalicelib, at any depth, by top-level name."""
+    found = set()
+    for name in names:
+        if name == "app.py" or (name.startswith("chalicelib/") and name.endswith(".py")):
+            for node in ast.walk(ast.parse((root / name).read_text(), name)):
+                if isinstance(node, ast.Import):
+                    found.update(alias.name.split(".")[0] for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    found.add(node.module.split(".")[0])
+    return sorted(found - {"__future__"})
+
+
+def test_package_imports_and_signs_a_commit_under_the_lambda_python(names, unpacked, tmp_path):
+    python = target_python()
+    if python is None:
+        pytest.skip(f"no Python {TARGET_VERSION} here (PATH or pyenv) to run the package with")
+    modules = _module_names(names)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+           "AWS_DEFAULT_REGION": "eu-west-1"}
+    repo_dir = tmp_path / "signed.git"
+    repo_dir.mkdir()
+    # -I -S: no site-packages, no user site, no PYTHON* variables: the zip or nothing.
+    done = subprocess.run(
+        [python, "-I", "-S", "-c", RUN_IN_TARGET, str(unpacked), str(repo_dir),
+         ",".join(package.aws_services())],
+        input=json.dumps([modules, _imported_top_levels(unpacked, names)]),
+        capture_output=True, text=True, env=env,
+        cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["python"] == TARGET_VERSION
+    assert result["verified"] is True
+    assert result["modules"] == len(modules) > 100
+    assert result["clients"] == package.aws_services()
+    assert "<script>" not in result["sanitized"] and "<b>ok</b>" in result["sanitized"]
+    git = shutil.which("git")
+    if git:
+        shown = subprocess.run([git, "--git-dir", str(repo_dir), "cat-file", "-p", "main"],
+                               capture_output=True, text=True, check=True).stdout
+        assert result["commit"] in subprocess.run(
+            [git, "--git-dir", str(repo_dir), "rev-parse", "main"],
+            capture_output=True, text=True, check=True).stdout
+        assert "gpgsig -----BEGIN PGP SIGNATURE-----" in shown
+        subprocess.run([git, "--git-dir", str(repo_dir), "fsck", "--strict"], check=True,
+                       capture_output=True)
+    assert not result["unresolved"], (
+        f"imported by app.py/chalicelib but not in the package: {result['unresolved']}; "
+        "add them to requirements.txt, then run `python -m infra.package lock`")
+
+
+# ---- refusing binaries for another runtime ----------------------------------------------
+
+def _zip_with(path: Path, files: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def elf(built):
+    with zipfile.ZipFile(built.zip_path) as archive:
+        name = next(n for n in archive.namelist() if n.startswith("_cffi_backend."))
+        return archive.read(name)
+
+
+def test_check_refuses_binaries_for_another_python(built, elf, tmp_path):
+    bad = _zip_with(tmp_path / "py311.zip", {
+        "_cffi_backend.cpython-311-x86_64-linux-gnu.so": elf, "app.py": b""})
+    with pytest.raises(package.PackagingError, match="built for Python 3.11"):
+        package.check_archive(bad, built.target)
+    wheel = _zip_with(tmp_path / "wheel.zip", {
+        "cffi-2.1.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nTag: cp311-cp311-manylinux_2_17_x86_64\n"})
+    with pytest.raises(package.PackagingError, match="cffi-2.1.1.dist-info is a wheel for"):
+        package.check_archive(wheel, built.target)
+
+
+def test_check_refuses_binaries_for_another_processor(built, elf, tmp_path):
+    arm = bytearray(elf)
+    arm[18:20] = (183).to_bytes(2, "little")        # EM_AARCH64
+    bad = _zip_with(tmp_path / "arm.zip", {"nh3/nh3.abi3.so": bytes(arm)})
+    with pytest.raises(package.PackagingError, match="another processor than x86_64"):
+        package.check_archive(bad, built.target)
+    good = _zip_with(tmp_path / "good.zip", {
+        "nh3/nh3.abi3.so": elf, "x-1.dist-info/WHEEL": b"Tag: py3-none-any\n"})
+    package.check_archive(good, built.target)
+
+
+def test_check_command_exits_non_zero_with_the_reason(elf, tmp_path):
+    bad = _zip_with(tmp_path / "py311.zip", {"_cffi_backend.cpython-311-x86_64-linux-gnu.so": elf})
+    done = subprocess.run([sys.executable, "-m", "infra.package", "check", str(bad)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "would not load on python3.12 on x86_64" in done.stderr
+    assert "_cffi_backend.cpython-311-x86_64-linux-gnu.so is built for Python 3.11" in done.stderr
+
+
+def test_a_mixed_template_is_refused():
+    template = {"Resources": {
+        "A": {"Type": "AWS::Serverless::Function", "Properties": {"Runtime": "python3.12"}},
+        "B": {"Type": "AWS::Serverless::Function", "Properties": {"Runtime": "python3.11"}}}}
+    with pytest.raises(package.PackagingError, match="one zip serves every function"):
+        package.target_of(template)
+
+
+# ---- the template -----------------------------------------------------------------------
+
+def test_template_runs_every_function_on_the_runtime_under_its_own_roles(template):
+    functions = package.functions(template)
+    assert {"APIHandler", "EventWorker", "WebhookWorker", "OutboxRelay"} <= set(functions)
+    roles = {name for name, r in template["Resources"].items() if r["Type"] == "AWS::IAM::Role"}
+    used = set()
+    for name, resource in functions.items():
+        props = resource["Properties"]
+        assert props["Runtime"] == LAMBDA_RUNTIME, name
+        assert props.get("Architectures", ["x86_64"]) == ["x86_64"], name
+        assert props["CodeUri"] == package.CODE_URI, name
+        assert props["Environment"]["Variables"]["NIMBUS__SERVER__ROOT_URL"] == {
+            "Ref": package.ROOT_URL_PARAMETER}, name
+        used.add(props["Role"]["Fn::GetAtt"][0])
+    assert used == roles        # no role without a function, no function without a role
+    assert "DefaultRole" not in template["Resources"]
+    assert template["Parameters"][package.ROOT_URL_PARAMETER]["Type"] == "String"
+
+
+def test_an_unused_or_foreign_role_is_refused(template):
+    extra = json.loads(json.dumps(template))
+    extra["Resources"]["SpareRole"] = {"Type": "AWS::IAM::Role", "Properties": {}}
+    with pytest.raises(package.PackagingError, match="IAM roles no function uses"):
+        package.check_roles(extra)
+    foreign = json.loads(json.dumps(template))
+    foreign["Resources"]["APIHandler"]["Properties"]["Role"] = "arn:aws:iam::1:role/x"
+    with pytest.raises(package.PackagingError, match="function APIHandler has role"):
+        package.check_roles(foreign)
+
+
+def test_template_passes_cfn_lint(built):
+    lint = Path(sys.executable).parent / "cfn-lint"
+    if not lint.exists():
+        pytest.skip("cfn-lint is not installed in this virtualenv")
+    done = subprocess.run([str(lint), str(built.template_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_lock_pins_what_requirements_pin():
+    def pins(lines) -> dict[str, str]:
+        found = {}
+        for line in lines:
+            line = line.split("#", 1)[0].strip()
+            if "==" in line:
+                name, version = line.split("==", 1)
+                found[re.sub(r"[-_.]+", "-", name.split("[")[0]).lower()] = version.strip()
+        return found
+
+    wanted = pins(package.REQUIREMENTS.read_text().splitlines())
+    locked = pins(package.locked_requirements())
+    assert "chalice" not in wanted          # the zip carries chalice/app.py itself
+    drift = {name: (version, locked.get(name)) for name, version in wanted.items()
+             if locked.get(name) != version}
+    assert not drift, f"run `python -m infra.package lock`: {drift}"

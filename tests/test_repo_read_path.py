@@ -1,0 +1,34 @@
+"""A cold ``GET /repos/{owner}/{repo}`` imports the read side of repositories only: the
+write path (push events, quota, the records' lifecycle, migrations) stays out of it."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from chalicelib.api import route_index_data
+
+ROOT = Path(__file__).resolve().parent.parent
+WRITE_PATH = ("chalicelib.services.repo_admin", "chalicelib.services.pushes",
+              "chalicelib.services.quota", "chalicelib.services.quota_charges",
+              "chalicelib.services.repo_lifecycle", "chalicelib.services.migrations",
+              "chalicelib.api.repo_admin")
+PROBE = ("import json, sys; import chalicelib.api.repos; "
+         f"print(json.dumps([m for m in {list(WRITE_PATH)!r} if m in sys.modules]))")
+
+
+def test_the_repository_read_area_imports_no_write_path():
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_reads_and_writes_of_a_repository_are_served_by_separate_areas():
+    module = {row[3]: row[4] for row in route_index_data.ROUTES}
+    for read in ("repoGet", "repoSearch", "userCurrentListRepos", "userListRepos", "listForks"):
+        assert module[read] == "chalicelib.api.repos", read
+    for write in ("createCurrentUserRepo", "adminCreateRepo", "repoDelete", "createFork",
+                  "repoMigrate", "repoMirrorSync", "repoEdit"):
+        assert module[write] == "chalicelib.api.repo_admin", write
