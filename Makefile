@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(PY) bench/git_transfer.py
 	$(PY) bench/markdown_render.py
 	$(PY) bench/local_throughput.py
+	$(PY) bench/page_weight.py
 
 # The Lambda zip (python3.12 wheels, whatever Python runs this) and its template, in
 # .chalice/deployments/package/; prints the sizes.  infra/README.md has the details.

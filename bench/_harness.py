@@ -5,9 +5,13 @@ The scripts run as ``.venv/bin/python bench/<name>.py`` from the repo root, so o
 """
 from __future__ import annotations
 
+import argparse
+import contextlib
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,3 +65,20 @@ def recorded_dynamodb_call(model, params) -> tuple[str, dict] | None:
     if model.service_model.service_name != "dynamodb":
         return None
     return model.name, json.loads(params["body"])
+
+
+def report(doc: str, run: Callable[[], dict], show: Callable[[dict], None]) -> int:
+    """A bench's command line: ``run()`` with the app's own output sent to stderr, then
+    its result as JSON (``--json``, parseable as it is) or through ``show``; the exit
+    status is the result's ``exit_status`` (0 when it has none)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    args = parser.parse_args()
+    with contextlib.redirect_stdout(sys.stderr):
+        result = run()
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, default=str)
+        print()
+    else:
+        show(result)
+    return int(result.get("exit_status", 0))

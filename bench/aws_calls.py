@@ -18,11 +18,7 @@ Every problem is printed on its own line under PROBLEMS, naming the operation.
 """
 from __future__ import annotations
 
-import argparse
-import contextlib
-import json
 import sys
-import tempfile
 import time
 from collections import Counter
 
@@ -32,7 +28,6 @@ import _harness
 _harness.use_repo({"NIMBUS__SERVER__ROOT_URL": "http://nimbus.test/",
                    "NIMBUS__SECURITY__PASSWORD_HASH_COST": "1024"})
 
-from moto import mock_aws  # noqa: E402
 
 import issue_calls  # noqa: E402
 import scenarios_commits  # noqa: E402
@@ -45,7 +40,7 @@ import scenarios_releases  # noqa: E402
 import scenarios_repos  # noqa: E402
 import scenarios_users  # noqa: E402
 import scenarios_webhooks  # noqa: E402
-from scene import Req, Scene, settings_in_force  # noqa: E402
+from scene import Req, Scene, moto_scene, settings_in_force  # noqa: E402
 
 # (operationId, auth) -> most AWS calls allowed for that request.
 BUDGETS = {
@@ -196,10 +191,7 @@ def measure_routes(scene: Scene, routes, measure) -> tuple[list, list, list]:
 
 
 def run() -> dict:
-    from chalicelib import aws
     from chalicelib.api.routes import load_routes
-    from chalicelib.store import table
-    from infra.bootstrap import ensure_resources
 
     counting: list[Counter] = []   # the open count, if any
 
@@ -216,14 +208,7 @@ def run() -> dict:
             calls = counting.pop()
         return status, body, calls
 
-    with mock_aws(), tempfile.TemporaryDirectory(prefix="nimbus-bench-") as workdir:
-        aws.reset_clients()
-        table.configure()
-        ensure_resources()
-        aws.add_call_hook(hook)
-        from app import app
-
-        scene = Scene(app, workdir)
+    with moto_scene("nimbus-bench-", hook) as scene:
         rows, missing, broken, warm = [], [], [], Counter()
         try:
             scene.build()
@@ -236,8 +221,6 @@ def run() -> dict:
             # first; its count is shown, so a one-time cost would still be visible there.
             _, _, warm = measure(Req("GET", "/users/root", "token"), "/api/v1/users/root")
             rows, missing, broken = measure_routes(scene, load_routes().routes, measure)
-        finally:
-            scene.close()
     return summarize(rows, missing, broken, warm)
 
 
@@ -336,19 +319,7 @@ def print_table(result: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    args = parser.parse_args()
-    # Only the report goes to stdout (the app's own output goes to stderr), so --json
-    # can be parsed as it is.
-    with contextlib.redirect_stdout(sys.stderr):
-        result = run()
-    if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        print()
-    else:
-        print_table(result)
-    return result["exit_status"]
+    return _harness.report(__doc__, run, print_table)
 
 
 # The web pages (chalicelib/web): their scenarios, exemptions and budgets.

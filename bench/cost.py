@@ -23,21 +23,20 @@ read is one read unit (half when eventually consistent), a transactional item tw
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
 
 import aws_calls  # noqa: F401 - fixes the environment (as the call-count bench runs)
 import scenarios_git
+import _harness
 from _harness import REPO_ROOT
 from aws_calls import SCENARIOS
-from scene import Scene, settings_in_force
+from scene import Scene, moto_scene, settings_in_force
 
 # AWS list prices, us-east-1, as published (checked against the pricing pages as of
 # 2026; the spec notes in shared/spec/ carry only CodeCommit's).  x86_64 Lambda: the
@@ -294,35 +293,20 @@ def month(git: dict[str, dict], per_request: float, clone: dict, memory_gb: floa
 
 
 def run() -> dict:
-    from moto import mock_aws
-
-    from chalicelib import aws
-    from chalicelib.store import table
     from infra import template
-    from infra.bootstrap import ensure_resources
 
     config = json.loads((REPO_ROOT / ".chalice" / "config.json").read_text())
     memory_mb = config["stages"]["prod"]["lambda_memory_size"]
-    with mock_aws(), tempfile.TemporaryDirectory(prefix="nimbus-cost-") as workdir:
-        aws.reset_clients()
-        table.configure()
-        ensure_resources()
+    meter = Meter()
+    with moto_scene("nimbus-cost-", meter.hook) as scene:
         from chalicelib.settings import get_settings
 
         stream_mb = template.streaming_resources({}, get_settings())[
             template.STREAM_FUNCTION]["Properties"]["MemorySize"]
-        meter = Meter()
-        aws.add_call_hook(meter.hook)
-        from app import app
-
-        scene = Scene(app, workdir)
-        try:
-            scene.build()
-            rows = operation_costs(scene, meter)
-            git = {row["operation"]: row for row in operation_costs(scene, meter, GIT)}
-            clone = clone_costs(scene, meter, stream_mb / 1024)
-        finally:
-            scene.close()
+        scene.build()
+        rows = operation_costs(scene, meter)
+        git = {row["operation"]: row for row in operation_costs(scene, meter, GIT)}
+        clone = clone_costs(scene, meter, stream_mb / 1024)
     memory_gb = memory_mb / 1024
     total_share = sum(r["share"] for r in rows)
     per_item: Counter = Counter()
@@ -383,17 +367,7 @@ def print_report(r: dict) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    args = parser.parse_args()
-    with contextlib.redirect_stdout(sys.stderr):
-        result = run()
-    if args.json:
-        json.dump(result, sys.stdout, indent=2, default=str)
-        print()
-    else:
-        print_report(result)
-    return 0
+    return _harness.report(__doc__, run, print_report)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import base64
 import json
 import logging
 import os
+import tempfile
 import traceback
 import warnings
 from contextlib import contextmanager
@@ -155,6 +156,31 @@ class Scene:
         self.tokens["token"] = self.new_token("bench")
         self.key_id = self.new_key()
         self.must("POST", "/user/repos", "token", {"name": "demo", "auto_init": True})
+
+
+@contextmanager
+def moto_scene(prefix: str, hook=None):
+    """A Scene (not yet built) over a fresh moto world with the stack's resources;
+    ``hook(model, **kw)`` sees every AWS call from the app's clients."""
+    from moto import mock_aws
+
+    from chalicelib import aws
+    from chalicelib.store import table
+    from infra.bootstrap import ensure_resources
+
+    with mock_aws(), tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+        aws.reset_clients()
+        table.configure()
+        ensure_resources()
+        if hook is not None:
+            aws.add_call_hook(hook)
+        from app import app
+
+        scene = Scene(app, workdir)
+        try:
+            yield scene
+        finally:
+            scene.close()
 
 
 def after(_prepared, requests: list[Req]) -> list[Req]:

@@ -35,7 +35,7 @@ def test_uploads_and_deletions_move_the_usage(quota_on, people, release):  # noq
 
 
 def test_concurrent_uploads_equal_a_recount(quota_on, people, release,  # noqa: F811
-                                            atomic_requests):
+                                            atomic_requests):  # noqa: F811
     from tests.test_races import together
 
     api, alice = quota_on, people["alice"]

@@ -68,7 +68,7 @@ def s3_objects(prefix="attachments/") -> dict[str, int]:
     return {o["Key"]: o["Size"] for o in found.get("Contents", [])}
 
 
-def test_multipart_upload_downloads_the_exact_bytes_and_counts(api, people, release):
+def test_multipart_upload_downloads_the_exact_bytes_and_counts(api, people, release):  # noqa: F811
     alice = people["alice"]
     data = os.urandom(1024)
     r = upload(api, alice, release, data, filename="tool-linux.tar.gz")
@@ -96,7 +96,7 @@ def test_multipart_upload_downloads_the_exact_bytes_and_counts(api, people, rele
                     if record["uuid"][0] != "f" else "0" + record["uuid"][1:]).status == 404
 
 
-def test_names_raw_bodies_and_refusals(api, people, release):
+def test_names_raw_bodies_and_refusals(api, people, release):  # noqa: F811
     alice = people["alice"]
     named = upload(api, alice, release, b"abc", filename="ignored.txt", query="?name=chosen.txt")
     assert named.status == 201 and named.json["name"] == "chosen.txt"
@@ -121,7 +121,7 @@ def test_names_raw_bodies_and_refusals(api, people, release):
     assert len(api.get(f"{R}/releases/{release}/assets").json) == 2
 
 
-def test_external_attachments(api, people, release):
+def test_external_attachments(api, people, release):  # noqa: F811
     alice = people["alice"]
     body, headers = form(("external_url", None, b"https://downloads.example.com/dl/tool.zip"))
     r = api.post(f"{R}/releases/{release}/assets", token=alice, body=body, headers=headers)
@@ -154,7 +154,7 @@ def test_external_attachments(api, people, release):
     assert away.status == 302 and away.headers["location"] == "https://mirror.example.com/tool.zip"
 
 
-def test_delete_attachment_and_release_remove_bytes(api, people, release):
+def test_delete_attachment_and_release_remove_bytes(api, people, release):  # noqa: F811
     alice = people["alice"]
     first = upload(api, alice, release, b"one").json
     second = upload(api, alice, release, b"two").json
@@ -171,7 +171,7 @@ def test_delete_attachment_and_release_remove_bytes(api, people, release):
     assert store.get_link(second["uuid"]) is None
 
 
-def test_limits_of_size_and_type(api, people, release, settings_env):
+def test_limits_of_size_and_type(api, people, release, settings_env):  # noqa: F811
     alice = people["alice"]
     settings_env(NIMBUS__ATTACHMENT__MAX_SIZE="1",
                  NIMBUS__REPOSITORY_0X2E_RELEASE__ALLOWED_TYPES=".zip, text/plain, image/*")
@@ -196,7 +196,7 @@ def test_limits_of_size_and_type(api, people, release, settings_env):
     assert off.status == 404
 
 
-def test_permissions(api, people, release):
+def test_permissions(api, people, release):  # noqa: F811
     alice, bob, carol, dave = (people[n] for n in ("alice", "bob", "carol", "dave"))
     assert upload(api, carol, release, b"x").status == 403
     assert upload(api, None, release, b"x").status == 401
@@ -227,7 +227,7 @@ def test_permissions(api, people, release):
     assert api.get(f"{R}/releases/{draft}/assets/{record['id']}", token=alice).status == 404
 
 
-def test_presigned_upload(api, people, release):
+def test_presigned_upload(api, people, release):  # noqa: F811
     from chalicelib import aws
     from chalicelib.settings import get_settings
 
@@ -262,7 +262,7 @@ def test_presigned_upload(api, people, release):
     assert api.get(f"{R}/releases/{release}/assets/{pending['id']}").json["download_count"] == 1
 
 
-def test_presigned_upload_over_the_limit_is_dropped(api, people, release, settings_env):
+def test_presigned_upload_over_the_limit_is_dropped(api, people, release, settings_env):  # noqa: F811
     from chalicelib import aws
     from chalicelib.settings import get_settings
 
@@ -292,7 +292,7 @@ def test_parallel_downloads_count_exactly(api, people, release, atomic_requests)
     assert shown["download_count"] == 12
 
 
-def test_repository_deletion_removes_links_and_bytes(api, people, release):
+def test_repository_deletion_removes_links_and_bytes(api, people, release):  # noqa: F811
     from chalicelib.services import release_files
     from chalicelib.store import releases as store
 

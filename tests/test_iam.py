@@ -128,8 +128,11 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from chalicelib.services import signing
     from chalicelib.settings import get_settings
     from chalicelib.store.table import MirrorDue, keys
+    from chalicelib.web import session as web_session
 
-    signing.reset_cache()   # a key cached by an earlier test would skip SSM
+    # Keys cached by an earlier test in this process would skip SSM: start cold.
+    signing.reset_cache()
+    web_session.reset_key_cache()
     with stack.run_as("APIHandler"):
         drive_api(api, stack, remote)
     # In AWS every POST goes to the streaming function (infra/template.py): git transfers.

@@ -62,7 +62,9 @@ def scene(api, monkeypatch):
               # contents API: a file to create or update (bodies refused before writing)
               "filepath": "docs/file.txt",
               # branch writes (rename): the repository is empty, no branch to rename
-              "branch": "nope"}
+              "branch": "nope",
+              # large pushes: applying an upload that was never made
+              "upload": "0" * 32}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}

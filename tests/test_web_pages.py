@@ -277,3 +277,46 @@ def test_git_and_api_routes_are_not_shadowed(api, scene):
     assert api.get("/swagger.v1.json", raw=True).status == 200
     assert api.get("/api/swagger", raw=True).status == 200
     assert api.get(R).json["full_name"] == "alice/proj"
+
+
+def test_ref_switcher_lists_tags(api, scene):
+    assert api.post(f"{R}/tags", token=scene["alice"],
+                    json={"tag_name": "release/v1.10", "target": "main"}).status == 201
+    home = text(page(api, "/alice/proj"))
+    switcher = home[home.index('<details class="switch">'):home.index("</details>")]
+    assert '<a href="/alice/proj/src/branch/feature">feature</a>' in switcher
+    tags = switcher[switcher.index("<strong>Tags</strong>"):]
+    assert '<a href="/alice/proj/src/tag/release/v1.10">release/v1.10</a>' in tags
+    assert '<a href="/alice/proj/src/tag/v1.0">v1.0</a>' in tags
+    assert "main" not in tags and "feature" not in tags          # branches are not tags
+    assert page(api, "/alice/proj/src/tag/release/v1.10").status == 200
+    # The source pages show the same switcher, with the tag being viewed.
+    source = text(page(api, "/alice/proj/src/tag/v1.0/docs"))
+    assert "tag: <strong>v1.0</strong>" in source
+    assert '<a href="/alice/proj/src/tag/release/v1.10">release/v1.10</a>' in source
+
+
+def test_unexpected_errors_are_html_pages(api, scene, monkeypatch, caplog):
+    from chalicelib.services import repos
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("secret detail of the failure")
+
+    monkeypatch.setattr(repos, "search", broken)
+    with caplog.at_level("ERROR", logger="nimbus"):
+        r = page(api, "/explore/repos")
+    body = text(r)
+    assert r.status == 500 and r.headers["content-type"].startswith("text/html")
+    request_id = r.headers["x-request-id"]
+    assert request_id and request_id in body and "<h1>500</h1>" in body
+    assert "secret detail" not in body and "RuntimeError" not in body
+    lines = [rec.getMessage() for rec in caplog.records]
+    detail = [line for line in lines if '"page_exception"' in line]
+    assert len(detail) == 1 and request_id in detail[0]
+    assert "secret detail of the failure" in detail[0] and "Traceback" in detail[0]
+    assert len([line for line in lines if '"server_error"' in line]) == 1
+    # The API keeps its JSON 500.
+    api_answer = api.get("/repos/search")
+    assert api_answer.status == 500
+    assert api_answer.headers["content-type"].startswith("application/json")
+    assert api_answer.json["request_id"] and "secret detail" not in api_answer.body.decode()

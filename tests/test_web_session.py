@@ -194,3 +194,33 @@ def test_require_signin_view_sends_visitors_to_the_form(api, alice, monkeypatch)
     finally:
         monkeypatch.delenv("NIMBUS__SERVICE__REQUIRE_SIGNIN_VIEW")
         reset_settings_cache()
+
+
+def test_logout_ends_the_session_server_side(api, alice):
+    kept = session_cookie(sign_in(api))
+    other_browser = session_cookie(sign_in(api))
+    token = csrf_of(get(api, "/alice/secret", kept))
+    assert get(api, "/alice/secret", other_browser).status == 200
+    assert post(api, "/user/logout", {"_csrf": token}, kept).status == 303
+    # The copy kept from before the sign-out is a signed-out visitor now ...
+    page = get(api, "/explore/repos", kept).body.decode()
+    assert "alice ▾" not in page and "Sign in" in page
+    assert get(api, "/alice/secret", kept).status == 404
+    # ... whose posts are refused: the form token belonged to the ended session.
+    made = post(api, "/repo/create", {"_csrf": token, "repo_name": "after-logout"}, kept)
+    assert made.status == 403
+    assert api.get("/repos/alice/after-logout", token=alice).status == 404
+    # Sign-out ends the user's other sessions too ("sign out everywhere").
+    assert get(api, "/alice/secret", other_browser).status == 404
+    # Signing in again works, with a new cookie only.
+    again = session_cookie(sign_in(api))
+    assert get(api, "/alice/secret", again).status == 200
+    assert get(api, "/alice/secret", kept).status == 404
+
+
+def test_logout_with_a_token_does_not_end_the_owners_sessions(api, alice):
+    signed = session_cookie(sign_in(api))
+    cookie, token = login_form(api)             # an anonymous visitor's form
+    api.post("/user/logout", raw=True, body=urlencode({"_csrf": token}).encode(),
+             headers=dict(FORM, Cookie=cookie, Authorization=f"token {alice}"))
+    assert get(api, "/alice/secret", signed).status == 200

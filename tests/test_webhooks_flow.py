@@ -3,7 +3,6 @@ the table, the worker sends them to a loopback receiver with Forgejo's headers a
 signatures, retries, dead letters, redelivery, history, tests and the SSRF refusals."""
 from __future__ import annotations
 
-import json
 import time
 
 import pytest

@@ -241,7 +241,7 @@ def _add_request_id_to_body(response: ApiResponse, request_id: str) -> None:
 
 def to_proxy_result(response: ApiResponse) -> dict[str, Any]:
     """API Gateway proxy result; binary bodies go base64 (binary media type */*)."""
-    body = response.body
+    body = response.body if response.stream is None else b"".join(response.stream)
     result: dict[str, Any] = {
         "statusCode": response.status,
         "headers": dict(response.headers),

@@ -7,8 +7,10 @@ write access and a token with ``write:repository``.
 """
 from __future__ import annotations
 
+import itertools
 import os
 from contextvars import ContextVar
+from typing import Iterator
 
 from chalicelib.api import auth
 from chalicelib.api.errors import PlainTextError
@@ -118,14 +120,40 @@ def info_refs(req: ApiRequest) -> ApiResponse:
 def upload_pack(req: ApiRequest) -> ApiResponse:
     _check_request_type(req, "git-upload-pack")
     view = _authorize(req, push=False)
-    body = git_transport.upload_pack(view, req.body, req.headers.get("git-protocol"))
+    chunks = git_transport.upload_pack(view, req.body, req.headers.get("git-protocol"))
+    # Negotiation (and whatever it refuses) happens now, inside the request; the pack
+    # is built as the answer is sent.
+    first = next(chunks, b"")
     budget = _pack_budget()
+    if STREAM_BUDGET.get() is not None:
+        response = _service_response(b"", "git-upload-pack", "result")
+        response.stream = _within(itertools.chain([first], chunks), budget)
+        return response
+    body = first + b"".join(chunks)
     if budget is not None and len(body) > budget[0]:
         # git shows "remote error: …" for an ERR line: say why instead of a bare 502.
-        body = _pkt(f"ERR this fetch needs {len(body) / 1e6:.1f} MB but {budget[1]} carries "
-                    f"at most {budget[0] / 1e6:.1f} MB of pack; fetch less at once (--depth, "
-                    "one branch) or see docs/git-at-scale.md\n")
+        body = _pkt(f"ERR {_too_big(len(body), budget)}\n")
     return _service_response(body, "git-upload-pack", "result")
+
+
+def _too_big(size: int, budget: tuple[int, str]) -> str:
+    return (f"this fetch needs {size / 1e6:.1f} MB but {budget[1]} carries at most "
+            f"{budget[0] / 1e6:.1f} MB of pack; fetch less at once (--depth, one branch) or "
+            "see docs/git-at-scale.md")
+
+
+def _within(chunks: Iterator[bytes], budget: tuple[int, str] | None) -> Iterator[bytes]:
+    """``chunks`` until they would pass the budget; then a side-band error (channel 3),
+    which git shows as "remote error: …", instead of a cut-off pack."""
+    sent = 0
+    for chunk in chunks:
+        sent += len(chunk)
+        if budget is not None and sent > budget[0]:
+            yield _pkt(f"\x03this fetch passed {budget[0] / 1e6:.1f} MB of pack, the most "
+                       f"{budget[1]} carries; fetch less at once (--depth, one branch) or "
+                       "see docs/git-at-scale.md\n")
+            return
+        yield chunk
 
 
 @route("POST", "/{owner}/{repo}/git-receive-pack", "gitReceivePack", **GIT)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 from urllib.parse import parse_qs
 
 from chalicelib.api.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
@@ -128,6 +128,10 @@ class ApiResponse:
     headers: dict[str, str] = field(default_factory=dict)
     # Header names that may carry several values (Set-Cookie, Link is single here).
     multi_headers: dict[str, list[str]] = field(default_factory=dict)
+    # A body produced while it is sent (a clone's pack), instead of ``body``: only the
+    # streaming function (chalicelib/streaming) sends one, and only routes it serves
+    # set it.
+    stream: Iterator[bytes] | None = None
 
     @classmethod
     def json(cls, data: Any, status: int = 200, headers: dict | None = None) -> "ApiResponse":

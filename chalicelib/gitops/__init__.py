@@ -11,6 +11,7 @@ chalice, pynamodb or the services, so callers pass in what needs them (a commit
 * ``objects``   - ``staged()``: new objects kept back and written as one pack at the end
 * ``trees``     - a tree from file edits (create, update/move, delete, write) on a base
 * ``commits``   - ``Identity``, ``write_commit`` (signed through a ``Signer``), ``commit_edits``
+* ``tags``      - annotated tag objects (signed through a ``Signer``) and tag records
 * ``merge``     - merge bases, ancestry, three-way tree and commit merges with conflicts
 * ``pull_merge`` - a pull request's merge in each Forgejo style (merge, rebase,
   rebase-merge, squash, fast-forward-only) and the default merge messages

@@ -13,8 +13,14 @@ and the data-only helpers stay cheap for the API Lambda's cold start):
 * ``ranged``*     - reading single objects of big packs with ranged GETs
 * ``refs``*       - ``DynamoRefsContainer``
 * ``repo``*       - ``NimbusRepo``, ``open_repo``, ``init_repo``
-* ``smart_http``* - ``advertise``, ``upload_pack``, ``receive_pack``
-* ``compaction``* - ``compact_pool``
+* ``object_sizes`` - object types and sizes from pack entry headers, without inflating
+* ``smart_http``* - ``advertise``, ``upload_pack(_stream)``, ``receive_pack`` (v0/v1)
+* ``protocol_v2``* - protocol v2: capabilities, ``ls-refs``, ``fetch``
+* ``negotiation``* - when a fetch is ``ready``, where a shallow fetch cuts history
+* ``pack_filter`` - partial clone filter specs
+* ``upload_pack``* - ``build_pack``: the one place a fetch's pack is made
+* ``pack_reuse``* - a clone from the compacted main pack's bytes
+* ``compaction``* - ``compact_pool`` (one main pack per repository, with its tips)
 
 The names below are importable from the package; each loads its module on first use.
 """

@@ -14,6 +14,7 @@ commit), answers ``shallow-info`` and ``wanted-refs``, and sends the pack from
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -27,11 +28,12 @@ from chalicelib.gitstore.repo import NimbusRepo
 from chalicelib.gitstore.negotiation import all_wants_reached, shallow_boundary
 from chalicelib.gitstore.upload_pack import build_pack, check_wants
 
+log = logging.getLogger(__name__)
 FLUSH, DELIM, RESPONSE_END = b"0000", b"0001", b"0002"
 AGENT = b"agent=nimbus/1"
 # Beyond this many prefixes one Query of every ref costs less than one per prefix.
 MAX_PREFIX_QUERIES = 8
-SIDEBAND_DATA, SIDEBAND_PROGRESS = 1, 2
+SIDEBAND_DATA, SIDEBAND_PROGRESS, SIDEBAND_ERROR = 1, 2, 3
 _PKT_MAX_DATA = 65515
 
 
@@ -96,18 +98,39 @@ def _parse(body: bytes) -> _Request:
 
 
 def serve(repo: NimbusRepo, body: bytes, *, any_object: Callable[[], bool]) -> bytes:
-    """The response to one v2 request.  ``any_object()``: whether any object of the
-    repository's storage may be wanted (else only those reachable from its refs).
-    Refusals are ``ERR`` lines, which git shows as "remote error: ..."."""
+    """The response to one v2 request, whole (``serve_stream``)."""
+    return b"".join(serve_stream(repo, body, any_object=any_object))
+
+
+def serve_stream(repo: NimbusRepo, body: bytes, *,
+                 any_object: Callable[[], bool]) -> Iterator[bytes]:
+    """The response to one v2 request as chunks, a fetch's pack built as they are
+    taken.  ``any_object()``: whether any object of the repository's storage may be
+    wanted (else only those reachable from its refs).  Refusals are ``ERR`` lines, which
+    git shows as "remote error: ..."; everything a fetch checks runs before its first
+    chunk, and a failure while the pack streams goes out on side-band channel 3."""
     try:
         request = _parse(body)
         if request.command == b"ls-refs":
-            return ls_refs(repo, request.args)
-        if request.command == b"fetch":
-            return b"".join(_Fetch(repo, request.args, any_object).run())
-        raise ProtocolError(f"invalid command '{request.command.decode('utf-8', 'replace')}'")
+            yield ls_refs(repo, request.args)
+            return
+        if request.command != b"fetch":
+            raise ProtocolError(
+                f"invalid command '{request.command.decode('utf-8', 'replace')}'")
+        chunks = _Fetch(repo, request.args, any_object).run()
+        first = next(chunks, None)
     except GitStoreError as exc:
-        return pkt_error(str(exc))
+        yield pkt_error(str(exc))
+        return
+    if first is None:
+        return
+    yield first
+    try:
+        yield from chunks
+    except Exception as exc:  # noqa: BLE001 - the answer has begun: say it in-band
+        log.exception("v2 fetch from %s failed while streaming", repo)
+        reason = str(exc) if isinstance(exc, GitStoreError) else "internal error"
+        yield pkt(bytes([SIDEBAND_ERROR]) + f"upload-pack: {reason}\n".encode())
 
 
 # -- ls-refs --------------------------------------------------------------------------

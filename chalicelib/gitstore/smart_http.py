@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import zlib
 from io import BytesIO
-from typing import Callable
+from typing import Callable, Iterator
 
 from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
                             HangupException, ObjectFormatException)
@@ -37,7 +37,8 @@ from dulwich.object_store import PackInputTooLarge
 from dulwich.pack import UnresolvedDeltas
 from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_NO_DONE,
                               CAPABILITY_SIDE_BAND_64K, CAPABILITY_THIN_PACK,
-                              SIDE_BAND_CHANNEL_PROGRESS, ReceivableProtocol)
+                              SIDE_BAND_CHANNEL_FATAL, SIDE_BAND_CHANNEL_PROGRESS,
+                              ReceivableProtocol)
 from dulwich.server import (ReceivePackHandler, UploadPackHandler, _is_funny_ref,
                             _ProtocolGraphWalker)
 
@@ -95,6 +96,7 @@ class _UploadPack(UploadPackHandler):
         super().__init__(backend, args, proto, **kw)
         self.body = body
         self.any_object = any_object
+        self.pending_pack: Iterator[bytes] | None = None
 
     # dulwich would parse the filter line into a spec it applies loosely (it filters
     # explicitly wanted blobs, ignores the haves): the filter is parsed from the request
@@ -146,20 +148,46 @@ class _UploadPack(UploadPackHandler):
         deepened = [p for sha in walker.unshallow for p in store[sha].parents]
         # The client's shallow commits it keeps shallow are boundaries as well.
         shallow = set(walker.shallow) | (set(walker.client_shallow) - set(walker.unshallow))
+        # The pack is built while the answer streams (``pack_frames``), not here: a
+        # generator, it runs only when iterated.
+        self.pending_pack = build_pack(self.repo, wants + deepened, haves, shallow=shallow,
+                                       client_shallow=walker.client_shallow,
+                                       filter_spec=filter_spec,
+                                       thin=self.has_capability(CAPABILITY_THIN_PACK),
+                                       tagged=self.get_tagged(refs, repo=self.repo),
+                                       progress=self.progress)
+
+    def pack_frames(self, out: BytesIO) -> Iterator[bytes]:
+        """The pack section of the answer (side-band frames when negotiated), then the
+        flush, as chunks of about PACK_WRITE_SIZE; ``out`` is the protocol's buffer."""
+        if self.pending_pack is None:
+            return
         buffer = bytearray()
-        for chunk in build_pack(self.repo, wants + deepened, haves, shallow=shallow,
-                                client_shallow=walker.client_shallow,
-                                filter_spec=filter_spec,
-                                thin=self.has_capability(CAPABILITY_THIN_PACK),
-                                tagged=self.get_tagged(refs, repo=self.repo),
-                                progress=self.progress):
-            buffer += chunk
-            if len(buffer) >= PACK_WRITE_SIZE:
+
+        def taken() -> bytes:
+            data = out.getvalue()
+            out.seek(0)
+            out.truncate()
+            return data
+        try:
+            for chunk in self.pending_pack:
+                buffer += chunk
+                if len(buffer) >= PACK_WRITE_SIZE:
+                    self.write_pack_data(bytes(buffer))
+                    buffer.clear()
+                    yield taken()
+            if buffer:
                 self.write_pack_data(bytes(buffer))
-                buffer.clear()
-        if buffer:
-            self.write_pack_data(bytes(buffer))
+        except Exception as exc:  # noqa: BLE001 - the answer has begun: say it in-band
+            logger.exception("upload-pack of %s failed while streaming", self.repo)
+            if self.has_capability(CAPABILITY_SIDE_BAND_64K):
+                reason = str(exc) if isinstance(exc, GitStoreError) else "internal error"
+                self.proto.write_sideband(SIDE_BAND_CHANNEL_FATAL,
+                                          f"upload-pack: {reason}\n".encode())
+            yield taken()
+            return
         self.proto.write_pkt_line(None)
+        yield taken()
 
 
 class _ReceivePack(ReceivePackHandler):
@@ -284,19 +312,35 @@ def advertise(repo: NimbusRepo, service: str, git_protocol: str | None = None) -
 
 def upload_pack(repo: NimbusRepo, body: bytes, git_protocol: str | None = None, *,
                 any_object: Callable[[], bool] = _always) -> bytes:
-    """Body of ``POST git-upload-pack`` (fetch and clone, shallow and partial included).
-    ``any_object()``: whether every stored object may be wanted, else only those
+    """Body of ``POST git-upload-pack`` (fetch and clone, shallow and partial included),
+    whole.  ``any_object()``: whether every stored object may be wanted, else only those
     reachable from the refs (see the module docstring)."""
+    return b"".join(upload_pack_stream(repo, body, git_protocol, any_object=any_object))
+
+
+def upload_pack_stream(repo: NimbusRepo, body: bytes, git_protocol: str | None = None, *,
+                       any_object: Callable[[], bool] = _always) -> Iterator[bytes]:
+    """``upload_pack`` as chunks, the pack built as they are taken: memory stays near
+    one chunk whatever the pack's size.  Negotiation runs on the first ``next``, so
+    refusals (ERR lines) and ProtocolError come before any pack byte; a failure later
+    is reported in-band on side-band channel 3, which git shows as a remote error."""
     if wants_v2(git_protocol) or body[4:12] == b"command=":
-        return protocol_v2.serve(repo, body, any_object=any_object)
+        yield from protocol_v2.serve_stream(repo, body, any_object=any_object)
+        return
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
+    handler = _UploadPack(_Backend(repo), [b"/"], proto, stateless_rpc=True, body=body,
+                          any_object=any_object)
     try:
-        _run(_UploadPack(_Backend(repo), [b"/"], proto, stateless_rpc=True, body=body,
-                         any_object=any_object))
+        _run(handler)
     except (FilterRefused, NotOurRef) as exc:
-        return protocol_v2.pkt_error(str(exc))
-    return out.getvalue()
+        yield protocol_v2.pkt_error(str(exc))
+        return
+    negotiated = out.getvalue()
+    out.seek(0)
+    out.truncate()
+    yield negotiated
+    yield from handler.pack_frames(out)
 
 
 def receive_pack(repo: NimbusRepo, body: bytes, *,

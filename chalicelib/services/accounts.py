@@ -175,6 +175,17 @@ def account_by_id(account_id: int) -> Account | None:
     return store.get_by_id(account_id)
 
 
+def end_sessions(account: Account) -> None:
+    """Sign the user out everywhere: every web session cookie issued so far stops
+    verifying (see ``chalicelib.web.session``).  An account deleted meanwhile has no
+    sessions left to end."""
+    try:
+        with unit_of_work.writing():
+            store.stage_end_sessions(int(account.id))
+    except ConditionFailed:
+        return
+
+
 def get_user(name: str, actor: Account | None = None) -> Account:
     """The user called ``name``; the caller's own account needs no read."""
     if actor is not None and actor.lower_name == name.lower():

@@ -7,7 +7,7 @@ that is reported "ok" has its records and its events, and a refused one has neit
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from chalicelib.services import pushes, quota_charges
 
@@ -35,12 +35,14 @@ def advertise(view: RepoView, service: str, git_protocol: str | None = None) -> 
     return smart_http.advertise(open_git(view), service, git_protocol)
 
 
-def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None) -> bytes:
-    """Body of ``POST git-upload-pack`` (fetch, clone, partial clone's lazy fetches)."""
+def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None) -> Iterator[bytes]:
+    """Body of ``POST git-upload-pack`` (fetch, clone, partial clone's lazy fetches) as
+    chunks, the pack built as they are taken.  The first ``next`` negotiates (and
+    raises what the request did wrong); take it inside the request."""
     from chalicelib.gitstore import smart_http
 
-    return smart_http.upload_pack(open_git(view), body, git_protocol,
-                                  any_object=lambda: _pool_is_private(view))
+    return smart_http.upload_pack_stream(open_git(view), body, git_protocol,
+                                         any_object=lambda: _pool_is_private(view))
 
 
 def _pool_is_private(view: RepoView) -> bool:

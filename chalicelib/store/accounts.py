@@ -16,7 +16,7 @@ from chalicelib.store.table import Account, Claim, Item, keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
            "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",
-           "stage_save", "stage_delete"]
+           "stage_save", "stage_delete", "stage_end_sessions"]
 
 # Labels of staged operations, as a failed commit names them (ConditionFailed.label).
 NAME_TAKEN = "name"
@@ -95,6 +95,17 @@ def stage_save(account: Account, *, old_email: str | None = None) -> None:
                           keys.email(old_email.lower()) if old_email else None,
                           keys.email(account.email.lower()) if account.email else None)
     uow.put(account, label=CHANGED, condition=Account.version == expected)
+
+
+def stage_end_sessions(account_id: int) -> None:
+    """Add one to the account's session generation.  ``version`` moves with it because
+    ``stage_save`` puts the whole item: an edit that read the account before this would
+    otherwise write the old generation back and revive the sessions.  ``CHANGED`` when
+    the account is gone."""
+    unit_of_work.current().update(
+        Account(*keys.account(account_id)),
+        [Account.session_generation.add(1), Account.version.add(1)], label=CHANGED,
+        condition=Account.pk.exists())
 
 
 def _stage_claim_move(owner_id: int, label: str, old_key, new_key) -> None:

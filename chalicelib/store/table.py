@@ -109,6 +109,8 @@ class Account(Item, discriminator="account"):
     repo_admin_change_team_access = BooleanAttribute(default=False)
     # Bumped on every edit: writes are conditional on the version they read.
     version = NumberAttribute(default=1)
+    # Part of what a web session cookie is signed over: bumping it ends every session.
+    session_generation = NumberAttribute(default=0)
 
 
 class Token(Item, discriminator="token"):

@@ -72,9 +72,10 @@ def handle_stream_event(event: dict, context: Any = None) -> StreamedResult:
         git_http.STREAM_BUDGET.reset(budget)
     operation = getattr(req.route, "operation_id", None)
     if operation in STREAMED_OPERATIONS:
+        body = response.stream if response.stream is not None else chunked(response.body)
         return StreamedResult(response.status, dict(response.headers),
                               {k: list(v) for k, v in response.multi_headers.items()},
-                              chunked(response.body), settings.STREAMED_RESPONSE_LIMIT, True)
+                              body, settings.STREAMED_RESPONSE_LIMIT, True)
     result = gateway.to_proxy_result(response)
     size = proxy_result_size(result)
     if size > settings.BUFFERED_RESPONSE_LIMIT:

@@ -1,5 +1,9 @@
 """Sign in and out: ``GET/POST /user/login``, ``POST /user/logout``.
 
+Signing out ends the session server-side (the account's session generation moves on),
+so a copy of the cookie kept from before is refused too; it ends the user's sessions in
+other browsers as well.
+
 The password check is the API's basic-auth one (``accounts.check_password_login``);
 an e-mail address is first mapped to its login.  A failed sign-in re-shows the form
 with one message whatever was wrong, so the form does not tell which names exist.
@@ -55,5 +59,9 @@ def login(req: ApiRequest, web: Web) -> ApiResponse:
 
 @page("POST", "/user/logout", "webLogout", anonymous=True)
 def logout(req: ApiRequest, web: Web) -> ApiResponse:
+    # Only a session's own user: a token sent along must not sign its owner out.
+    if web.session is not None and web.session.user_id and web.user is not None \
+            and int(web.user.id) == web.session.user_id:
+        accounts.end_sessions(web.user)
     web.sign_out()
     return redirect("/")

@@ -6,6 +6,7 @@ Every page calls the services the API calls and shows the API's records (the sam
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from chalicelib.api import paging, records
@@ -13,7 +14,7 @@ from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo, repo_record
 from chalicelib.api.tags import tag_record
 from chalicelib.errors import NotFoundError
-from chalicelib.services import accounts, branches, contents, orgs, repo_files, repos, tags
+from chalicelib.services import accounts, contents, orgs, repo_files, repos, tags
 from chalicelib.settings import get_settings
 from chalicelib.web import present
 from chalicelib.web.view import Web, page, path_url, render
@@ -75,11 +76,24 @@ def profile(req: ApiRequest, web: Web) -> ApiResponse:
 
 
 def _switcher(view) -> dict:
-    """Branch names for the ref switcher (one Query).  Tags are one click away on the
-    tags page, each linking to its tree: listing them here would cost four more calls
-    (refs, tag objects, archive counters) on every page view."""
-    found = branches.list_branches(view)
-    return {"branch_names": sorted(b.name for b in found)[:MAX_SWITCHER]}
+    """Branch and tag names for the ref switcher, as Forgejo's lists both.  Both come
+    from the repository's ref list (one Query, what the branch records cost before);
+    describing tags (their objects, archive counters) is left to the tags page."""
+    heads, tags_ = [], []
+    for name in repo_files.open_git(view.repo).refs.allkeys():
+        text = name.decode("utf-8", "replace")
+        if text.startswith("refs/heads/"):
+            heads.append(text[len("refs/heads/"):])
+        elif text.startswith("refs/tags/"):
+            tags_.append(text[len("refs/tags/"):])
+    return {"branch_names": sorted(heads)[:MAX_SWITCHER],
+            "tag_names": sorted(tags_, key=_version_order, reverse=True)[:MAX_SWITCHER]}
+
+
+def _version_order(name: str) -> list:
+    """Digits compare as numbers, so v1.10 sorts after v1.9 and the newest comes first."""
+    return [(1, int(part), "") if part.isdigit() else (0, 0, part)
+            for part in re.split(r"(\d+)", name) if part]
 
 
 @page("GET", "/{owner}/{repo}", "webRepoHome", in_repo=True)

@@ -2,10 +2,12 @@
 
 Cookie value: ``v1.<user id>.<expires>.<nonce>.<mac>``, where ``mac`` is
 HMAC-SHA256 (standard library ``hmac``; base64url, no padding) over the four fields and
-the account's *fingerprint*: a hash of its password hash and its sign-in flags.  No
-server-side session table is needed, yet a session stops working when the account is
-deleted (no account to read), disabled (``prohibit_login``/``active`` change the
-fingerprint and are checked), or its password changes (the hash changes).  ``hmac`` was
+the account's *fingerprint*: a hash of its password hash, its sign-in flags and its session
+generation.  No server-side session table is needed, yet a session stops working when
+the account is deleted (no account to read), disabled (``prohibit_login``/``active``
+change the fingerprint and are checked), its password changes (the hash changes) or the
+user signs out (the generation is bumped, which ends all of that user's sessions).  The
+account item is read anyway to know who is signed in, so this costs no extra read.  ``hmac`` was
 chosen over ``itsdangerous`` because the format is four fields and one MAC, and it keeps
 the Lambda package free of another dependency.
 
@@ -85,6 +87,10 @@ def fingerprint(account) -> str:
     if account is None:
         return "anonymous"
     state = f"{account.password_hash or ''}|{bool(account.prohibit_login)}|{bool(account.active)}"
+    generation = int(account.session_generation or 0)
+    if generation:
+        # Left out while zero, so cookies issued before generations existed stay valid.
+        state += f"|{generation}"
     return hashlib.sha256(state.encode()).hexdigest()[:32]
 
 

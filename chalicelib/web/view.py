@@ -8,7 +8,8 @@
   would see for that user;
 - checks the CSRF token of every POST (403 when missing or wrong);
 - turns service errors into HTML error pages with the API's status codes (a private
-  repository is a 404 page, exactly as the API answers 404);
+  repository is a 404 page, exactly as the API answers 404), and any other exception
+  into an HTML 500 page naming the request id (the exception goes to the log);
 - adds the session cookie when the page handed out a new one.
 
 Handlers take ``(req, web)`` and return ``render(web, template, **values)`` or any
@@ -20,6 +21,9 @@ import functools
 import gzip
 import hashlib
 import hmac
+import json
+import logging
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -27,6 +31,7 @@ from urllib.parse import quote, urlencode
 
 from chalicelib import errors
 from chalicelib.api import auth
+from chalicelib.api import errors as api_errors
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import current_repo, repo_preload, repo_preload_more
 from chalicelib.api.router import route
@@ -34,6 +39,7 @@ from chalicelib.services import accounts
 from chalicelib.settings import get_settings
 from chalicelib.web import session as sessions
 
+log = logging.getLogger("nimbus.web")
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
@@ -138,10 +144,11 @@ def page(method: str, pattern: str, name: str, *, in_repo: bool = False,
 
 def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
           signed_in: bool = False, in_repo: bool = False) -> ApiResponse:
-    web = _load_session(req)
-    if web.user is None and req.principal is not None:
-        web.user = req.principal.user
+    web = Web(req)
     try:
+        web = _load_session(req)
+        if web.user is None and req.principal is not None:
+            web.user = req.principal.user
         if req.method == "POST":
             _check_csrf(web)
         if web.user is None and req.principal is None and not anonymous \
@@ -159,9 +166,37 @@ def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
         status = next((code for kind, code in _STATUS if isinstance(err, kind)), 400)
         response = render(web, "error.html", status=status, code=status, title=str(status),
                           message=getattr(err, "message", "") or str(err))
+    except api_errors.ApiError:
+        raise       # the gateway's answer, as before (a request it refuses as a request)
+    except Exception as exc:  # noqa: BLE001 - a page answers HTML even when it breaks
+        response = _server_error(web, exc)
     if web.new_cookie:
         response.multi_headers.setdefault("Set-Cookie", []).append(web.new_cookie)
     return response
+
+
+def _server_error(web: Web, exc: Exception) -> ApiResponse:
+    """The 500 page: the request id to quote, nothing of the exception (it may hold
+    paths, keys or other users' data), which goes to the log with its traceback.  If
+    even the page cannot be rendered, the gateway's JSON 500 is the answer."""
+    _log_exception(web.req, exc)
+    web.new_cookie = None       # the session may not have been read: leave the cookie be
+    return render(web, "error.html", status=500, code=500, title="500",
+                  message="Internal server error.", request_id=web.req.request_id)
+
+
+def _log_exception(req: ApiRequest, exc: Exception) -> None:
+    """One JSON line in the gateway's ``server_error`` format, with the exception and its
+    traceback.  The gateway cannot be imported here (it imports every page module
+    through the route table), and it logs its own ``server_error`` line for the 500
+    status as for any other: this line is ``page_exception`` so a 5xx is counted once
+    and the two lines meet on the request id."""
+    entry = {"level": "error", "event": "page_exception", "status": 500,
+             "request_id": req.request_id, "method": req.method, "path": req.raw_path,
+             "operation": getattr(req.route, "operation_id", None),
+             "error": f"{type(exc).__name__}: {exc}",
+             "traceback": "".join(traceback.format_exception(exc))}
+    log.error(json.dumps(entry, default=str))
 
 
 # Rendering ----------------------------------------------------------------------------
