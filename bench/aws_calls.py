@@ -134,6 +134,8 @@ SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
 import scenarios_git_data  # noqa: E402
 
 SCENARIOS.update(scenarios_git_data.scenarios())
+BUDGETS.update(scenarios_commits.BUDGETS)
+BUDGETS.update(scenarios_git.BUDGETS)
 BUDGETS.update(scenarios_git_data.BUDGETS)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."

@@ -9,6 +9,19 @@ from scene import Req
 
 DEMO = "/repos/alice/demo"
 
+# Tags: the preload, then the repository's refs and pack list; a list reads every tag
+# object (to sort them, as for-each-ref) and the releases holding them (two batches); a
+# write adds the new object's pack (two PUTs), its publication and the refs' transaction.
+# Languages: the preload and the cached figures (one item).
+BUDGETS = {
+    ("repoListTags", "anon"): 6,
+    ("repoListTags", "token"): 6,
+    ("repoGetTag", "anon"): 4,
+    ("repoCreateTag", "token"): 10,
+    ("repoDeleteTag", "token"): 5,
+    ("repoGetLanguages", "anon"): 3,
+}
+
 
 def head_of(s, branch: str = "main") -> str:
     """The commit id ``branch`` points at (set-up: not counted)."""

@@ -153,6 +153,11 @@ def mirror_sync_request(s: Scene) -> list[Req]:
                 settings=LOCAL_REMOTES)]
 
 
+# A large push's upload ticket: the preload only (the quota check reads the owner's
+# usage from it); the URL is signed locally.
+BUDGETS = {("createLargePush", "token"): 2}
+
+
 def scenarios() -> dict:
     """operationId -> scenario (a function of the scene returning its requests)."""
     return {

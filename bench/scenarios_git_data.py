@@ -16,6 +16,10 @@ BUDGETS = {
     ("GetTree", "token"): 4,
     ("GetBlob", "anon"): 4,
     ("GetBlob", "token"): 4,
+    ("repoListAllGitRefs", "anon"): 4,
+    ("repoListGitRefs", "anon"): 3,
+    ("GetAnnotatedTag", "anon"): 3,
+    ("repoGetNote", "anon"): 4,
 }
 
 

@@ -87,14 +87,14 @@ EXEMPT = {
         "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete")},
 }
 
-# The repository home: the two preload batches; the root listing (refs and pack list);
-# the README (the same two again: each content read opens the repository afresh); the
-# branch names.  The sign-in form reads (and on first use creates) the session key in
-# SSM, once per container.
+# The repository home: the two preload batches, then one open of the repository (refs
+# and pack list) that serves the listing, the README and the branch and tag switcher.
+# A file page the same.  The sign-in form reads (and on first use creates) the session
+# key in SSM, once per container.
 BUDGETS = {
-    ("webRepoHome", "anon"): 7,
-    ("webRepoHome", "token"): 7,
-    ("webRepoSource", "anon"): 5,
+    ("webRepoHome", "anon"): 4,
+    ("webRepoHome", "token"): 4,
+    ("webRepoSource", "anon"): 4,
     ("webAsset", "anon"): 0,
     ("webLoginForm", "anon"): 2,
 }

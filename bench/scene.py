@@ -196,20 +196,10 @@ def settings_in_force(values: dict[str, str] | None):
     if not values:
         yield
         return
-    from chalicelib.settings import reset_settings_cache
+    from chalicelib.settings import overridden
 
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    reset_settings_cache()
-    try:
+    with overridden(values):
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        reset_settings_cache()
 
 
 def ssh_key() -> str:

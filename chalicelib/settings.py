@@ -13,11 +13,12 @@ Bad values raise :class:`SettingsError` at start, naming the section and key.
 from __future__ import annotations
 
 import configparser
+import contextlib
 import dataclasses
 import functools
 import os
 import re
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit
 
 ENV_PREFIX = "NIMBUS__"
@@ -343,3 +344,26 @@ def get_settings() -> Settings:
 
 def reset_settings_cache() -> None:
     get_settings.cache_clear()
+
+
+@contextlib.contextmanager
+def overridden(values: Mapping[str, str], *, dropping: str | None = None) -> Iterator[None]:
+    """NIMBUS__* (or any) environment variables set for a stretch of one process (and
+    every variable starting with ``dropping`` removed), the settings read afresh on the
+    way in and out, every variable put back as it was (tests, the benchmarks and the
+    local runtime; settings are otherwise read once per process)."""
+    dropped = {k for k in os.environ if dropping and k.startswith(dropping)}
+    saved = {name: os.environ.get(name) for name in dropped | set(values)}
+    for name in dropped:
+        del os.environ[name]
+    os.environ.update(values)
+    reset_settings_cache()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        reset_settings_cache()

@@ -21,12 +21,11 @@ import httpx
 import pytest
 
 from chalicelib.local.events import build_event
-from chalicelib.local.runtime import LocalRuntime
 from chalicelib.local.server import read_chunked
 from tests.environment import settings_env
+from tests.test_pulls_git import runtime_with_users
 from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
 
-PASSWORD = "alice-password"
 MB = 1_000_000
 LIMITS = {"NIMBUS__SERVER__REQUEST_LIMIT": str(1 << 20),
           "NIMBUS__SERVER__BUFFERED_RESPONSE_LIMIT": str(1 << 20),
@@ -47,18 +46,8 @@ def enforced(**overrides):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with settings_env(LIMITS), LocalRuntime(
-            port=0, data_dir=tmp_path_factory.mktemp("git-streaming"),
-            access_log=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
-
-        ensure_admin("boss", "boss-password", "boss@example.com")
-        httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                   json={"username": "alice", "email": "alice@example.com",
-                         "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
-        runtime.token = httpx.post(
-            f"{runtime.url}/api/v1/users/alice/tokens", auth=("alice", PASSWORD),
-            json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
+    with runtime_with_users(tmp_path_factory.mktemp("git-streaming"), LIMITS,
+                            events=False) as runtime:
         yield runtime
 
 

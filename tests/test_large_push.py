@@ -14,7 +14,8 @@ import pytest
 from chalicelib import cli
 from tests.environment import settings_env
 from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-from tests.test_git_streaming import LIMITS, MB, PASSWORD, enforced, refs_of, remote
+from tests.test_git_streaming import LIMITS, MB, enforced, refs_of, remote
+from tests.test_pulls_git import runtime_with_users
 
 ZERO = "0" * 40
 
@@ -27,22 +28,9 @@ def env(git_env):  # noqa: F811 - the imported fixture
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from chalicelib.local.runtime import LocalRuntime
-
-    with settings_env(LIMITS), LocalRuntime(
-            port=0, data_dir=tmp_path_factory.mktemp("large-push"),
-            access_log=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
-
-        ensure_admin("boss", "boss-password", "boss@example.com")
-        for name in ("alice", "eve"):
-            httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                       json={"username": name, "email": f"{name}@example.com",
-                             "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
-        runtime.token, runtime.eve_token = (httpx.post(
-            f"{runtime.url}/api/v1/users/{name}/tokens", auth=(name, PASSWORD),
-            json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
-            for name in ("alice", "eve"))
+    with runtime_with_users(tmp_path_factory.mktemp("large-push"), LIMITS,
+                            users=("alice", "eve"), events=False) as runtime:
+        runtime.eve_token = runtime.tokens["eve"]
         yield runtime
 
 

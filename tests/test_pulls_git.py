@@ -5,6 +5,7 @@ every kind of history, checked on a fresh clone (``git log``, ``git rev-list
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import shutil
 import subprocess
 import time
@@ -24,21 +25,36 @@ SIGN_MERGES = "NIMBUS__REPOSITORY_0X2E_SIGNING__MERGES"
 SIGN_CRUD = "NIMBUS__REPOSITORY_0X2E_SIGNING__CRUD_ACTIONS"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with settings_env({SIGN_MERGES: "always", SIGN_CRUD: "always"}), LocalRuntime(
-            port=0, data_dir=tmp_path_factory.mktemp("pulls-git"), access_log=False) as runtime:
-        for task in EventPipeline().tasks():
-            runtime.add_background(task)
+@contextlib.contextmanager
+def runtime_with_users(data_dir, settings: dict[str, str], *, users=("alice",),
+                       events: bool = True):
+    """The local runtime (with the event pipeline when ``events``) under ``settings``,
+    an admin, and ``users`` each with password PASSWORD and an all-scope token
+    (``runtime.tokens[name]``; ``runtime.token`` is the first user's)."""
+    with settings_env(settings), LocalRuntime(port=0, data_dir=data_dir,
+                                              access_log=False) as runtime:
+        if events:
+            for task in EventPipeline().tasks():
+                runtime.add_background(task)
         from chalicelib.services.accounts import ensure_admin
 
         ensure_admin("boss", "boss-password", "boss@example.com")
-        httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                   json={"username": "alice", "email": "alice@example.com",
-                         "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
-        runtime.token = httpx.post(
-            f"{runtime.url}/api/v1/users/alice/tokens", auth=("alice", PASSWORD),
-            json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
+        runtime.tokens = {}
+        for name in users:
+            httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                       json={"username": name, "email": f"{name}@example.com",
+                             "password": PASSWORD}, timeout=TIMEOUT).raise_for_status()
+            runtime.tokens[name] = httpx.post(
+                f"{runtime.url}/api/v1/users/{name}/tokens", auth=(name, PASSWORD),
+                json={"name": "git", "scopes": ["all"]}, timeout=TIMEOUT).json()["sha1"]
+        runtime.token = runtime.tokens[users[0]]
+        yield runtime
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with runtime_with_users(tmp_path_factory.mktemp("pulls-git"),
+                            {SIGN_MERGES: "always", SIGN_CRUD: "always"}) as runtime:
         yield runtime
 
 

@@ -203,6 +203,8 @@ def test_compare_open_and_merge_pull_request(api, scene):
     merged = alice.post(f"{PUBLIC}/pulls/1/merge", {"do": "merge"})
     assert merged.status == 303 and merged.headers["location"] == f"{PUBLIC}/pulls/1"
     assert api.get("/repos/alice/proj/pulls/1").json["merged"] is True
+    page = text(alice.get(f"{PUBLIC}/pulls/1"))
+    assert "merged <code>" in page and "wants to merge" not in page
     assert "feature.txt" in text(alice.get(PUBLIC))
     assert alice.post(f"{PUBLIC}/pulls/1/merge", {"do": "merge"}).status == 405
     assert alice.post(f"{PUBLIC}/pulls/7/merge", {"do": "merge"}).status == 404

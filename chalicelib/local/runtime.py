@@ -65,24 +65,6 @@ def _aws_environment(region: str, endpoint: str) -> dict[str, str]:
     }
 
 
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Drop every AWS_* variable, set ``values``; put the old environment back after."""
-    touched = {k for k in os.environ if k.startswith("AWS_")} | set(values)
-    saved = {k: os.environ.get(k) for k in touched}
-    for name in touched:
-        os.environ.pop(name, None)
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _reload_settings():
     """Make chalicelib read the environment again: settings, boto3 clients and the
     PynamoDB models are set up once per process and may predate the moto endpoint."""
@@ -152,7 +134,7 @@ class LocalRuntime:
         """Everything but answering HTTP: port bound, moto running, state restored,
         resources created."""
         with self._undo_on_error():
-            from chalicelib.settings import ServerSettings, load_settings
+            from chalicelib.settings import ServerSettings, load_settings, overridden
 
             # Reading the settings first also rejects a bad configuration before anything starts.
             configured = load_settings()
@@ -169,7 +151,7 @@ class LocalRuntime:
             if configured.server.ROOT_URL == ServerSettings().ROOT_URL:
                 # Unconfigured: links in records should point at where we actually listen.
                 environment["NIMBUS__SERVER__ROOT_URL"] = self.url + "/"
-            self._stack.enter_context(_environment(environment))
+            self._stack.enter_context(overridden(environment, dropping="AWS_"))
             self.settings = _reload_settings()
 
             self.state = StateDir(self.data_dir, self.moto.client, self.moto.backend,

@@ -164,10 +164,13 @@ def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
                  **common)
 
 
-def get_contents(view: RepoView, path: str, ref: str | None) -> tuple[At, Entry | list[Entry]]:
-    """The entry at ``path`` (a file with its content), or a directory's entries."""
+def get_contents(view: RepoView, path: str, ref: str | None, *,
+                 git=None) -> tuple[At, Entry | list[Entry]]:
+    """The entry at ``path`` (a file with its content), or a directory's entries.
+    ``git``: the repository already opened by the caller (its refs and pack list are
+    read once per open), else it is opened here."""
     repo = view.repo
-    git = repo_files.open_git(repo)
+    git = git if git is not None else repo_files.open_git(repo)
     at = _at(git, repo, ref)
     commit_id = at.commit_id.encode()
     tree_id = git[commit_id].tree

@@ -75,12 +75,12 @@ def profile(req: ApiRequest, web: Web) -> ApiResponse:
                   repos=[records.repository(v, req.actor) for v in shown])
 
 
-def _switcher(view) -> dict:
+def _switcher(git) -> dict:
     """Branch and tag names for the ref switcher, as Forgejo's lists both.  Both come
-    from the repository's ref list (one Query, what the branch records cost before);
-    describing tags (their objects, archive counters) is left to the tags page."""
+    from the ref list the page's open repository has already read; describing tags
+    (their objects, archive counters) is left to the tags page."""
     heads, tags_ = [], []
-    for name in repo_files.open_git(view.repo).refs.allkeys():
+    for name in git.refs.allkeys():
         text = name.decode("utf-8", "replace")
         if text.startswith("refs/heads/"):
             heads.append(text[len("refs/heads/"):])
@@ -104,11 +104,14 @@ def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
     if view.repo.empty:
         return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=None,
                       ref=branch, ref_kind="branch", **values)
-    at, entries = contents.get_contents(view, "", f"refs/heads/{branch}")
+    # One open of the repository (refs and pack list) serves the listing, the README
+    # and the switcher.
+    git = repo_files.open_git(view.repo)
+    at, entries = contents.get_contents(view, "", f"refs/heads/{branch}", git=git)
     readme_html = ""
     readme = present.readme_of(entries)
     if readme is not None:
-        _, file = contents.get_contents(view, readme.path, at.commit_id)
+        _, file = contents.get_contents(view, readme.path, at.commit_id, git=git)
         text = present.as_text(file.content or b"") or ""
         if readme.name.lower().endswith(present.MARKDOWN):
             branch_path = f"branch/{quote(branch)}"
@@ -118,7 +121,7 @@ def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
             readme_html = f"<pre>{_escape(text)}</pre>"
     return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=entries,
                   ref=branch, ref_kind="branch", path="", readme=readme,
-                  readme_html=readme_html, **_switcher(view), **values)
+                  readme_html=readme_html, **_switcher(git), **values)
 
 
 def _escape(text: str) -> str:
@@ -131,11 +134,12 @@ def _escape(text: str) -> str:
 def source(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
     kind = req.params["kind"]
-    at, found, ref, path = present.resolve_src(view, kind, req.params["rest"])
+    git = repo_files.open_git(view.repo)
+    at, found, ref, path = present.resolve_src(view, kind, req.params["rest"], git)
     values = repo_values(req, view, "code")
     crumbs = _crumbs(path)
     common = dict(ref=ref, ref_kind=kind, path=path, crumbs=crumbs, commit_id=at.commit_id,
-                  **_switcher(view), **values)
+                  **_switcher(git), **values)
     if isinstance(found, list):
         readme = present.readme_of(found)
         return render(web, "tree.html", title=f"{path or view.repo.name}", entries=found,
@@ -162,7 +166,8 @@ def _crumbs(path: str) -> list[tuple[str, str]]:
 @page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True)
 def raw(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"])
+    at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
+                                               repo_files.open_git(view.repo))
     if isinstance(found, list) or found.kind != "file":
         raise NotFoundError(f"not a file: {path}")
     file = repo_files.raw_file(view.repo, path, at.commit_id)

@@ -86,8 +86,9 @@ def diff_html(text: str) -> str:
     return run(text, lexer, HtmlFormatter(cssclass="highlight diff", wrapcode=True))
 
 
-def resolve_src(view, kind: str, rest: str) -> tuple[object, object, str, str]:
-    """(at, entry or entries, ref, path) for ``/src/{kind}/{rest}``.
+def resolve_src(view, kind: str, rest: str, git) -> tuple[object, object, str, str]:
+    """(at, entry or entries, ref, path) for ``/src/{kind}/{rest}`` in the opened
+    repository ``git``.
 
     A branch or tag name may hold slashes: the shortest prefix of ``rest`` that names
     a ref wins, as Forgejo resolves it."""
@@ -99,7 +100,7 @@ def resolve_src(view, kind: str, rest: str) -> tuple[object, object, str, str]:
         ref, path = "/".join(parts[:n]), "/".join(parts[n:])
         qualified = {"branch": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}.get(kind, ref)
         try:
-            at, found = contents.get_contents(view, path, qualified)
+            at, found = contents.get_contents(view, path, qualified, git=git)
         except NotFoundError:
             continue
         return at, found, ref, path
