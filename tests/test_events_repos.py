@@ -229,6 +229,20 @@ def test_push_emits_per_ref_events_with_commits(api, alice):
     assert api.get("/repos/alice/pushy/branches/feature").status == 404
 
 
+def test_a_new_branch_counts_at_most_ten_commits_as_forgejo_does(api, alice):
+    create(api, alice, "long")
+    parent, objects = None, []
+    for i in range(12):
+        made, objs = make_commit(parent, {"n.txt": f"{i}\n".encode()}, f"commit {i}\n")
+        parent, objects = made.id.decode(), objects + objs
+    drain_outbox()
+    assert "ok refs/heads/main" in push(api, alice, "long", [(ZERO, parent, "refs/heads/main")],
+                                        objects)
+    (pushed,) = [e for e in drain_outbox() if isinstance(e, events.RepositoryPushed)]
+    assert pushed.total_commits == 10 and len(pushed.commits) == 10
+    assert pushed.commits[0].message == "commit 11\n"
+
+
 def test_stale_push_writes_nothing(api, alice):
     create(api, alice, "stale", auto_init=True)
     main = head_of(api, "stale")

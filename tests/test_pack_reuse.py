@@ -83,7 +83,9 @@ def compact(pool, repos=None, **kw):
                         grace_seconds=kw.pop("grace_seconds", 600), **kw)
 
 
-def make_history(run, work, url) -> None:
+def make_history(run, work, url, *, one_push: bool = True) -> None:
+    """main (4 commits), topic, tag v1; in one push, or main first then the rest (so
+    the pool holds two push packs and no main pack)."""
     run("init", "-q", work)
     for i in range(4):
         commit(run, work, "src/big.py", source_text(1) + f"# revision {i}\n" * (i + 1))
@@ -92,6 +94,8 @@ def make_history(run, work, url) -> None:
     run("checkout", "-q", "-b", "topic", cwd=work)
     commit(run, work, "topic.txt", "topic\n")
     run("checkout", "-q", "main", cwd=work)
+    if not one_push:
+        run("push", "-q", url, "main", cwd=work)
     run("push", "-q", url, "main", "topic", "v1", cwd=work)
 
 
@@ -100,9 +104,17 @@ def test_clone_pack_is_the_main_pack_verbatim_plus_what_came_later(server, git, 
     from chalicelib.gitstore import pack_reuse
 
     url, work = server.url("demo"), str(tmp_path / "work")
-    make_history(git, work, url)
+    make_history(git, work, url, one_push=False)
+    refs = remote_refs(git, url)
     with server.open("demo") as repo:
-        assert reuse(repo, clone_wants(remote_refs(git, url))) is None   # nothing compacted
+        # The first push (main alone) made the main pack; the second pack adds to it.
+        roles = sorted(info.role for info in repo.object_store.pack_infos().values())
+        first = pack_reuse.main_pack(repo.object_store)
+        assert roles == ["compacted", "push"] and first.tips == {refs["refs/heads/main"].encode()}
+        data = b"".join(reuse(repo, clone_wants(refs)))
+    assert load_pack(tmp_path, data, {r: s for r, s in refs.items() if r != "HEAD"
+                                      and not r.endswith("^{}")}, "zeroth") == closure(
+        work, clone_wants(refs))
     result = compact("demo")
     assert result.new_pack and result.deltas > 0
 
@@ -111,6 +123,8 @@ def test_clone_pack_is_the_main_pack_verbatim_plus_what_came_later(server, git, 
     with server.open("demo") as repo:
         main = pack_reuse.main_pack(repo.object_store)
         assert main.name == result.new_pack
+        # Few tips: the pack's item carries them, so a clone reads no .tips file.
+        assert repo.object_store.pack_infos()[main.name].tips.tips == main.tips
         assert main.tips == {sha.encode() for sha in wants}
         # v1 (a tag object) and topic reach main's head; only they are heads.
         assert main.heads == {refs["refs/tags/v1"].encode(), refs["refs/heads/topic"].encode()}
@@ -251,10 +265,11 @@ def test_compaction_records_tips_idempotently_and_races_with_a_push(server, git,
                                                                      tmp_path, monkeypatch):
     from chalicelib import aws
     from chalicelib.gitstore import pack_reuse, packdb
+    from chalicelib.gitstore.models import PackRecord, gitkeys
     from chalicelib.settings import get_settings
 
     url, work = server.url("race"), str(tmp_path / "work")
-    make_history(git, work, url)
+    make_history(git, work, url, one_push=False)
     first = compact("race")
     assert first.new_pack
     assert not compact("race")                              # nothing new: nothing to do
@@ -263,6 +278,8 @@ def test_compaction_records_tips_idempotently_and_races_with_a_push(server, git,
     # A pool compacted before tips were recorded is compacted again, once.
     aws.client("s3").delete_object(Bucket=get_settings().aws.BUCKET,
                                    Key=f"packs/race/{first.new_pack}.tips")
+    PackRecord(*gitkeys.pack("race", first.new_pack)).update(
+        actions=[PackRecord.tips.remove(), PackRecord.heads.remove()])
     monkeypatch.setenv("NIMBUS_CACHE_DIR", str(tmp_path / "fresh"))
     with server.open("race") as repo:
         assert pack_reuse.main_pack(repo.object_store) is None
@@ -425,3 +442,73 @@ if __name__ == "__main__":  # pragma: no cover - a measurement, not a test
         ensure_resources()
         print(json.dumps(measure_reuse(make_source(tmp, args.megabytes), workdir=tmp),
                          indent=2))
+
+
+def test_a_first_push_is_the_main_pack_and_a_cold_clone_reads_it_once(server, git,  # noqa: F811
+                                                                       tmp_path, monkeypatch):
+    from chalicelib import aws
+
+    url, work = server.url("first"), str(tmp_path / "work")
+    make_history(git, work, url)
+    with server.open("first") as repo:
+        (info,) = repo.object_store.pack_infos().values()
+    assert info.role == "compacted" and info.tips is not None
+    assert len(info.tips.heads) == 2                     # topic and the tag v1
+    assert not compact("first").new_pack                 # already what compaction makes
+
+    gets: list[str] = []
+    counting = [True]
+
+    def hook(model, params, **_):
+        if counting[0] and model.name == "GetObject":
+            gets.append(params["url_path"].rsplit("/", 1)[-1])
+
+    aws.add_call_hook(hook)
+    monkeypatch.setenv("NIMBUS_CACHE_DIR", str(tmp_path / "cold"))
+    try:
+        git("clone", "-q", url, str(tmp_path / "clone"))
+    finally:
+        counting[0] = False
+    assert gets == [f"{info.name}.pack"]                 # no index, no .tips file
+    git("fsck", "--strict", cwd=str(tmp_path / "clone"))
+    assert set(git("rev-list", "--all", "--objects", cwd=str(tmp_path / "clone")).stdout.split()
+               ) >= closure(work, clone_wants(remote_refs(git, url)))
+
+
+def test_a_first_push_holding_more_than_its_refs_reach_is_no_main_pack(server, tmp_path):  # noqa: F811
+    from io import BytesIO
+
+    from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.pack import write_pack_objects
+
+    blob, stray = Blob.from_string(b"kept\n"), Blob.from_string(b"unreachable secret\n")
+    tree = Tree()
+    tree.add(b"a.txt", 0o100644, blob.id)
+    head = Commit()
+    head.tree, head.message = tree.id, b"one\n"
+    head.author = head.committer = b"T <t@example.com>"
+    head.author_time = head.commit_time = 1_700_000_000
+    head.author_timezone = head.commit_timezone = 0
+
+    def pack_of(*objects) -> BytesIO:
+        out = BytesIO()
+        write_pack_objects(out.write, [(o, None) for o in objects], DEFAULT_OBJECT_FORMAT)
+        out.seek(0)
+        return out
+
+    with server.open("stray") as repo:
+        repo.object_store.add_thin_pack(pack_of(head, tree, blob, stray).read, None,
+                                        closed_over=[head.id])
+        (info,) = repo.object_store.pack_infos().values()
+        assert info.role == "push" and info.tips is None
+    with server.open("exact") as repo:
+        repo.object_store.add_thin_pack(pack_of(head, tree, blob).read, None,
+                                        closed_over=[head.id])
+        (info,) = repo.object_store.pack_infos().values()
+        assert info.role == "compacted" and info.tips.tips == {head.id}
+        # A second pool-opening push is not a main pack: the pool is not empty any more.
+        other = Blob.from_string(b"other\n")
+        repo.object_store.add_thin_pack(pack_of(other).read, None, closed_over=[other.id])
+        roles = sorted(i.role for i in repo.object_store.pack_infos().values())
+        assert roles == ["compacted", "push"]

@@ -19,7 +19,9 @@ and the data-only helpers stay cheap for the API Lambda's cold start):
 * ``negotiation``* - when a fetch is ``ready``, where a shallow fetch cuts history
 * ``pack_filter`` - partial clone filter specs
 * ``upload_pack``* - ``build_pack``: the one place a fetch's pack is made
-* ``pack_reuse``* - a clone from the compacted main pack's bytes
+* ``pack_writer``* - that pack's bytes: stored entries copied in pieces
+* ``pack_tips``   - what a main pack was built from (its tips and heads)
+* ``pack_reuse``* - a clone from the main pack's bytes
 * ``compaction``* - ``compact_pool`` (one main pack per repository, with its tips)
 
 The names below are importable from the package; each loads its module on first use.

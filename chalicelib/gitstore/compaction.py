@@ -128,10 +128,10 @@ def _up_to_date(store: S3ObjectStore, name: str, ref_shas: dict[bytes, str],
     if any(infos[other].role != "garbage" for other in kept):
         return True
     current = frozenset(ref_shas)
-    if recorded[0] == current:
+    if recorded.tips == current:
         return True
     # A ref naming a missing object (logged by _compact) is never recorded: no change.
-    return recorded[0] < current and not any(sha in store for sha in current - recorded[0])
+    return recorded.tips < current and not any(sha in store for sha in current - recorded.tips)
 
 
 def _retirable(info: packdb.PackInfo, now: float, grace: float, min_age: float) -> bool:
@@ -183,11 +183,12 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
         try:
             # Recorded before publishing: clones take a compacted pack for their main
             # pack only with its record, so a crash in between costs reuse, nothing else.
-            pack_reuse.record_tips(store, new_name, tips)
+            recorded = pack_reuse.record_tips(store, new_name, tips)
             # Charges follow the objects: the compacted pack carries those of the packs
             # it replaces (a ledger of bytes received; docs/quota.md).
             packdb.retire_packs(store.pool_id, retire, new_name,
-                                charges=merged_charges(infos[name] for name in retire))
+                                charges=merged_charges(infos[name] for name in retire),
+                                tips=recorded)
         except BaseException:
             _unlink(*paths)  # the uploaded files are an orphan now: the sweeper's job
             raise

@@ -5,10 +5,11 @@ Key layouts (copy into docs/data-model.md):
 | item | pk | sk | attributes | written with |
 |---|---|---|---|---|
 | git ref (`gitref`) | `REFS#<repo id>` | the ref name: `HEAD`, `refs/heads/<b>`, `refs/tags/<t>` | `sha` (hex) or `symref` (target ref name); `peeled` (hex, the object after peeling tags, when known) | create: `attribute_not_exists(pk)`; update/delete: `sha = :old`; a push's changes in one `TransactWriteItems` |
-| live pack (`gitpack`) | `POOL#<pool id>` | `PACK#pack-<checksum hex>` | `pack_size`, `idx_size`, `created` (unix s), `role` (`push`, `compacted`, `garbage`), `charges` ({repository id: bytes} charged for it, see docs/quota.md) | `TransactWriteItems` with a delete of the same name's tombstone, conditional on `attribute_not_exists(deleting_since)` |
+| live pack (`gitpack`) | `POOL#<pool id>` | `PACK#pack-<checksum hex>` | `pack_size`, `idx_size`, `created` (unix s), `role` (`push`, `compacted`, `garbage`), `charges` ({repository id: bytes} charged for it, see docs/quota.md), `tips` and `heads` (a main pack's, space-separated hex, at most 64 tips; pack_tips.py) | `TransactWriteItems` with a delete of the same name's tombstone, conditional on `attribute_not_exists(deleting_since)` |
 | retired pack tombstone (`gitpackretired`) | `POOL#<pool id>` | `RETIRED#pack-<checksum hex>` | `retired_at` (unix s), `deleting_since` (set while the sweeper deletes its S3 files) | written in the transaction that deletes the `PACK#` item; marked with a conditional `UpdateItem`; deleted after its S3 files |
 
-S3 (bucket ``[aws] BUCKET``): ``packs/<pool id>/pack-<checksum hex>.pack`` and ``.idx``,
+S3 (bucket ``[aws] BUCKET``): ``packs/<pool id>/pack-<checksum hex>.pack`` and ``.idx``
+(and ``.tips`` for a main pack),
 immutable, created with ``If-None-Match: *``.  The pack list is the ``PACK#`` items, never an
 S3 listing; only the sweeper lists S3 (to find files no item names).
 
@@ -55,6 +56,10 @@ class PackRecord(Item, discriminator="gitpack"):
     # {repository id: bytes}: who is charged for the pack (quota); a compacted pack takes
     # over the charges of the packs it replaces.
     charges = MapAttribute(default=dict)
+    # A main pack's tips and heads, space-separated hex ids, when there are few of them
+    # (pack_tips.py); otherwise only its ``.tips`` file in S3 has them.
+    tips = UnicodeAttribute(null=True)
+    heads = UnicodeAttribute(null=True)
 
 
 class RetiredPack(Item, discriminator="gitpackretired"):

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 import time
-from typing import BinaryIO, Callable
+from dataclasses import replace
+from typing import BinaryIO, Callable, Iterable
 
 from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
-from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree, hex_to_sha
+from dulwich.objects import (S_ISGITLINK, Blob, Commit, ShaFile, Tag, Tree, hex_to_sha,
+                             sha_to_hex)
 from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, PackStreamCopier,
                           extend_pack, load_pack_index, write_pack_index)
 
@@ -27,6 +29,7 @@ from chalicelib.gitstore import packdb
 from chalicelib.gitstore.cache import DiskCache, default_cache
 from chalicelib.gitstore.errors import MissingObjects
 from chalicelib.gitstore.models import check_id
+from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, encode, heads_of
 from chalicelib.gitstore.packdb import PackInfo, delete_pool, retire_packs
 from chalicelib.gitstore.ranged import RangedPackData, RangeReader
 
@@ -78,6 +81,19 @@ class S3ObjectStore(BucketBasedObjectStore):
         self._iter_pack_names()
         return dict(self._infos)
 
+    def get_reachability_provider(self, prefer_bitmaps: bool = True):
+        # No pack here has a bitmap; asking would download every pack's index, even
+        # for a v0 refs advertisement.
+        return super().get_reachability_provider(prefer_bitmaps=False)
+
+    def contains_packed(self, sha) -> bool:
+        # A main pack's recorded tips are in it: a clone's wants are found without
+        # downloading an index.
+        if len(sha) == 40 and any(info.tips is not None and sha in info.tips.tips
+                                  for info in self.pack_infos().values()):
+            return True
+        return super().contains_packed(sha)
+
     # -- reading packs ------------------------------------------------------------------
     def _key(self, name: str, ext: str) -> str:
         return f"{self.pool_id}/{name}.{ext}"
@@ -124,15 +140,22 @@ class S3ObjectStore(BucketBasedObjectStore):
     # -- writing packs ------------------------------------------------------------------
     def add_thin_pack(self, read_all: Callable[[int], bytes],
                       read_some: Callable[[int], bytes] | None, progress=None,
-                      *, max_input_size: int | None = None) -> Pack | None:
-        """Receive a (possibly thin) pack from the wire, complete it, store it."""
+                      *, max_input_size: int | None = None,
+                      closed_over: Iterable[bytes] | None = None) -> Pack | None:
+        """Receive a (possibly thin) pack from the wire, complete it, store it.
+
+        ``closed_over``: the ids a push sets its refs to, when it creates every ref it
+        names.  If the pool has no pack yet and this one holds exactly what they reach,
+        it is stored as a main pack with that tips record (pack_tips.py), so clones
+        copy it as it is (pack_reuse.py) without waiting for compaction."""
         if max_input_size:
             read_all, read_some = _bound_read_callables(read_all, read_some, max_input_size)
         f = self.cache.new_temp_file("incoming-")
         try:
             hash_func = self.object_format.hash_func
-            indexer = PackIndexer(f, hash_func, resolve_ext_ref=self.get_raw,
-                                  object_format=self.object_format)
+            parsed = _Parsed(keep_links=closed_over is not None)
+            indexer = _ParsingIndexer(f, hash_func, resolve_ext_ref=self.get_raw,
+                                      object_format=self.object_format, parsed=parsed)
             copier = PackStreamCopier(hash_func, read_all, read_some, f, delta_iter=indexer)
             copier.verify(progress=progress)
             f.flush()
@@ -142,7 +165,7 @@ class S3ObjectStore(BucketBasedObjectStore):
                 entries = list(indexer)
                 ext_refs = set(indexer.ext_refs())
             return self._store_pack(f, entries, ext_refs, verify=self.verify_connectivity,
-                                    progress=progress)
+                                    progress=progress, closed_over=closed_over, parsed=parsed)
         finally:
             _discard(f)
 
@@ -172,9 +195,12 @@ class S3ObjectStore(BucketBasedObjectStore):
         self.add_objects([(obj, None)])
 
     def _store_pack(self, f, entries: list, ext_refs: set, *, verify: bool,
-                    progress=None, role: str = "push") -> Pack | None:
+                    progress=None, role: str = "push",
+                    closed_over: Iterable[bytes] | None = None,
+                    parsed: "_Parsed | None" = None) -> Pack | None:
         """Complete the pack in ``f`` with its external bases, check it, upload it,
-        publish it, and keep the files in the local cache."""
+        publish it, and keep the files in the local cache.  ``parsed``: what indexing
+        the pack already parsed (else the pack is read again to parse it)."""
         pack_sha, extra = extend_pack(f, ext_refs, get_raw=self.get_raw,
                                       object_format=self.object_format,
                                       compression_level=self.pack_compression_level,
@@ -184,12 +210,25 @@ class S3ObjectStore(BucketBasedObjectStore):
         if not entries:
             return None  # e.g. a push that only creates a branch at an existing commit
         entries.sort()
-        self._check_pack(f.name, pack_sha, entries, verify)
+        in_pack = {sha for sha, _, _ in entries}
+        parsed = self._check_pack(f.name, pack_sha, entries, in_pack, verify, parsed)
+        # A pack holding an object twice is never sent as it is.
+        tips = (parsed.closed_over(closed_over, in_pack)
+                if closed_over is not None and not ext_refs and len(in_pack) == len(entries)
+                else None)
+        if tips is not None and self.pack_infos():
+            tips = None   # not the pool's only pack: compaction makes the main pack
         idx_file = self.cache.new_temp_file("incoming-idx-")
         try:
             with idx_file:
                 write_pack_index(idx_file, entries, pack_sha, version=self.pack_index_version)
-            info = self.upload(f.name, idx_file.name, pack_sha.hex(), role=role)
+            info = self.upload(f.name, idx_file.name, pack_sha.hex(),
+                               role=role if tips is None else "compacted")
+            if tips is not None:
+                # Before publishing, as compaction does: readers of the pack list may
+                # look for the file as soon as the pack is live.
+                packdb.put_sidecar(self.pool_id, info.name, TIPS_EXT, encode(tips))
+                info = replace(info, tips=tips)
             return self.publish(info, f.name, idx_file.name)
         finally:
             _discard(idx_file)
@@ -227,28 +266,26 @@ class S3ObjectStore(BucketBasedObjectStore):
             self._add_cached_pack(name, pack)
         return pack
 
-    def _check_pack(self, pack_path: str, pack_sha: bytes, entries: list,
-                    verify_refs: bool) -> None:
-        """Parse every object (malformed trees or commits are refused, as dulwich's
-        disk store does) and, for pushes, refuse references to objects that exist
-        neither in the pack nor in the store."""
-        in_pack = {sha for sha, _, _ in entries}
-        checked: set[bytes] = set()
-        missing = []
+    def _check_pack(self, pack_path: str, pack_sha: bytes, entries: list, in_pack: set[bytes],
+                    verify_refs: bool, parsed: "_Parsed | None") -> "_Parsed":
+        """Check the completed pack against its entries; parse every object unless
+        indexing did (malformed trees or commits are refused, as dulwich's disk store
+        does); for pushes, refuse references to objects that exist neither in the pack
+        nor in the store."""
         with self._open_data(pack_path) as data:
+            # A pack may hold an object twice: count entries, not ids.
             if data.get_stored_checksum() != pack_sha or len(data) != len(entries):
                 raise AssertionError("completed pack does not match its entries")
-            for obj in PackInflater.for_pack_data(data):
-                if not verify_refs:
-                    continue
-                for ref in references(obj):
-                    if ref in checked:
-                        continue
-                    checked.add(ref)
-                    if hex_to_sha(ref) not in in_pack and ref not in self:
-                        missing.append(ref.decode("ascii"))
-        if missing:
-            raise MissingObjects(sorted(missing))
+            if parsed is None:
+                parsed = _Parsed(keep_links=False)
+                for obj in PackInflater.for_pack_data(data):
+                    parsed.add(obj)
+        if verify_refs:
+            missing = [ref.decode("ascii") for ref in parsed.named
+                       if hex_to_sha(ref) not in in_pack and ref not in self]
+            if missing:
+                raise MissingObjects(sorted(missing))
+        return parsed
 
     def _remove_pack(self, pack: Pack) -> None:
         self._remove_pack_by_name(os.path.basename(pack._basename))
@@ -260,6 +297,83 @@ class S3ObjectStore(BucketBasedObjectStore):
         pack = self._pack_cache.pop(name, None)
         if pack is not None:
             pack.close()
+
+
+class _Parsed:
+    """What a pack's objects name: every reference (each must exist) and, with
+    ``keep_links``, each object's links, to tell whether the pack holds exactly what
+    some tips reach.  Blobs name nothing."""
+
+    def __init__(self, *, keep_links: bool):
+        self.named: set[bytes] = set()
+        self.keep_links = keep_links
+        self.links: dict[bytes, list[bytes]] = {}
+        self.history: dict[bytes, list[bytes]] = {}
+        self.open = False    # a submodule commit: what it reaches is elsewhere
+
+    def add(self, obj, sha: bytes | None = None) -> None:
+        """``sha``: the object's hex id when known (saves hashing it again)."""
+        history: list[bytes] | None = None
+        submodule = False
+        if isinstance(obj, Tree):
+            links = []
+            for _, mode, child in obj.iteritems():
+                if S_ISGITLINK(mode):
+                    submodule = True
+                else:
+                    links.append(child)
+        elif isinstance(obj, Commit):
+            history = obj.parents
+            links = [obj.tree, *history]
+        elif isinstance(obj, Tag):
+            links = history = [obj.object[1]]
+        else:
+            return
+        self.named.update(links)
+        if not self.keep_links or self.open:
+            return
+        if submodule:
+            self.open = True
+            return
+        sha = sha or obj.id
+        self.links[sha] = links
+        if history is not None:
+            self.history[sha] = history
+
+    def closed_over(self, tips: Iterable[bytes], in_pack: set[bytes]) -> Tips | None:
+        """The tips record when the pack's objects are exactly what ``tips`` reach."""
+        tips = list(tips)
+        if not self.keep_links or self.open or not tips:
+            return None
+        reached: set[bytes] = set()
+        stack = list(tips)
+        while stack:
+            sha = stack.pop()
+            if sha in reached:
+                continue
+            if hex_to_sha(sha) not in in_pack:
+                return None
+            reached.add(sha)
+            stack.extend(self.links.get(sha, ()))
+        if len(reached) != len(in_pack):
+            return None
+        return heads_of(tips, lambda sha: self.history.get(sha, ()))
+
+
+class _ParsingIndexer(PackIndexer):
+    """dulwich's indexer, which inflates every object to hash it, also parsing the
+    objects that name others on the way, so a received pack is inflated once for both."""
+
+    def __init__(self, *args, parsed: _Parsed, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.parsed = parsed
+
+    def _result(self, unpacked):
+        if unpacked.obj_type_num != Blob.type_num:
+            self.parsed.add(ShaFile.from_raw_chunks(unpacked.obj_type_num, unpacked.obj_chunks,
+                                                    object_format=self._object_format),
+                            sha_to_hex(unpacked.sha()))
+        return super()._result(unpacked)
 
 
 def references(obj) -> list[bytes]:

@@ -8,16 +8,17 @@ since compaction, then a trailer hashed as the bytes stream by.  Memory holds a 
 chunks of ``CHUNK_SIZE``, whatever the pack's size: the pack comes from the local disk
 cache or from one streaming S3 GET that fills the cache on the way.
 
-The main pack is the newest live ``compacted`` pack that has a ``.tips`` sidecar in
-S3 (``packs/<pool>/pack-<checksum>.tips``, JSON; written by compaction before it
-publishes the pack, deleted by the sweeper with it).  It records the ref values the
-pack was built from and ``heads``: those of them no other recorded tip reaches.  The
-pack is closed: it holds exactly what its tips reach, so anything reachable from an
-object in it is in it, and "what the wants need beyond the pack" is a walk from the
-wants that stops at the first object the pack's index knows.  That walk is
-proportional to what was pushed since compaction, unlike dulwich's
+The main pack is the newest live ``compacted`` pack with a tips record
+(``pack_tips.py``): the ref values the pack was built from and ``heads``, those of them
+no other recorded tip reaches.  Compaction writes one; so does a push into an empty
+pool when its pack holds exactly what the pushed refs reach, so a repository is cloned
+this way from its first push on.  The pack is closed: it holds exactly what its tips
+reach, so anything reachable from an object in it is in it, and "what the wants need
+beyond the pack" is a walk from the wants that stops at the first object the pack
+holds.  That walk is proportional to what was pushed since, unlike dulwich's
 ``MissingObjectFinder`` with the tips as haves, which walks the whole history of the
-haves and every tree of the commits it meets there.
+haves and every tree of the commits it meets there.  When nothing was pushed since,
+the stored pack is the answer byte for byte, its own header and trailer included.
 
 Extra objects: git accepts objects it did not ask for, but the pack may hold objects
 this client must not get - a fork's branches (forks share the pool), a branch deleted
@@ -35,7 +36,6 @@ EWAH bitmaps in git's format); full clones are the expensive case, so not yet.
 """
 from __future__ import annotations
 
-import json
 import os
 import struct
 import zlib
@@ -49,13 +49,14 @@ from dulwich.pack import REF_DELTA, Pack, pack_object_header
 
 from chalicelib.gitstore import packdb
 from chalicelib.gitstore.objects import S3ObjectStore, references
+from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, decode, encode, heads_of
+from chalicelib.gitstore.pack_writer import HashedChunks
 from chalicelib.gitstore.repo import NimbusRepo
 
 __all__ = ["reuse_stream", "record_tips", "read_tips", "main_pack", "MainPack",
-           "CHUNK_SIZE", "TIPS_EXT"]
+           "CHUNK_SIZE"]
 
 CHUNK_SIZE = 1 << 20
-TIPS_EXT = "tips"
 MAIN_ROLE = "compacted"
 _HEADER = 12
 
@@ -68,19 +69,18 @@ class MainPack:
     heads: frozenset[bytes]   # hex: the tips no other tip reaches
 
 
-# -- the .tips record (written by compaction) -------------------------------------------
+# -- the .tips record ---------------------------------------------------------------------
 
-def record_tips(store: S3ObjectStore, name: str, tips: Iterable[bytes]) -> MainPack:
-    """Write the ``.tips`` record of an uploaded pack that holds exactly the objects
-    ``tips`` reach, and keep a copy in the local cache.
+def record_tips(store: S3ObjectStore, name: str, tips: Iterable[bytes]) -> Tips:
+    """Write the ``.tips`` file of an uploaded pack that holds exactly the objects
+    ``tips`` reach, keep a copy in the local cache, and return the record (for the
+    pack's item: ``packdb.retire_packs(..., tips=)``).
 
     A pack written again with the same bytes from other tips (a branch created at an
     existing commit) gets the new record: any tip set whose closure is the pack is a
     correct record, so a reader holding the older one is still right."""
-    tips = sorted(set(tips))
-    heads = sorted(_heads(store, tips))
-    body = json.dumps({"format": 1, "tips": [t.decode() for t in tips],
-                       "heads": [h.decode() for h in heads]}, separators=(",", ":")).encode()
+    record = heads_of(tips, lambda sha: _history_links(store, sha))
+    body = encode(record)
     packdb.put_sidecar(store.pool_id, name, TIPS_EXT, body)
     tmp = store.cache.new_temp_file("tips-")
     try:
@@ -89,13 +89,12 @@ def record_tips(store: S3ObjectStore, name: str, tips: Iterable[bytes]) -> MainP
         store.cache.adopt(_key(store, name, TIPS_EXT), tmp.name)
     finally:
         _unlink(tmp.name)
-    return MainPack(name, 0, frozenset(tips), frozenset(heads))
+    return record
 
 
-def read_tips(store: S3ObjectStore, name: str, *, cached: bool = True
-              ) -> tuple[frozenset[bytes], frozenset[bytes]] | None:
-    """(tips, heads) recorded for a pack, None if it has no record.  ``cached=False``
-    reads S3 (compaction compares the record with the refs of now)."""
+def read_tips(store: S3ObjectStore, name: str, *, cached: bool = True) -> Tips | None:
+    """The ``.tips`` file of a pack, None if it has none.  ``cached=False`` reads S3
+    (compaction compares the record with the refs of now)."""
     if cached:
         try:
             body = store.cache.open(
@@ -108,26 +107,7 @@ def read_tips(store: S3ObjectStore, name: str, *, cached: bool = True
         body = packdb.read_sidecar(store.pool_id, name, TIPS_EXT)
         if body is None:
             return None
-    data = json.loads(body)
-    return (frozenset(t.encode() for t in data["tips"]),
-            frozenset(h.encode() for h in data["heads"]))
-
-
-def _heads(store: S3ObjectStore, tips: list[bytes]) -> set[bytes]:
-    """Tips that no other tip reaches through tags and parents.  Trees and blobs named
-    by refs are not looked into: such a tip counts as a head (reuse then only declines
-    more often)."""
-    reached: set[bytes] = set()
-    stack = []
-    for tip in tips:
-        stack.extend(_history_links(store, tip))
-    while stack:
-        sha = stack.pop()
-        if sha in reached:
-            continue
-        reached.add(sha)
-        stack.extend(_history_links(store, sha))
-    return {tip for tip in tips if tip not in reached}
+    return decode(body)
 
 
 def _history_links(store: S3ObjectStore, sha: bytes) -> list[bytes]:
@@ -143,15 +123,16 @@ def _history_links(store: S3ObjectStore, sha: bytes) -> list[bytes]:
 
 
 def main_pack(store: S3ObjectStore) -> MainPack | None:
-    """The newest live compacted pack of the pool, if it has a ``.tips`` record."""
+    """The newest live compacted pack of the pool, if it has a tips record (from its
+    item when it carries one, else from its ``.tips`` file)."""
     infos = [info for info in store.pack_infos().values() if info.role == MAIN_ROLE]
     if not infos:
         return None
     newest = max(infos, key=lambda info: (info.created, info.name))
-    recorded = read_tips(store, newest.name)
+    recorded = newest.tips or read_tips(store, newest.name)
     if recorded is None:
         return None
-    return MainPack(newest.name, newest.pack_size, *recorded)
+    return MainPack(newest.name, newest.pack_size, recorded.tips, recorded.heads)
 
 
 # -- serving a clone --------------------------------------------------------------------
@@ -171,31 +152,38 @@ def reuse_stream(repo: NimbusRepo, wants: set[bytes], haves: set[bytes], *, shal
     if main is None:
         return None
     pack = store.pack_by_name(main.name)
-    plan = _Plan(store, pack)
-    refs = repo.refs.as_dict()
+    plan = _Plan(store, pack, main.tips)
     if not plan.walk(wants):
         return None
     if include_tag:
         _add_tags(repo, plan)
-    allowed = plan.boundary | {sha for sha in refs.values()}
-    if not main.heads <= allowed:
-        return None
+    # A clone wants every head, so the refs are usually not needed to allow it.
+    if not main.heads <= plan.boundary:
+        allowed = plan.boundary | set(repo.refs.as_dict().values())
+        if not main.heads <= allowed:
+            return None
     return _stream(store, main, pack, plan.extras)
 
 
 class _Plan:
-    """The objects the wants reach that the main pack lacks, in walk order."""
+    """The objects the wants reach that the main pack lacks, in walk order.  The pack's
+    recorded tips are known to be in it: a clone's wants, which are usually just those,
+    need no look at the pack's index."""
 
-    def __init__(self, store: S3ObjectStore, pack: Pack):
+    def __init__(self, store: S3ObjectStore, pack: Pack, tips: frozenset[bytes]):
         self.store = store
         self.pack = pack
+        self.tips = tips
         self.extras: list[bytes] = []
         self.extra_set: set[bytes] = set()
         self.boundary: set[bytes] = set()   # objects of the pack the walk stopped at
         self.seen: set[bytes] = set()
 
+    def in_pack(self, sha: bytes) -> bool:
+        return sha in self.tips or sha in self.pack
+
     def has(self, sha: bytes) -> bool:
-        return sha in self.extra_set or sha in self.pack
+        return sha in self.extra_set or self.in_pack(sha)
 
     def walk(self, roots: Iterable[bytes]) -> bool:
         stack = list(roots)
@@ -204,7 +192,7 @@ class _Plan:
             if sha in self.seen:
                 continue
             self.seen.add(sha)
-            if sha in self.pack:
+            if self.in_pack(sha):
                 self.boundary.add(sha)
                 continue
             try:
@@ -234,8 +222,11 @@ def _add_tags(repo: NimbusRepo, plan: _Plan) -> None:
 
 def _stream(store: S3ObjectStore, main: MainPack, pack: Pack,
             extras: list[bytes]) -> Iterator[bytes]:
+    if not extras:
+        # The stored pack is the answer, header and trailer included.
+        return _verbatim(store, main)
     count = len(pack.index)
-    out = _Out(store.object_format.hash_func())
+    out = HashedChunks(store.object_format.hash_func(), CHUNK_SIZE)
 
     def generate() -> Iterator[bytes]:
         yield from out.put(b"PACK" + struct.pack(">LL", 2, count + len(extras)))
@@ -245,7 +236,7 @@ def _stream(store: S3ObjectStore, main: MainPack, pack: Pack,
                 yield from out.put(chunk)
         finally:
             entries.close()  # an abandoned stream drops its partial cache copy now
-        others = [p for name, p in _live_packs(store) if name != main.name] if extras else []
+        others = [p for name, p in _live_packs(store) if name != main.name]
         sent = set()
         for sha in extras:
             yield from out.put(_entry(store, pack, others, sent, sha))
@@ -256,34 +247,30 @@ def _stream(store: S3ObjectStore, main: MainPack, pack: Pack,
     return generate()
 
 
-class _Out:
-    """Hashes what goes out and groups small pieces into chunks of ~CHUNK_SIZE."""
-
-    def __init__(self, hasher):
-        self.hasher = hasher
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def put(self, data: bytes) -> Iterator[bytes]:
-        self.hasher.update(data)
-        if len(data) >= CHUNK_SIZE:
-            yield from self.flush()
-            if len(data) == CHUNK_SIZE:
-                yield data
-            else:
-                for start in range(0, len(data), CHUNK_SIZE):
-                    yield data[start:start + CHUNK_SIZE]
-            return
-        self.parts.append(data)
-        self.size += len(data)
-        if self.size >= CHUNK_SIZE:
-            yield from self.flush()
-
-    def flush(self) -> Iterator[bytes]:
-        if self.parts:
-            data = b"".join(self.parts)
-            self.parts, self.size = [], 0
-            yield data
+def _verbatim(store: S3ObjectStore, main: MainPack) -> Iterator[bytes]:
+    """The main pack's bytes as stored, unhashed: git checks the trailer.  Only a copy
+    the disk cache is to keep is hashed on the way, and kept if the trailer holds."""
+    chunks, copy = _pack_source(store, main)
+    if copy is None:
+        yield from chunks
+        return
+    trailer = store.object_format.oid_length
+    hasher = store.object_format.hash_func()
+    tail = b""
+    try:
+        for chunk in chunks:
+            data = tail + chunk if tail else chunk
+            hasher.update(data[:-trailer])
+            tail = data[-trailer:]
+            yield chunk
+        if hasher.digest() != tail:
+            raise ChecksumMismatch(hasher.digest(), tail)
+        copy.close()
+        store.cache.adopt(_key(store, main.name, "pack"), copy.name)
+    finally:
+        chunks.close()
+        copy.close()
+        _unlink(copy.name)
 
 
 def _live_packs(store: S3ObjectStore) -> list[tuple[str, Pack]]:

@@ -28,13 +28,14 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import aws
 from chalicelib.gitstore.errors import PackBeingDeleted, PackListChanged, PackNotFound
 from chalicelib.gitstore.models import PackRecord, RetiredPack, gitkeys
+from chalicelib.gitstore.pack_tips import Tips, from_attributes, to_attributes
 from chalicelib.settings import get_settings
 from chalicelib.store.table import connection
 
 MAX_TRANSACTION_ITEMS = 100
 PUBLISH_ATTEMPTS = 5
 EXTENSIONS = ("pack", "idx")
-# Files that describe a pack (``.tips``: what compaction packed, see pack_reuse.py).
+# Files that describe a pack (``.tips``: what a main pack holds, see pack_tips.py).
 # Written after the pack and its index, deleted with them.
 SIDECARS = ("tips",)
 
@@ -48,6 +49,8 @@ class PackInfo:
     role: str            # push | compacted | garbage
     # {repository id (text): bytes} charged for the pack (quota; docs/quota.md).
     charges: dict = field(default_factory=dict, compare=False)
+    # A main pack's tips when its item carries them (pack_tips.py).
+    tips: Tips | None = field(default=None, compare=False)
 
 
 def _bucket() -> str:
@@ -59,17 +62,22 @@ def _now() -> float:
 
 
 def _record(pool_id: object, info: PackInfo) -> PackRecord:
+    tips, heads = to_attributes(info.tips)
     return PackRecord(*gitkeys.pack(pool_id, info.name), pack_size=info.pack_size,
                       idx_size=info.idx_size, created=info.created, role=info.role,
-                      charges=dict(info.charges))
+                      charges=dict(info.charges), tips=tips, heads=heads)
 
 
 def _publish_actions(info: PackInfo) -> list:
     """Publishing as an update: a name published again (the same bytes) keeps the
     charges it has."""
-    return [PackRecord.kind.set(PackRecord), PackRecord.pack_size.set(info.pack_size),
-            PackRecord.idx_size.set(info.idx_size), PackRecord.created.set(info.created),
-            PackRecord.role.set(info.role), PackRecord.charges.set(PackRecord.charges | {})]
+    actions = [PackRecord.kind.set(PackRecord), PackRecord.pack_size.set(info.pack_size),
+               PackRecord.idx_size.set(info.idx_size), PackRecord.created.set(info.created),
+               PackRecord.role.set(info.role), PackRecord.charges.set(PackRecord.charges | {})]
+    tips, heads = to_attributes(info.tips)
+    if tips is not None:
+        actions += [PackRecord.tips.set(tips), PackRecord.heads.set(heads)]
+    return actions
 
 
 def charges_of(item: PackRecord) -> dict[str, int]:
@@ -92,7 +100,8 @@ def list_packs(pool_id: object) -> dict[str, PackInfo]:
                                  consistent_read=True):
         name = item.sk[len(gitkeys.PACK_PREFIX):]
         found[name] = PackInfo(name, int(item.pack_size), int(item.idx_size),
-                               float(item.created), item.role, charges_of(item))
+                               float(item.created), item.role, charges_of(item),
+                               from_attributes(item.tips, item.heads))
     return found
 
 
@@ -250,7 +259,8 @@ def _wait_until_swept(pool_id: object, name: str, timeout: float = 20.0) -> None
 
 
 def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None,
-                 *, role: str = "compacted", charges: dict[str, int] | None = None) -> None:
+                 *, role: str = "compacted", charges: dict[str, int] | None = None,
+                 tips: Tips | None = None) -> None:
     """Publish ``new_name`` (already uploaded) and retire ``old_names`` in one transaction.
 
     A transaction holds at most 100 actions: publishing takes 2 and each retired pack 2,
@@ -259,7 +269,7 @@ def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None
     new pack holds every object the retired ones are needed for.  PackListChanged if an
     old pack was already retired (a concurrent compaction): then nothing of that
     transaction happened.  ``charges``: what the new pack is charged (those of the packs
-    it replaces).
+    it replaces); ``tips``: what it was built from, for its item (pack_tips.py).
     """
     old = [name for name in dict.fromkeys(old_names) if name != new_name]
     if not old and not new_name:
@@ -270,7 +280,8 @@ def retire_packs(pool_id: object, old_names: Iterable[str], new_name: str | None
     new_info = None
     if new_name:
         pack_size, idx_size = head_sizes(pool_id, new_name)
-        new_info = PackInfo(new_name, pack_size, idx_size, now, role, dict(charges or {}))
+        new_info = PackInfo(new_name, pack_size, idx_size, now, role, dict(charges or {}),
+                            tips)
     for number, batch in enumerate(batches):
         try:
             with TransactWrite(connection=connection()) as tx:

@@ -6,8 +6,10 @@ one command; git's gitprotocol-v2 describes the format).
 * ``serve(repo, body)``: a ``command=ls-refs`` or ``command=fetch`` request.
 
 ``ls-refs`` with ``ref-prefix`` arguments queries only the refs under those prefixes
-(one DynamoDB Query each, the ref name being the sort key), so a clone of a repository
-with thousands of ``refs/pull/*`` refs never reads them.  ``fetch`` negotiates the same
+(the ref name is the sort key; ``refdb.load_prefixed`` reads several ranges in one
+Query when the refs between them are few), so a clone of a repository with thousands
+of ``refs/pull/*`` refs never reads them.  A fetch reads its want-refs and, for
+include-tag, the tags together.  ``fetch`` negotiates the same
 way git does (``acknowledgments`` with ``ready`` once every want reaches a common
 commit), answers ``shallow-info`` and ``wanted-refs``, and sends the pack from
 ``upload_pack.build_pack`` in the ``packfile`` section over side-band.
@@ -16,13 +18,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from dulwich.objects import Commit, valid_hexsha
 
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import GitStoreError, ProtocolError
-from chalicelib.gitstore.models import GitRef, gitkeys
 from chalicelib.gitstore.pack_filter import ObjectFilter, parse_filter
 from chalicelib.gitstore.repo import NimbusRepo
 from chalicelib.gitstore.negotiation import all_wants_reached, shallow_boundary
@@ -39,6 +40,32 @@ _PKT_MAX_DATA = 65515
 
 def pkt(data: bytes) -> bytes:
     return f"{len(data) + 4:04x}".encode("ascii") + data
+
+
+def pieces(chunks: Iterable[bytes], size: int) -> Iterator[bytes | memoryview]:
+    """The bytes of ``chunks`` in pieces of ``size`` (the last may be shorter), sliced
+    out of each chunk: memory holds one chunk and less than a piece more, however big
+    the chunks.  A piece may be a view of a chunk: copy it to keep it, and drop it
+    before asking for the next, which may read the next chunk."""
+    carry = bytearray()
+    for chunk in chunks:
+        view = memoryview(chunk)
+        if carry:
+            taken = size - len(carry)
+            carry += view[:taken]
+            view = view[taken:]
+            if len(carry) < size:
+                continue
+            yield carry
+            # A new buffer, not a cleared one: the caller may still hold the last.
+            carry = bytearray()
+        while len(view) >= size:
+            yield view[:size]
+            view = view[size:]
+        carry += view
+        del chunk, view
+    if carry:
+        yield carry
 
 
 def pkt_error(message: str) -> bytes:
@@ -136,17 +163,12 @@ def serve_stream(repo: NimbusRepo, body: bytes, *,
 # -- ls-refs --------------------------------------------------------------------------
 def refs_under(repo_id: object, prefixes: list[str]) -> dict[str, refdb.RefValue]:
     """The refs whose names start with one of ``prefixes`` (all refs when none)."""
-    prefixes = sorted(set(prefixes))
-    if not prefixes or len(prefixes) > MAX_PREFIX_QUERIES:
+    prefixes = refdb.outermost_prefixes(prefixes)
+    if not prefixes or "" in prefixes or len(prefixes) > MAX_PREFIX_QUERIES:
         found = refdb.load_refs(repo_id)
         return {name: value for name, value in found.items()
                 if not prefixes or name.startswith(tuple(prefixes))}
-    pk = gitkeys.refs_pk(repo_id)
-    found: dict[str, refdb.RefValue] = {}
-    for prefix in prefixes:
-        for item in GitRef.query(pk, GitRef.sk.startswith(prefix), consistent_read=True):
-            found[item.sk] = refdb.RefValue(item.sha, item.symref, item.peeled)
-    return dict(sorted(found.items()))
+    return refdb.load_prefixed(repo_id, prefixes)
 
 
 def _ref_value(repo_id: object, name: str, known: dict[str, refdb.RefValue]) -> refdb.RefValue | None:
@@ -216,7 +238,7 @@ class _Fetch:
         self.haves: list[bytes] = []
         self.client_shallow: set[bytes] = set()
         self.done = self.thin = self.no_progress = self.include_tag = False
-        self.wait_for_done = self.deepen_relative = False
+        self.wait_for_done = self.deepen_relative = self.ofs_delta = False
         self.depth: int | None = None
         self.since: int | None = None
         self.deepen_not: list[str] = []
@@ -228,11 +250,9 @@ class _Fetch:
         word, _, value = arg.partition(b" ")
         flags = {b"done": "done", b"thin-pack": "thin", b"no-progress": "no_progress",
                  b"include-tag": "include_tag", b"wait-for-done": "wait_for_done",
-                 b"deepen-relative": "deepen_relative"}
+                 b"deepen-relative": "deepen_relative", b"ofs-delta": "ofs_delta"}
         if not value and word in flags:
             setattr(self, flags[word], True)
-        elif not value and word == b"ofs-delta":
-            pass  # ref-deltas are sent either way; every client takes them
         elif word in (b"want", b"have", b"shallow"):
             if not valid_hexsha(value) or len(value) != 40:
                 raise ProtocolError(f"git upload-pack: protocol error, expected to get "
@@ -257,13 +277,17 @@ class _Fetch:
         return self.depth is not None or self.since is not None or bool(self.deepen_not)
 
     def run(self) -> Iterator[bytes]:
-        wanted_refs = self._resolve_want_refs()
+        refs = self._read_refs()
+        wanted_refs = self._resolve_want_refs(refs)
         self.wants.extend(sha for _, sha in wanted_refs)
         if not self.wants and not self.wait_for_done:
             return
+        # A want-ref's value is a tip of this repository's own refs, always servable:
+        # only wants by id may need the object pool's owner checked.
         check_wants(self.store, self.wants, any_object=self.any_object,
                     tips=lambda: {v.sha.encode() for v in refdb.load_refs(self.repo.repo_id)
-                                  .values() if v.sha})
+                                  .values() if v.sha},
+                    known_tips={sha for _, sha in wanted_refs})
         common = [sha for sha in dict.fromkeys(self.haves) if sha in self.store]
         if self.haves and not self.done:
             yield pkt(b"acknowledgments\n")
@@ -296,27 +320,28 @@ class _Fetch:
             yield DELIM
         yield pkt(b"packfile\n")
         notes: list[bytes] = []
-        tagged = self._tagged() if self.include_tag else None
+        tagged = self._tagged(refs) if self.include_tag else None
         chunks = build_pack(self.repo, self.wants + extra_wants, common, shallow=shallow,
                             client_shallow=self.client_shallow, filter_spec=self.filter,
-                            thin=self.thin, tagged=tagged,
+                            thin=self.thin, ofs_delta=self.ofs_delta, tagged=tagged,
                             progress=None if self.no_progress else notes.append)
-        buffer = bytearray()
-        for chunk in chunks:
+        for piece in pieces(chunks, _PKT_MAX_DATA):
             while notes:
                 yield pkt(bytes([SIDEBAND_PROGRESS]) + notes.pop(0))
-            buffer += chunk
-            while len(buffer) >= _PKT_MAX_DATA:
-                yield pkt(bytes([SIDEBAND_DATA]) + bytes(buffer[:_PKT_MAX_DATA]))
-                del buffer[:_PKT_MAX_DATA]
-        if buffer:
-            yield pkt(bytes([SIDEBAND_DATA]) + bytes(buffer))
+            yield b"".join((b"%04x%c" % (len(piece) + 5, SIDEBAND_DATA), piece))
+            del piece
         yield FLUSH
 
-    def _resolve_want_refs(self) -> list[tuple[str, bytes]]:
+    def _read_refs(self) -> dict[str, refdb.RefValue]:
+        """The want-refs and, for include-tag, the tags with them: one Query where the
+        repository's refs allow (refdb.load_prefixed).  Without want-refs the tags wait
+        until a pack is sure to be sent (``_tagged``)."""
         if not self.want_refs:
-            return []
-        found = refs_under(self.repo.repo_id, self.want_refs)
+            return {}
+        names = [*self.want_refs, *(["refs/tags/"] if self.include_tag else [])]
+        return refs_under(self.repo.repo_id, names)
+
+    def _resolve_want_refs(self, found: dict[str, refdb.RefValue]) -> list[tuple[str, bytes]]:
         resolved = []
         for name in self.want_refs:
             value = found.get(name)
@@ -361,9 +386,12 @@ class _Fetch:
             obj = self.store[obj.object[1]]
         return obj
 
-    def _tagged(self) -> dict[bytes, bytes]:
+    def _tagged(self, refs: dict[str, refdb.RefValue]) -> dict[bytes, bytes]:
+        if not self.want_refs:
+            refs = refs_under(self.repo.repo_id, ["refs/tags/"])
         tagged = {}
-        for value in refs_under(self.repo.repo_id, ["refs/tags/"]).values():
-            if value.sha and value.peeled and value.peeled != value.sha:
+        for name, value in refs.items():
+            if (name.startswith("refs/tags/") and value.sha and value.peeled
+                    and value.peeled != value.sha):
                 tagged[value.peeled.encode("ascii")] = value.sha.encode("ascii")
         return tagged

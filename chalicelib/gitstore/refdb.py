@@ -23,6 +23,9 @@ from chalicelib.gitstore.models import GitRef, gitkeys
 from chalicelib.store.table import connection
 
 MAX_REF_UPDATES = 100       # DynamoDB's limit of actions per transaction
+# Refs a read of several name ranges takes in its first Query (load_prefixed): about
+# 10 KB, a handful of read units, whatever the repository holds.
+PROBE_REFS = 100
 _BUSY_ATTEMPTS = 4
 _MAX_KEY_BYTES = 1024       # DynamoDB's limit for a sort key
 # Labels of staged ref writes start with this, followed by the ref name.
@@ -77,6 +80,61 @@ def load_refs(repo_id: object) -> dict[str, RefValue]:
     """Every ref of a repository: one consistent Query."""
     return {item.sk: RefValue(item.sha, item.symref, item.peeled)
             for item in GitRef.query(gitkeys.refs_pk(repo_id), consistent_read=True)}
+
+
+def outermost_prefixes(prefixes: Iterable[str]) -> list[str]:
+    """``prefixes`` sorted, without those another one covers (``refs/heads/main`` under
+    ``refs/heads/``): each range is then read once."""
+    kept: list[str] = []
+    for prefix in sorted(set(prefixes)):
+        if not kept or not prefix.startswith(kept[-1]):
+            kept.append(prefix)
+    return kept
+
+
+def load_prefixed(repo_id: object, prefixes: Iterable[str]) -> dict[str, RefValue]:
+    """The refs whose names start with one of ``prefixes`` (non-empty strings), in name
+    order, without reading the refs between those ranges beyond one probe.
+
+    One prefix is one Query.  Several start with one Query of at most ``PROBE_REFS``
+    refs from the lowest prefix on: in most repositories that reaches past the last
+    range, and everything asked for came in one call.  Otherwise each range the probe
+    did not get through is read with a Query of its own (the one it stopped in resumes
+    where it stopped): never more than one call over one Query per range, and never
+    more than ``PROBE_REFS`` refs read outside the ranges (thousands of
+    ``refs/pull/*`` between them stay unread)."""
+    ranges = outermost_prefixes(prefixes)
+    if not ranges or not all(ranges):
+        raise ValueError("load_prefixed needs non-empty prefixes")
+    pk = gitkeys.refs_pk(repo_id)
+    found: dict[str, RefValue] = {}
+
+    def keep(items: Iterable[GitRef]) -> str | None:
+        last = None
+        for item in items:
+            last = item.sk
+            if item.sk.startswith(tuple(ranges)):
+                found[item.sk] = RefValue(item.sha, item.symref, item.peeled)
+        return last
+
+    if len(ranges) == 1:
+        keep(GitRef.query(pk, GitRef.sk.startswith(ranges[0]), consistent_read=True))
+        return found
+    probe = GitRef.query(pk, GitRef.sk >= ranges[0], consistent_read=True,
+                         limit=PROBE_REFS, page_size=PROBE_REFS)
+    last = keep(probe)
+    resume = probe.last_evaluated_key
+    if resume is None or last is None:
+        return dict(sorted(found.items()))
+    for prefix in ranges:
+        if last.startswith(prefix):
+            keep(GitRef.query(pk, GitRef.sk.startswith(prefix), consistent_read=True,
+                              last_evaluated_key=resume))
+        elif last < prefix:
+            keep(GitRef.query(pk, GitRef.sk.startswith(prefix), consistent_read=True))
+        # else the probe went past every name under it (names sort as DynamoDB sorts
+        # them: UTF-8 bytes, the same order as code points).
+    return dict(sorted(found.items()))
 
 
 def _expecting(old: str | None):

@@ -37,6 +37,16 @@ class NimbusRepo(MemoryRepo):
         if max_input_size:
             self._config.set((b"receive",), b"maxInputSize", str(max_input_size).encode())
 
+    def get_peeled(self, ref: bytes) -> bytes:
+        # A symref (HEAD) has no peeled value of its own; its target's is stored, so
+        # advertising refs reads no object (and no pack index).
+        peeled = self.refs.get_peeled(ref)
+        if peeled is None:
+            names, _ = self.refs.follow(ref)
+            if names and names[-1] != ref:
+                peeled = self.refs.get_peeled(names[-1])
+        return peeled if peeled is not None else super().get_peeled(ref)
+
     def get_config_stack(self) -> StackedConfig:
         # Only this repository's config: never the Lambda's ~/.gitconfig or /etc/gitconfig.
         return StackedConfig([self.get_config()])

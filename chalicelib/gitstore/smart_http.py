@@ -35,7 +35,7 @@ from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
                             HangupException, ObjectFormatException)
 from dulwich.object_store import PackInputTooLarge
 from dulwich.pack import UnresolvedDeltas
-from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_NO_DONE,
+from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_NO_DONE, CAPABILITY_OFS_DELTA,
                               CAPABILITY_SIDE_BAND_64K, CAPABILITY_THIN_PACK,
                               SIDE_BAND_CHANNEL_FATAL, SIDE_BAND_CHANNEL_PROGRESS,
                               ReceivableProtocol)
@@ -57,7 +57,8 @@ UPLOAD_PACK = "git-upload-pack"
 _BAD_PACK = (GitStoreError, PackInputTooLarge, UnresolvedDeltas, ChecksumMismatch,
              ApplyDeltaError, ObjectFormatException, AssertionError, zlib.error)
 RECEIVE_PACK = "git-receive-pack"
-PACK_WRITE_SIZE = 1 << 16
+# The most data one side-band-64k frame carries: a piece is one frame.
+PACK_WRITE_SIZE = 65515
 
 
 class _Backend:
@@ -154,15 +155,16 @@ class _UploadPack(UploadPackHandler):
                                        client_shallow=walker.client_shallow,
                                        filter_spec=filter_spec,
                                        thin=self.has_capability(CAPABILITY_THIN_PACK),
+                                       ofs_delta=self.has_capability(CAPABILITY_OFS_DELTA),
                                        tagged=self.get_tagged(refs, repo=self.repo),
                                        progress=self.progress)
 
     def pack_frames(self, out: BytesIO) -> Iterator[bytes]:
         """The pack section of the answer (side-band frames when negotiated), then the
-        flush, as chunks of about PACK_WRITE_SIZE; ``out`` is the protocol's buffer."""
+        flush, as chunks of about PACK_WRITE_SIZE; ``out`` is the protocol's buffer.
+        The pack's chunks are cut, not gathered: memory holds one chunk and one frame."""
         if self.pending_pack is None:
             return
-        buffer = bytearray()
 
         def taken() -> bytes:
             data = out.getvalue()
@@ -170,14 +172,10 @@ class _UploadPack(UploadPackHandler):
             out.truncate()
             return data
         try:
-            for chunk in self.pending_pack:
-                buffer += chunk
-                if len(buffer) >= PACK_WRITE_SIZE:
-                    self.write_pack_data(bytes(buffer))
-                    buffer.clear()
-                    yield taken()
-            if buffer:
-                self.write_pack_data(bytes(buffer))
+            for piece in protocol_v2.pieces(self.pending_pack, PACK_WRITE_SIZE):
+                self.write_pack_data(bytes(piece))
+                del piece
+                yield taken()
         except Exception as exc:  # noqa: BLE001 - the answer has begun: say it in-band
             logger.exception("upload-pack of %s failed while streaming", self.repo)
             if self.has_capability(CAPABILITY_SIDE_BAND_64K):
@@ -218,10 +216,13 @@ class _ReceivePack(ReceivePackHandler):
                 yield ref, refusal.replace("\n", " ").encode("utf-8")
             return
         if any(new != zero for _, new, _ in refs):
+            # A push that only creates refs may bring a pack that is all they reach.
+            created = ([new for old, new, _ in refs if new != zero]
+                       if all(old == zero for old, _, _ in refs) else None)
             try:
                 self.repo.object_store.add_thin_pack(
                     self.proto.read, getattr(self.proto, "recv", None),
-                    max_input_size=self._receive_max_input_size())
+                    max_input_size=self._receive_max_input_size(), closed_over=created)
             except _BAD_PACK as exc:
                 # Nothing was published; tell the client why, for every ref.
                 logger.info("push to %s refused: %s", self.repo, exc)

@@ -8,7 +8,9 @@ The walk follows git's rev-list: commits are visited newest first from the wants
 (interesting) and the client's common haves (uninteresting); uninteresting marks spread
 to parents, and the walk stops once only uninteresting commits are queued.  Trees and
 blobs of the uninteresting commits at the edge are what the client is known to have:
-they are skipped, and with ``thin`` they may serve as delta bases.  Shallow boundaries
+they are skipped, and with ``thin`` they may serve as delta bases; as in git's sparse
+walk, only the paths where a sent tree differs from the edge's are compared
+(``_TreeWalk``).  Shallow boundaries
 are grafts: a commit in ``shallow`` is walked as if it had no parents, and so is one
 the client says it has shallow when spreading uninteresting marks (the client does not
 have its parents).
@@ -20,18 +22,17 @@ import stat
 from collections import deque
 from typing import Callable, Iterable, Iterator, Mapping
 
-from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree, hex_to_sha, sha_to_hex
-from dulwich.pack import (OFS_DELTA, REF_DELTA, PackChunkGenerator, UnpackedObject,
-                          full_unpacked_object, generate_unpacked_objects)
+from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree
 
 from chalicelib.gitstore import pack_reuse
 from chalicelib.gitstore.errors import ProtocolError
 from chalicelib.gitstore.pack_filter import ObjectFilter
+# Re-exported: callers import names_by_offset from this module.
+from chalicelib.gitstore.pack_writer import names_by_offset as names_by_offset
+from chalicelib.gitstore.pack_writer import write_pack
 from chalicelib.gitstore.repo import NimbusRepo
 
 Progress = Callable[[bytes], None]
-# A pack with at least 1/SCAN_FRACTION of the stored objects is made by scanning packs.
-SCAN_FRACTION = 4
 
 
 class NotOurRef(ProtocolError):
@@ -43,17 +44,20 @@ class NotOurRef(ProtocolError):
 
 
 def check_wants(store, wants: Iterable[bytes], *, any_object: Callable[[], bool],
-                tips: Callable[[], Iterable[bytes]]) -> None:
+                tips: Callable[[], Iterable[bytes]],
+                known_tips: Iterable[bytes] = ()) -> None:
     """NotOurRef for the first want that may not be served.  With ``any_object()``
     (git's allowAnySHA1InWant, which Forgejo sets) every stored object may be wanted;
     otherwise (an object pool shared with forks) only those reachable from ``tips()``,
-    git's allowReachableSHA1InWant."""
+    git's allowReachableSHA1InWant.  ``known_tips``: wants already known to be ref
+    tips (want-ref values), for which neither is asked."""
     wants = list(dict.fromkeys(wants))
     for sha in wants:
         if sha not in store:
             raise NotOurRef(sha)
-    if wants and not any_object():
-        tip_set = set(tips())
+    known_tips = set(known_tips)
+    if any(sha not in known_tips for sha in wants) and not any_object():
+        tip_set = set(tips()) | known_tips
         rest = [sha for sha in wants if sha not in tip_set]
         reached = reachable_from(store, tip_set, rest) if rest else set()
         for sha in rest:
@@ -167,7 +171,15 @@ def _tree_objects(store, tree_id: bytes, into: set[bytes]) -> None:
 
 
 class _TreeWalk:
-    """Trees and blobs to send, below roots, minus what the client has, cut by a filter."""
+    """Trees and blobs to send, below roots, minus what the client has, cut by a filter.
+
+    What the client has is learnt the way git's sparse walk (pack.useSparse, its
+    default) learns it: a sent tree is compared with the trees the client's edge
+    commits hold at the same path, and only subtrees that differ are opened, so a small
+    fetch reads the few trees along its changed paths, not the whole tree of the
+    commit it builds on.  An entry equal to the one at its path is known; a version of
+    a path the client holds is known too (a delta base for a thin pack).  Like git's,
+    the walk may send again an object the client holds at another path (a rename)."""
 
     def __init__(self, store, known: set[bytes], filter_spec: ObjectFilter | None):
         self.store = store
@@ -176,11 +188,31 @@ class _TreeWalk:
         self.out: dict[bytes, int] = {}
         self.depth_seen: dict[bytes, int] = {}
         self.too_big: set[bytes] = set()
+        self.entries: dict[tuple, dict[bytes, list[tuple[int, bytes]]]] = {}
 
-    def add_tree(self, root: bytes, depth: int = 0, *, given: bool = False) -> None:
-        pending = [(root, depth, given)]
+    def _by_name(self, trees: list[bytes]) -> dict[bytes, list[tuple[int, bytes]]]:
+        """{name: [(mode, id)]} of the entries of ``trees``, kept: the same trees come
+        back for every sent commit (the edge's root trees)."""
+        key = tuple(trees)
+        merged = self.entries.get(key)
+        if merged is None:
+            merged = {}
+            for tree in trees:
+                try:
+                    items = self.store[tree].iteritems()
+                except KeyError:
+                    items = []
+                for entry in items:
+                    merged.setdefault(entry.path, []).append((entry.mode, entry.sha))
+            self.entries[key] = merged
+        return merged
+
+    def add_tree(self, root: bytes, depth: int = 0, *, given: bool = False,
+                 bases: Iterable[bytes] = ()) -> None:
+        """``bases``: the client's trees at the path of ``root``."""
+        pending = [(root, depth, given, list(bases))]
         while pending:
-            sha, depth, given = pending.pop()
+            sha, depth, given, bases = pending.pop()
             if sha in self.known:
                 continue
             if not given and self.filter is not None and self.filter.omits_tree(depth):
@@ -191,11 +223,17 @@ class _TreeWalk:
             # A tree met again nearer the root may keep entries a deeper visit cut.
             self.depth_seen[sha] = depth
             self.out.setdefault(sha, Tree.type_num)
+            theirs = self._by_name(bases) if bases else {}
             for entry in self.store[sha].iteritems():
                 if S_ISGITLINK(entry.mode) or entry.sha in self.known:
                     continue
+                at_path = theirs.get(entry.path, ())
+                self.known.update(other for _, other in at_path)
+                if entry.sha in self.known:
+                    continue
                 if stat.S_ISDIR(entry.mode):
-                    pending.append((entry.sha, depth + 1, False))
+                    pending.append((entry.sha, depth + 1, False,
+                                    [other for mode, other in at_path if stat.S_ISDIR(mode)]))
                 else:
                     self.add_blob(entry.sha, depth + 1)
 
@@ -221,9 +259,8 @@ def objects_to_send(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[by
     tags, commit_wants, others = peel_wants(store, wants)
     commits, edge = walk_commits(store, commit_wants, haves, shallow=set(shallow),
                                  client_shallow=set(client_shallow))
-    known: set[bytes] = set(edge)
-    for sha in edge:
-        _tree_objects(store, store[sha].tree, known)
+    edge_trees = [store[sha].tree for sha in sorted(edge)]
+    known: set[bytes] = set(edge) | set(edge_trees)
     out: dict[bytes, int] = {sha: Commit.type_num for sha in commits}
     walk = _TreeWalk(store, known, filter_spec)
     for sha in others:
@@ -233,7 +270,7 @@ def objects_to_send(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[by
         else:
             walk.add_blob(sha, 0, given=True)
     for sha in commits:
-        walk.add_tree(store[sha].tree)
+        walk.add_tree(store[sha].tree, bases=edge_trees)
     out.update(walk.out)
     for sha in tags:
         out[sha] = Tag.type_num
@@ -267,8 +304,9 @@ def build_pack(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[bytes],
     ``shallow``: commits the client will hold without parents after this fetch;
     ``client_shallow``: commits it holds without parents now; ``tagged``: {peeled id:
     tag id} of tags to add when their target is sent (include-tag); ``thin``: deltas
-    may use objects the client has as bases.  Stored deltas are reused (as ref-deltas,
-    which every client takes whatever ``ofs_delta`` says).
+    may use objects the client has as bases; ``ofs_delta``: the client takes OFS_DELTA
+    entries.  Stored deltas are reused, their entries copied in bounded pieces
+    (``pack_writer``): memory does not grow with object sizes.
 
     A clone (no haves, nothing shallow, no filter) is first offered to
     ``pack_reuse``: when the main pack covers it, that pack's bytes are streamed as
@@ -284,68 +322,13 @@ def build_pack(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[bytes],
     if reused is not None:
         yield from reused
         return
-    store = repo.object_store
     objects, known = objects_to_send(repo, wants, haves, shallow=shallow,
                                      client_shallow=client_shallow,
                                      filter_spec=filter_spec, tagged=tagged)
     if progress is not None:
         progress(f"Enumerating objects: {len(objects)}, done.\n".encode("ascii"))
-    yield from PackChunkGenerator(repo.object_format, num_records=len(objects),
-                                  records=_records(store, objects, known if thin else set()))
-
-
-class _StoredObjects:
-    """Objects as their packs hold them, offset deltas turned into ref-deltas.  dulwich's
-    own conversion scans the whole index for every delta, and its reuse scan reads every
-    object of every pack: seconds for a fetch of three objects out of 40,000."""
-
-    def __init__(self, store):
-        self.packs = list(store.packs)
-        self.by_offset: dict[int, dict[int, bytes]] = {}
-
-    def get(self, sha: bytes) -> UnpackedObject | None:
-        raw = hex_to_sha(sha)
-        for pack in self.packs:
-            try:
-                offset = pack.index.object_offset(raw)
-            except KeyError:
-                continue
-            unpacked = pack.data.get_unpacked_object_at(offset)
-            if unpacked.pack_type_num == OFS_DELTA:
-                names = self.by_offset.get(id(pack))
-                if names is None:
-                    names = self.by_offset[id(pack)] = {
-                        at: name for name, at, _ in pack.index.iterentries()}
-                unpacked.delta_base = names[offset - unpacked.delta_base]
-                unpacked.pack_type_num = REF_DELTA
-            # A delta's id cannot be hashed from its chunks: it is the one looked up.
-            unpacked._sha = raw
-            return unpacked
-        return None
-
-
-def _records(store, objects: Mapping[bytes, int], known: set[bytes]) -> Iterator[UnpackedObject]:
-    """Each object as stored when that is a delta against an object the client will
-    have (the pack's own, or with a thin pack one it is known to hold), else whole.
-
-    A pack carrying a good part of what is stored (a clone) comes from dulwich's scan of
-    every pack, which also brings a big pack whole into the /tmp cache instead of
-    reading it by ranges; a small one (a fetch) looks its objects up one by one."""
-    stored = sum(len(pack.index) for pack in store.packs)
-    if len(objects) * SCAN_FRACTION >= stored:
-        yield from generate_unpacked_objects(
-            store, [(sha, (type_num, None)) for sha, type_num in objects.items()],
-            reuse_deltas=True, other_haves=known or None)
-        return
-    bases = set(objects) | known
-    stored_objects = _StoredObjects(store)
-    for sha in objects:
-        record = stored_objects.get(sha)
-        if (record is not None and record.pack_type_num == REF_DELTA
-                and sha_to_hex(record.delta_base) in bases):
-            yield record
-        else:
-            yield full_unpacked_object(store[sha])
+    yield from write_pack(repo.object_store, objects, known=known if thin else frozenset(),
+                          ofs_delta=ofs_delta)
 
 
 def reachable_from(store, tips: Iterable[bytes], targets: Iterable[bytes]) -> set[bytes]:

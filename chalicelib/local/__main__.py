@@ -6,9 +6,13 @@ Environment:
   NIMBUS_ADMIN_USER, NIMBUS_ADMIN_PASSWORD, NIMBUS_ADMIN_EMAIL
                                          create this site admin at start unless it exists
   NIMBUS_LOG_LEVEL (WARNING)             level of the app's own log lines
+  NIMBUS_AWS_ENDPOINT                    use the AWS services (moto) another process
+                                         serves at this URL instead of embedded moto;
+                                         that process keeps the state (runtime.py)
   NIMBUS_CONFIG, NIMBUS__<SECTION>__<KEY> settings (chalicelib/settings.py)
 
-Every acknowledged write is journaled on disk first, so even kill -9 loses none.
+Every acknowledged write is journaled on disk first, so even kill -9 loses none (with
+embedded moto; with NIMBUS_AWS_ENDPOINT, saving is the other process's business).
 SIGTERM or Ctrl-C stops within a few seconds: running requests get two seconds to
 finish, state is saved, exit 0.
 """
@@ -80,7 +84,8 @@ def main() -> int:
     try:
         runtime = LocalRuntime(host=os.environ.get("NIMBUS_HOST", "127.0.0.1"),
                                port=int(os.environ.get("PORT", "8000")),
-                               data_dir=os.environ.get("NIMBUS_DATA_DIR") or DEFAULT_DATA_DIR)
+                               data_dir=os.environ.get("NIMBUS_DATA_DIR") or DEFAULT_DATA_DIR,
+                               aws_endpoint=os.environ.get("NIMBUS_AWS_ENDPOINT"))
         runtime.prepare()
     except Exception as exc:  # noqa: BLE001 - reported by _cannot_start
         return _cannot_start(exc)

@@ -192,9 +192,10 @@ def serialized_mock_aws() -> Iterator[None]:
     beside) ``mock_aws()``; nesting is fine."""
     from moto.core.botocore_stubber import BotocoreStubber
 
-    from chalicelib.local import moto_transactions
+    from chalicelib.local import moto_speed, moto_transactions
 
     moto_transactions.install()   # relies on the exclusive DynamoDB lock set up here
+    moto_speed.install()
     global _patch_users
     with _patch_lock:
         if _patch_users == 0:

@@ -39,7 +39,7 @@ from werkzeug.wsgi import get_input_stream
 
 from chalicelib.local.aws_requests import (UNTOUCHED, Access, ReadWriteLock, ServiceLocks,
                                            action_of, classify, signing_service)
-from chalicelib.local import moto_transactions
+from chalicelib.local import moto_speed, moto_transactions
 from chalicelib.local.journal import Journal, JournalClosed, Record
 
 log = logging.getLogger("nimbus.local")
@@ -254,6 +254,7 @@ class MotoServer(ThreadedMotoServer):
         # werkzeug logs every request at INFO unless told otherwise.
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
         moto_transactions.install()
+        moto_speed.install()
         super().start()
 
     def stop(self) -> None:

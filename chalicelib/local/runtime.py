@@ -21,6 +21,12 @@ answered, so nothing acknowledged is lost); background threads get
 flushed, moto stops, the environment is put back.
 
 One runtime per process at a time: moto's state is process-global.
+
+``aws_endpoint`` (``NIMBUS_AWS_ENDPOINT`` for ``python -m chalicelib.local``) uses the
+AWS services another process serves there (moto, started by whoever runs both) instead
+of embedded moto.  The state is then that process's: nothing is restored, journaled or
+snapshotted here, and this process never imports moto, so its memory is the app's and
+the HTTP server's alone (bench/large_repos.py measures a clone's that way).
 """
 from __future__ import annotations
 
@@ -32,11 +38,13 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from chalicelib.local.moto_backend import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, MotoServer
 from chalicelib.local.server import LambdaHandler, LocalHTTPServer
-from chalicelib.local.state import StateDir
+
+if TYPE_CHECKING:
+    from chalicelib.local.moto_backend import MotoServer
+    from chalicelib.local.state import StateDir
 
 log = logging.getLogger("nimbus.local")
 
@@ -51,10 +59,14 @@ STOP_BUDGET = 3.5
 Background = Callable[[threading.Event], None]
 
 
+# moto takes any credentials; these only let botocore sign (and can open no real account).
+FAKE_CREDENTIAL = "testing"
+
+
 def _aws_environment(region: str, endpoint: str) -> dict[str, str]:
     return {
-        "AWS_ACCESS_KEY_ID": FAKE_ACCESS_KEY,
-        "AWS_SECRET_ACCESS_KEY": FAKE_SECRET_KEY,
+        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIAL,
+        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIAL,
         "AWS_SESSION_TOKEN": "testing",
         "AWS_DEFAULT_REGION": region,
         "AWS_REGION": region,
@@ -100,10 +112,12 @@ class LocalRuntime:
                  data_dir: str | os.PathLike = DEFAULT_DATA_DIR, *,
                  handler: LambdaHandler | None = None,
                  snapshot_interval: float = SNAPSHOT_INTERVAL, access_log: bool = True,
-                 sync_journal: bool = True):
+                 sync_journal: bool = True, aws_endpoint: str | None = None):
         """``handler`` replaces the app's Lambda handler (tests of the server itself).
-        ``sync_journal=False`` skips the fsync of each journaled write (state.py)."""
+        ``sync_journal=False`` skips the fsync of each journaled write (state.py).
+        ``aws_endpoint``: AWS services served by another process (module docstring)."""
         self.host, self.port = host, port
+        self.aws_endpoint = aws_endpoint or None
         self.data_dir = Path(data_dir).resolve()
         self.snapshot_interval = snapshot_interval
         self.access_log = access_log
@@ -115,7 +129,7 @@ class LocalRuntime:
         self._stop_started = 0.0
         self._server: LocalHTTPServer | None = None
         self._serving = False
-        self._background: list[Background] = [self._compact_when_due]
+        self._background: list[Background] = [] if self.aws_endpoint else [self._compact_when_due]
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._stack = contextlib.ExitStack()
@@ -142,34 +156,49 @@ class LocalRuntime:
             self._server = LocalHTTPServer((self.host, self.port), self.access_log)
             self._stack.callback(self._server.server_close)
             self._stack.enter_context(_locked(self.data_dir))
-            self.moto = MotoServer(region)
-            self.moto.start()
-            self._stack.callback(self.moto.stop)
-            self.moto.reset()
+            if self.aws_endpoint is None:
+                self._start_moto(region)
             self._stack.callback(_reload_settings)  # runs after the environment is restored
-            environment = _aws_environment(region, self.moto.endpoint)
+            environment = _aws_environment(region, self.endpoint)
             if configured.server.ROOT_URL == ServerSettings().ROOT_URL:
                 # Unconfigured: links in records should point at where we actually listen.
                 environment["NIMBUS__SERVER__ROOT_URL"] = self.url + "/"
             self._stack.enter_context(overridden(environment, dropping="AWS_"))
             self.settings = _reload_settings()
 
-            self.state = StateDir(self.data_dir, self.moto.client, self.moto.backend,
-                                  sync=self.sync_journal)
-            self._stack.callback(self.state.close)  # after the final snapshot, before moto stops
-            self.state.open()
-            self._stack.callback(self._final_snapshot)
+            if self.moto is not None:
+                from chalicelib.local.state import StateDir
+
+                self.state = StateDir(self.data_dir, self.moto.client, self.moto.backend,
+                                      sync=self.sync_journal)
+                # Closed after the final snapshot and before moto stops.
+                self._stack.callback(self.state.close)
+                self.state.open()
+                self._stack.callback(self._final_snapshot)
 
             from infra.bootstrap import ensure_resources
             ensure_resources(self.settings)
             self._publish_endpoint()
+
+    @property
+    def endpoint(self) -> str:
+        """Where the AWS services this runtime uses listen."""
+        return self.aws_endpoint or self.moto.endpoint
+
+    def _start_moto(self, region: str) -> None:
+        from chalicelib.local.moto_backend import MotoServer  # imports all of moto
+
+        self.moto = MotoServer(region)
+        self.moto.start()
+        self._stack.callback(self.moto.stop)
+        self.moto.reset()
 
     def _publish_endpoint(self) -> None:
         """Tell operator commands (chalicelib.cli, another process) where moto listens."""
         from chalicelib.cli import RUNTIME_FILE
 
         path = self.data_dir / RUNTIME_FILE
-        path.write_text(json.dumps({"pid": os.getpid(), "moto_endpoint": self.moto.endpoint}))
+        path.write_text(json.dumps({"pid": os.getpid(), "moto_endpoint": self.endpoint}))
         self._stack.callback(path.unlink, missing_ok=True)
 
     def serve(self) -> None:
@@ -210,6 +239,8 @@ class LocalRuntime:
     def snapshot(self) -> None:
         """Take a snapshot and empty the journal (state.py).  If it fails, the previous
         snapshot and the journal stay in use."""
+        if self.state is None:
+            raise RuntimeError("the state belongs to the process serving aws_endpoint")
         self.state.compact()
 
     @contextlib.contextmanager

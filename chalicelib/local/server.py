@@ -12,6 +12,7 @@ long transfer could hold the stop for as long as it runs.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -51,6 +52,10 @@ def aws_limits():
 
     server = get_settings().server
     return server if server.ENFORCE_AWS_LIMITS else None
+
+
+def _is_fetch(method: str, target: str) -> bool:
+    return method == "POST" and target.split("?", 1)[0].endswith("/git-upload-pack")
 
 
 def request_too_large(target: str, size: int, limits) -> str:
@@ -139,7 +144,8 @@ class LocalHTTPServer(ThreadingHTTPServer):
         super().__init__(address, ProxyRequestHandler)
         self.lambda_handler: LambdaHandler | None = None
         # The streaming function (chalicelib/streaming/handler.py): POSTs go to it when
-        # AWS limits are enforced, as API Gateway's POST method does in AWS.
+        # AWS limits are enforced, as API Gateway's POST method does in AWS; fetches
+        # (git-upload-pack) always.
         self.stream_handler: Callable[[dict, Any], Any] | None = None
         self.access_log = access_log
         self.stopping = False
@@ -150,6 +156,10 @@ class LocalHTTPServer(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         with self._connections_changed:
             self._connections[request] = False
+        # Headers and body (or chunks) go out as separate writes: with Nagle's algorithm
+        # the second waits for the client's delayed ACK, about 40 ms per answer.
+        with contextlib.suppress(OSError):
+            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().process_request(request, client_address)
 
     def shutdown_request(self, request) -> None:
@@ -254,6 +264,10 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
                                           close=False)
             if self.command == "POST" and self.server.stream_handler is not None:
                 return self._stream(event)
+        elif self.server.stream_handler is not None and _is_fetch(self.command, self.path):
+            # Fetches go to the streaming function in AWS: served the same way here,
+            # without its limits.
+            return self._stream(event, enforce_limits=False)
         try:
             result = self.server.lambda_handler(event, LambdaContext())
         except Exception:  # noqa: BLE001 - a crashed Lambda, which API Gateway answers with 502
@@ -269,12 +283,13 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
         self._send(status, headers, data)
         return status
 
-    def _stream(self, event: dict) -> int:
+    def _stream(self, event: dict, *, enforce_limits: bool = True) -> int:
         """Serve the streaming function's answer as API Gateway's STREAM mode does: the
         status and headers first, then the body in chunks as produced; past its limit the
         connection is cut without the final chunk, so the client sees a broken transfer."""
         try:
-            result = self.server.stream_handler(event, LambdaContext(STREAM_TIMEOUT_MS))
+            result = self.server.stream_handler(event, LambdaContext(STREAM_TIMEOUT_MS),
+                                                enforce_limits=enforce_limits)
         except Exception:  # noqa: BLE001 - an invocation error before the first byte: 502
             log.exception("stream handler failed on %s", self.path.split("?", 1)[0])
             return self._send_message(502, "Internal server error", close=False)
@@ -289,6 +304,8 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
         sent = 0
         try:
             for chunk in result.chunks:
+                if not chunk:
+                    continue  # "0\r\n\r\n" would end the body here
                 if sent + len(chunk) > result.limit:
                     log.warning("streamed response over %d bytes on %s: cut", result.limit,
                                 self.path.split("?", 1)[0])

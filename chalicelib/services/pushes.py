@@ -56,6 +56,7 @@ HEADS = "refs/heads/"
 TAGS = "refs/tags/"
 # Commits carried by one push event (Forgejo's feed keeps a few; the count is total).
 MAX_EVENT_COMMITS = 20
+NEW_REF_COMMITS = 10
 TRANSACTION_LIMIT = 100
 # Events per unit in the sequence, leaving the last chunk room for the caller's items.
 EVENTS_PER_UNIT = 50
@@ -87,11 +88,14 @@ def commit_fields(commit) -> dict:
 
 
 def _pushed_commits(git, before: str, after: str) -> tuple[list, int]:
-    """New commits on the ref, newest first (capped), and how many there are."""
+    """New commits on the ref, newest first (capped), and how many there are.  A new
+    ref counts at most NEW_REF_COMMITS, as Forgejo does (``CommitsBeforeLimit(10)``):
+    a first push of a long history does not walk all of it."""
     if after == ZERO:
         return [], 0
     exclude = [before.encode()] if before != ZERO else []
-    walker = git.get_walker(include=[after.encode()], exclude=exclude)
+    walker = git.get_walker(include=[after.encode()], exclude=exclude,
+                            max_entries=None if exclude else NEW_REF_COMMITS)
     found, total = [], 0
     for entry in walker:
         total += 1

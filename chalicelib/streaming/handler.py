@@ -10,11 +10,11 @@ for it.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from chalicelib.api import gateway, git_http
-from chalicelib.api.routes import load_routes
 from chalicelib.settings import get_settings
 
 # Answers that may exceed the buffered limit: clone/fetch packs, and applying a large
@@ -48,6 +48,21 @@ def chunked(body: bytes, size: int = CHUNK_SIZE) -> Iterator[bytes]:
         yield bytes(view[start:start + size])
 
 
+def bounded(chunks: Iterator[bytes], size: int = CHUNK_SIZE) -> Iterator[bytes]:
+    """``chunks``, any longer than ``size`` cut into pieces and empty ones dropped (in
+    HTTP chunked framing an empty chunk ends the body).  A pack can come as one chunk
+    per object (a whole blob of tens of MB), and the transports below copy every chunk
+    once more to frame it (the local server, twice in the runtime loop): cut here, each
+    copy is at most ``size``."""
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if len(chunk) <= size:
+            yield chunk
+        else:
+            yield from chunked(chunk, size)
+
+
 def buffered_overflow(size: int, limit: int) -> dict:
     """The proxy result standing in for a buffered response Lambda refuses to return:
     API Gateway answers 502; the message says why instead of "Internal server error"."""
@@ -61,28 +76,32 @@ def proxy_result_size(result: dict) -> int:
     return len(json.dumps(result))
 
 
-def handle_stream_event(event: dict, context: Any = None) -> StreamedResult:
-    load_routes()
+def handle_stream_event(event: dict, context: Any = None, *,
+                        enforce_limits: bool = True) -> StreamedResult:
+    """``enforce_limits=False``: the local runtime serving a fetch without AWS's limits
+    (``[server] ENFORCE_AWS_LIMITS`` off), as the buffered path there has none."""
     settings = get_settings().server
+    streamed_limit = settings.STREAMED_RESPONSE_LIMIT if enforce_limits else sys.maxsize
+    buffered_limit = settings.BUFFERED_RESPONSE_LIMIT if enforce_limits else sys.maxsize
     req = gateway.request_from_event(event)
-    budget = git_http.STREAM_BUDGET.set(settings.STREAMED_RESPONSE_LIMIT)
+    budget = git_http.STREAM_BUDGET.set(streamed_limit)
     try:
         response = gateway.handle(req, event)
     finally:
         git_http.STREAM_BUDGET.reset(budget)
     operation = getattr(req.route, "operation_id", None)
     if operation in STREAMED_OPERATIONS:
-        body = response.stream if response.stream is not None else chunked(response.body)
+        body = bounded(response.stream) if response.stream is not None else chunked(response.body)
         return StreamedResult(response.status, dict(response.headers),
                               {k: list(v) for k, v in response.multi_headers.items()},
-                              body, settings.STREAMED_RESPONSE_LIMIT, True)
+                              body, streamed_limit, True)
     result = gateway.to_proxy_result(response)
     size = proxy_result_size(result)
-    if size > settings.BUFFERED_RESPONSE_LIMIT:
-        result = buffered_overflow(size, settings.BUFFERED_RESPONSE_LIMIT)
+    if size > buffered_limit:
+        result = buffered_overflow(size, buffered_limit)
         response.status, response.body = 502, result["body"].encode()
         response.headers = dict(result["headers"])
         response.multi_headers = {}
     return StreamedResult(response.status, dict(response.headers),
                           {k: list(v) for k, v in response.multi_headers.items()},
-                          chunked(response.body), settings.BUFFERED_RESPONSE_LIMIT)
+                          chunked(response.body), buffered_limit)

@@ -1,0 +1,275 @@
+"""DynamoDB answers from the embedded moto at a cost proportional to what they hold.
+
+moto 5.2.5 spends most of a DynamoDB request on work unrelated to the answer's size
+(bench/README.md, "The local backend's DynamoDB answers", has the numbers):
+
+- its generic response serializer: see ``moto_json.py``;
+- ``Table.query`` sorts every item of the table, all partitions, before it keeps the
+  one partition asked for (a Query of 5 items in a table of 5,000: 45-65 ms), and on
+  an index it compares every item of the table as DynamoType objects;
+- it measures each candidate item's size twice, through generic DynamoType code,
+  deep-copies the items a Query found, then turns them into plain dicts through a
+  recursive function that tests each value for five types;
+- each request lists moto's package directory (to tell a service name from a host)
+  and collects the handler's method names with ``inspect.getmembers``.
+
+:func:`install` changes how, never what: clients get the same bytes.  It relies on the
+locks of ``aws_requests.py`` (each DynamoDB request runs alone), as
+``moto_transactions.py`` does.
+
+- DynamoDB answers are serialized by ``moto_json.FastJSONSerializer``;
+- ``Table.query`` on the table's own key reads only the partition it names, sorted
+  natively on the range keys' values (the same order as moto's DynamoType order when
+  they have one type); on an index it gets the items unsorted (moto sorts them again on
+  the index's and the table's keys, an order without ties), without those whose index
+  hash key is a string other than the one asked for (moto drops them too);
+- ``Item.size`` measures string and number attributes directly (the same count);
+- the found items are not deep-copied: the handler only reads them, into new dicts;
+- ``dynamo_to_dict`` handles DynamoType, dict, list and scalars directly and gives
+  every other type to moto's;
+- the module list and the method names are computed once per process (per handler
+  class): neither changes while moto runs.
+
+``tests/test_local_backend_speed.py`` compares answers with and without the patches
+(:func:`uninstall` puts moto's code back).
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from typing import Any
+
+from chalicelib.local import moto_json
+
+log = logging.getLogger("nimbus.local")
+
+# The moto these patches were checked against, line by line; another version runs
+# unpatched (correct, only slower) until they are checked again.
+MOTO_VERSION = "5.2.5"
+
+_installed = threading.Lock()
+_partition = threading.local()
+_state = {"installed": False}
+# (object, attribute, moto's value) for each patch, so uninstall() can put them back.
+_patches: list[tuple[Any, str, Any]] = []
+
+
+def installed() -> bool:
+    return _state["installed"]
+
+
+def install() -> bool:
+    """Patch moto, once per process; False when this moto is not the one checked."""
+    import moto
+
+    with _installed:
+        if _state["installed"]:
+            return True
+        if moto.__version__ != MOTO_VERSION:
+            log.warning("moto %s is not %s: DynamoDB answers take moto's slow path",
+                        moto.__version__, MOTO_VERSION)
+            return False
+        if not moto_json.alias_providers_as_checked():
+            log.warning("moto's alias providers changed: DynamoDB answers take moto's slow path")
+            return False
+        _install_serializer()
+        _install_query()
+        _install_item_size()
+        _install_plain_values()
+        _install_lookups()
+        _state["installed"] = True
+        return True
+
+
+def uninstall() -> None:
+    """Put moto's own code back (tests compare answers with and without the patches)."""
+    with _installed:
+        while _patches:
+            owner, name, original = _patches.pop()
+            setattr(owner, name, original)
+        _state["installed"] = False
+
+
+def _patch(owner: Any, name: str, replacement: Any) -> None:
+    _patches.append((owner, name, getattr(owner, name)))
+    setattr(owner, name, replacement)
+
+
+# -- the serializer ----------------------------------------------------------------------
+
+def _install_serializer() -> None:
+    from moto.core import responses
+    from moto.core.serialize import JSONSerializer
+
+    fast = moto_json.fast_serializer_class()
+    original = responses.get_serializer_class
+
+    def get_serializer_class(service_name: str, protocol: str):
+        chosen = original(service_name, protocol)
+        return fast if service_name == "dynamodb" and chosen is JSONSerializer else chosen
+
+    _patch(responses, "get_serializer_class", get_serializer_class)
+
+
+# -- Query ---------------------------------------------------------------------------------
+
+def _install_query() -> None:
+    import copy
+    import inspect
+    import types
+
+    from moto.dynamodb.models import table as table_module
+    from moto.dynamodb.models.table import Table
+
+    whole_table_query = Table.query
+    every_item = Table.all_items
+    signature = inspect.signature(whole_table_query)
+
+    def query(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:
+            return whole_table_query(self, *args, **kwargs)
+        hash_key = bound.arguments.get("hash_key")
+        index_name = bound.arguments.get("index_name")
+        if index_name:
+            # Table.query keeps the last value given for each attribute; string ones
+            # can be tested natively.
+            wanted = dict(bound.arguments.get("hash_key_conditions") or ())
+            _partition.scope = (self, "index", {attr: value.value for attr, value
+                                                in wanted.items() if value.type == "S"})
+        elif hash_key is not None and self.range_key_attr:
+            _partition.scope = (self, "partition", hash_key)
+        _partition.querying = True
+        try:
+            return whole_table_query(self, *args, **kwargs)
+        finally:
+            _partition.scope = None
+            _partition.querying = False
+
+    def deepcopy(value: Any, memo: dict | None = None) -> Any:
+        # Table.query copies the items it found (its one deepcopy) and the handler only
+        # reads them, into new dicts, while the request holds the DynamoDB lock.
+        if getattr(_partition, "querying", False) and type(value) is list:
+            return list(value)
+        return copy.deepcopy(value, memo)
+
+    def all_items(self):
+        scope = getattr(_partition, "scope", None)
+        if scope is None or scope[0] is not self:
+            return every_item(self)
+        _partition.scope = None     # the one call of the query it was set for
+        if scope[1] == "index":
+            # Table.query sorts an index's items on (index keys, table keys): unique,
+            # so the order they come in makes no difference.  It keeps only the items
+            # whose index hash attributes equal (as DynamoType: same type, same value)
+            # the ones asked for: the others need not come at all.
+            return [item for item in _unsorted_items(self) if _has_strings(item, scope[2])]
+        # Only the items of this partition pass Table.query's hash key test.
+        partition = self.items.get(scope[2])
+        return _sorted_partition(list(partition.values()) if partition else [])
+
+    _patch(Table, "query", query)
+    _patch(table_module, "copy", types.SimpleNamespace(deepcopy=deepcopy, copy=copy.copy))
+    _patch(Table, "all_items", all_items)
+
+
+def _sorted_partition(items: list) -> list:
+    """In all_items' order: by (hash key, range key) as DynamoType.  In one partition
+    the hash keys are equal, and range keys of one type compare (``==`` then ``<``)
+    exactly as their cast values do, so those are sorted natively; Table.query's own
+    sort on the range key then finds them in order."""
+    kinds = {None if item.range_key is None else item.range_key.type for item in items}
+    if len(kinds) == 1 and None not in kinds:
+        items.sort(key=lambda x: x.range_key.cast_value)
+    else:
+        items.sort(key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
+    return items
+
+
+def _has_strings(item, wanted: dict[str, str]) -> bool:
+    attrs = getattr(item, "attrs", None)
+    if not isinstance(attrs, dict):
+        return True     # not an item: Table.query decides
+    for attr, text in wanted.items():
+        value = attrs.get(attr)
+        if value is None or value.type != "S" or value.value != text:
+            return False
+    return True
+
+
+def _unsorted_items(table) -> list:
+    if not table.range_key_attr:
+        return list(table.items.values())
+    return [item for partition in table.items.values() for item in partition.values()]
+
+
+def _install_item_size() -> None:
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item
+    from moto.dynamodb.models.utilities import bytesize
+
+    def size(self) -> int:
+        # Table.query asks each candidate's size twice.  Strings and numbers are
+        # measured here as DynamoType.size measures them; every other value by it.
+        total = 0
+        for key, value in self.attrs.items():
+            total += len(key.encode("utf-8")) if type(key) is str else bytesize(key)
+            if type(value) is DynamoType:
+                if value.type == "S" and type(value.value) is str:
+                    total += len(value.value.encode("utf-8"))
+                    continue
+                if value.type == "N":
+                    total += len(str(value.value))
+                    continue
+            total += value.size()
+        return total
+
+    _patch(Item, "size", size)
+
+
+# -- DynamoType to plain values ------------------------------------------------------------
+
+def _install_plain_values() -> None:
+    from moto.dynamodb import responses
+    from moto.dynamodb.models.dynamo_type import DynamoType, LimitedSizeDict
+
+    generic = responses.dynamo_to_dict
+    mappings = (dict, LimitedSizeDict)     # an item's attributes: no to_json of its own
+    as_is = (str, int, float, bool, type(None))
+
+    def dynamo_to_dict(obj: Any) -> Any:
+        # moto's dynamo_to_dict for the exact types DynamoDB results are made of; any
+        # other type (datetime, objects with to_json, subclasses) goes to moto's.
+        kind = type(obj)
+        if kind is DynamoType:
+            if obj.type == "B" or obj.type == "BS":
+                return generic(obj)
+            return {obj.type: dynamo_to_dict(obj.value)}
+        if kind in mappings:
+            return {key: dynamo_to_dict(value) for key, value in obj.items()}
+        if kind is list:
+            return [dynamo_to_dict(item) for item in obj]
+        if kind in as_is:
+            return obj
+        return generic(obj)
+
+    def checked(obj: Any) -> Any:
+        plain = dynamo_to_dict(obj)
+        if moto_json.verifying() and plain != generic(obj):
+            raise AssertionError(f"dynamo_to_dict differs from moto's: {plain!r:.300}")
+        return plain
+
+    _patch(responses, "dynamo_to_dict", checked)
+
+
+# -- per-request lookups ---------------------------------------------------------------------
+
+def _install_lookups() -> None:
+    from moto import backends
+    from moto.core import responses
+
+    modules = tuple(backends.list_of_moto_modules())
+    _patch(backends, "list_of_moto_modules", lambda: modules)
+    _patch(responses, "method_names_from_class",
+           functools.cache(responses.method_names_from_class))

@@ -1,0 +1,265 @@
+"""The DynamoDB shortcuts of chalicelib/local/moto_speed.py change no answer.
+
+Each request below is sent twice to the local runtime's embedded moto, once with the
+shortcuts and once with moto's own code (``moto_speed.uninstall()``), and what the
+client receives (status, the body byte for byte, and botocore's parsed answer) must be
+the same: items of every attribute type, pages and their LastEvaluatedKey, Count and
+ScannedCount, ConsumedCapacity, index queries, and errors (ConditionalCheckFailed with
+the item, TransactionCanceled with its CancellationReasons, validation errors).
+"""
+from __future__ import annotations
+
+import base64
+import copy
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from chalicelib.local import moto_speed
+from chalicelib.local.aws_requests import serialized_mock_aws
+from chalicelib.local.runtime import LocalRuntime
+
+TABLE, NUMBERS, PLAIN = "speed", "speed-numbers", "speed-plain"
+
+
+def _client(endpoint: str | None):
+    return boto3.session.Session().client(
+        "dynamodb", region_name="us-east-1", endpoint_url=endpoint,
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+        config=Config(retries={"max_attempts": 1}))
+
+
+def _item(partition: str, sort: str, n: int) -> dict:
+    return {
+        "pk": {"S": partition}, "sk": {"S": sort},
+        "g": {"S": f"G{n % 3}"}, "gs": {"S": f"{n % 4:02d}-{sort}"},
+        "text": {"S": f"é ü \"quoted\" \\ {n}"}, "empty": {"S": ""},
+        "num": {"N": str(n * 1.5)}, "big": {"N": "12345678901234567890.123"},
+        "bin": {"B": bytes([n % 256, 0, 255, 10])},
+        "strings": {"SS": ["a", f"b{n}"]}, "numbers": {"NS": ["1", "2.5", str(-n)]},
+        "binaries": {"BS": [b"\x00\x01", bytes([n % 256])]},
+        "flag": {"BOOL": n % 2 == 0}, "nothing": {"NULL": True},
+        "map": {"M": {"inner": {"M": {"deep": {"L": [{"N": "1"}, {"S": "x"},
+                                                     {"B": b"\xff"}]}}},
+                      "list": {"L": [{"BOOL": False}, {"NULL": True}, {"SS": ["z"]}]}}},
+        "list": {"L": [{"M": {"k": {"S": "v"}}}, {"L": []}, {"M": {}}]},
+    }
+
+
+def _fill(ddb) -> None:
+    ddb.create_table(
+        TableName=TABLE, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": name, "AttributeType": "S"}
+                              for name in ("pk", "sk", "g", "gs")],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "by-g", "Projection": {"ProjectionType": "ALL"},
+            "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"},
+                          {"AttributeName": "gs", "KeyType": "RANGE"}]}])
+    ddb.create_table(
+        TableName=NUMBERS, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "n", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "n", "AttributeType": "N"}])
+    ddb.create_table(
+        TableName=PLAIN, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+    rows = [_item(f"P{p}", f"s{n:03d}" if p else f"REF#{n}", n)
+            for p in range(3) for n in range(40)]
+    for start in range(0, len(rows), 25):
+        ddb.batch_write_item(RequestItems={TABLE: [{"PutRequest": {"Item": row}}
+                                                   for row in rows[start:start + 25]]})
+    for n in range(12):     # ~100 KB each, in UTF-8: a Query page stops at 1 MB
+        ddb.put_item(TableName=TABLE, Item={"pk": {"S": "BIG"}, "sk": {"S": f"b{n:02d}"},
+                                            "text": {"S": "é" * 50_000}, "n": {"N": str(n)}})
+    for number in ("10", "9", "100", "-1", "1.5", "0", "-20.25", "1e3"):
+        for partition in ("a", "b"):
+            ddb.put_item(TableName=NUMBERS, Item={"pk": {"S": partition}, "n": {"N": number}})
+    for key in ("x", "y"):
+        ddb.put_item(TableName=PLAIN, Item={"pk": {"S": key}, "v": {"L": [{"N": "1"}]}})
+
+
+P0 = {":p": {"S": "P0"}}
+FAILED_CONDITION = {"ConditionExpression": "attribute_not_exists(pk)",
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+# (operation, parameters); each answer must not change what the next one sees, so the
+# writes write what is already there, or fail.
+REQUESTS = [
+    ("get_item", {"TableName": TABLE, "Key": {"pk": {"S": "P1"}, "sk": {"S": "s007"}}}),
+    ("get_item", {"TableName": TABLE, "Key": {"pk": {"S": "P1"}, "sk": {"S": "none"}},
+                  "ReturnConsumedCapacity": "TOTAL"}),
+    ("get_item", {"TableName": TABLE, "Key": {"pk": {"S": "P2"}, "sk": {"S": "s001"}},
+                  "ProjectionExpression": "#m.inner, bin, numbers",
+                  "ExpressionAttributeNames": {"#m": "map"}}),
+    ("batch_get_item", {"RequestItems": {TABLE: {"Keys": [
+        {"pk": {"S": "P0"}, "sk": {"S": f"REF#{n}"}} for n in (3, 1, 2, 99)]}},
+        "ReturnConsumedCapacity": "TOTAL"}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": P0}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": P0, "Limit": 7, "ScanIndexForward": False,
+               "ReturnConsumedCapacity": "INDEXES"}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+               "FilterExpression": "flag = :t", "ProjectionExpression": "sk, num",
+               "ExpressionAttributeValues": {**P0, ":s": {"S": "REF#1"}, ":t": {"BOOL": True}}}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+               "ExpressionAttributeValues": {":p": {"S": "P2"}, ":a": {"S": "s010"},
+                                             ":b": {"S": "s020"}}, "Select": "COUNT"}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": {":p": {"S": "nobody"}}}),
+    ("query", {"TableName": TABLE, "IndexName": "by-g", "KeyConditionExpression": "g = :g",
+               "ExpressionAttributeValues": {":g": {"S": "G1"}}, "Limit": 9}),
+    ("query", {"TableName": TABLE, "IndexName": "by-g",
+               "KeyConditionExpression": "g = :g AND begins_with(gs, :s)",
+               "ExpressionAttributeValues": {":g": {"S": "G2"}, ":s": {"S": "02"}},
+               "ScanIndexForward": False}),
+    ("query", {"TableName": NUMBERS, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": {":p": {"S": "b"}}, "Limit": 3}),
+    ("query", {"TableName": NUMBERS, "KeyConditionExpression": "pk = :p AND n > :n",
+               "ExpressionAttributeValues": {":p": {"S": "a"}, ":n": {"N": "1"}}}),
+    ("query", {"TableName": PLAIN, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": {":p": {"S": "y"}}}),
+    ("scan", {"TableName": TABLE, "Limit": 25, "FilterExpression": "flag = :t",
+              "ExpressionAttributeValues": {":t": {"BOOL": False}}}),
+    ("describe_table", {"TableName": TABLE}),
+    ("list_tables", {}),
+    ("put_item", {"TableName": TABLE, "Item": _item("P1", "s005", 5), "ReturnValues": "ALL_OLD"}),
+    ("update_item", {"TableName": TABLE, "Key": {"pk": {"S": "P1"}, "sk": {"S": "s006"}},
+                     "UpdateExpression": "SET num = :n", "ReturnValues": "ALL_NEW",
+                     "ExpressionAttributeValues": {":n": {"N": "9"}}}),
+    ("put_item", {"TableName": TABLE, "Item": _item("P1", "s004", 4), **FAILED_CONDITION}),
+    ("transact_write_items", {"TransactItems": [
+        {"ConditionCheck": {"TableName": TABLE, "Key": {"pk": {"S": "P1"}, "sk": {"S": "s001"}},
+                            "ConditionExpression": "attribute_exists(pk)"}},
+        {"Put": {"TableName": TABLE, "Item": _item("P1", "s002", 2), **FAILED_CONDITION}}]}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "nope = :p",
+               "ExpressionAttributeValues": P0}),
+    ("get_item", {"TableName": "missing", "Key": {"pk": {"S": "x"}}}),
+    ("query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+               "ExpressionAttributeValues": {":p": {"S": "BIG"}}, "ProjectionExpression": "sk"}),
+]
+
+
+def _ask(ddb, operation: str, params: dict) -> tuple:
+    """(HTTP status, body bytes, parsed answer or error) of one request."""
+    seen: list = []
+
+    def keep(response_dict, **kwargs):
+        seen.append((response_dict["status_code"], response_dict["body"]))
+
+    ddb.meta.events.register("before-parse.dynamodb.*", keep)
+    try:
+        answer = getattr(ddb, operation)(**copy.deepcopy(params))
+    except ClientError as error:
+        answer = error.response
+    finally:
+        ddb.meta.events.unregister("before-parse.dynamodb.*", keep)
+    answer = {key: value for key, value in answer.items() if key != "ResponseMetadata"}
+    return seen[-1][0], seen[-1][1], answer
+
+
+def _all_pages(ddb, **params) -> list:
+    pages = []
+    while True:
+        page = ddb.query(**params)
+        pages.append((page["Items"], page["Count"], page["ScannedCount"]))
+        if "LastEvaluatedKey" not in page:
+            return pages
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _answers(ddb) -> list:
+    answers = [_ask(ddb, operation, params) for operation, params in REQUESTS]
+    pages = _all_pages(ddb, TableName=TABLE, KeyConditionExpression="pk = :p",
+                       ExpressionAttributeValues={":p": {"S": "P2"}}, Limit=6)
+    index_pages = _all_pages(ddb, TableName=TABLE, IndexName="by-g", Limit=11,
+                             KeyConditionExpression="g = :g",
+                             ExpressionAttributeValues={":g": {"S": "G0"}})
+    return answers + [pages, index_pages]
+
+
+def _compare_with_moto(ddb) -> list:
+    assert moto_speed.installed()
+    fast = _answers(ddb)
+    moto_speed.uninstall()
+    try:
+        assert not moto_speed.installed()
+        slow = _answers(ddb)
+    finally:
+        assert moto_speed.install()
+    for (operation, params), mine, motos in zip(REQUESTS, fast, slow):
+        assert mine == motos, (operation, params)
+    assert fast[len(REQUESTS):] == slow[len(REQUESTS):]
+    return fast
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory):
+    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("speed"),
+                      handler=lambda event, context: {"statusCode": 204},
+                      access_log=False) as runtime:
+        ddb = _client(runtime.moto.endpoint)
+        _fill(ddb)
+        yield ddb
+
+
+def test_embedded_answers_are_moto_s(embedded):
+    answers = _compare_with_moto(embedded)
+    by_request = dict(zip(range(len(REQUESTS)), answers))
+    status, _, item = by_request[0]
+    assert status == 200
+    assert item["Item"]["bin"] == {"B": bytes([7, 0, 255, 10])}
+    assert item["Item"]["map"]["M"]["inner"]["M"]["deep"]["L"][2] == {"B": b"\xff"}
+    assert item["Item"]["binaries"]["BS"] == [b"\x00\x01", b"\x07"]
+    assert by_request[1][2] == {"ConsumedCapacity": {"TableName": TABLE, "CapacityUnits": 0.5}}
+    paged = by_request[5][2]
+    assert paged["Count"] == paged["ScannedCount"] == 7
+    assert paged["LastEvaluatedKey"] == {"pk": {"S": "P0"}, "sk": {"S": "REF#39"}}  # descending, as strings
+    assert paged["ConsumedCapacity"]["Table"] == {"CapacityUnits": 1.0}
+    assert by_request[7][2]["Count"] == 11 and "Items" not in by_request[7][2]
+    numbers = [row["n"]["N"] for row in by_request[12][2]["Items"]]
+    assert numbers == ["1.5", "9", "10", "100", "1e3"]
+    status, body, error = by_request[19]
+    assert status == 400 and error["Error"]["Code"] == "ConditionalCheckFailedException"
+    assert error["Item"]["sk"] == {"S": "s004"}
+    status, _, error = by_request[20]
+    assert status == 400 and error["Error"]["Code"] == "TransactionCanceledException"
+    reasons = [reason["Code"] for reason in error["CancellationReasons"]]
+    assert reasons == ["None", "ConditionalCheckFailed"]
+    assert by_request[21][0] == 400 and by_request[22][0] == 400
+    big = by_request[23][2]
+    assert big["Count"] == 9 and big["LastEvaluatedKey"]["sk"] == {"S": "b08"}
+    pages, index_pages = answers[-2:]
+    assert [len(items) for items, _, _ in pages] == [6] * 6 + [4]
+    keys = [row["sk"]["S"] for items, _, _ in pages for row in items]
+    assert keys == [f"s{n:03d}" for n in range(40)]
+    index_keys = [row["gs"]["S"] for items, _, _ in index_pages for row in items]
+    assert len(index_keys) == 3 * 14 and index_keys == sorted(index_keys)
+
+
+def test_in_process_answers_are_moto_s():
+    """The tests' ``mock_aws`` (conftest) gets the same shortcuts.  (mock_aws empties
+    moto's process-wide state when it ends: the embedded runtime's tests come first.)"""
+    with mock_aws(), serialized_mock_aws():
+        ddb = _client(None)
+        _fill(ddb)
+        _compare_with_moto(ddb)
+
+
+def test_verify_mode_checks_every_answer(monkeypatch):
+    """NIMBUS_MOTO_VERIFY=1 serializes each answer both ways: the broad suites can run
+    under it to check the shortcuts on real traffic."""
+    monkeypatch.setenv("NIMBUS_MOTO_VERIFY", "1")
+    with mock_aws(), serialized_mock_aws():
+        ddb = _client(None)
+        _fill(ddb)
+        pages = _all_pages(ddb, TableName=TABLE, KeyConditionExpression="pk = :p",
+                           ExpressionAttributeValues=P0, Limit=13)
+    assert sum(count for _, count, _ in pages) == 40
+    assert base64.b64encode(pages[0][0][0]["bin"]["B"]) == b"AAD/Cg=="
