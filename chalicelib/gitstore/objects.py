@@ -89,8 +89,11 @@ class S3ObjectStore(BucketBasedObjectStore):
     def contains_packed(self, sha) -> bool:
         # A main pack's recorded tips are in it: a clone's wants are found without
         # downloading an index.
+        # Runs for every lookup: the list is read as dulwich's lookups read it (at most
+        # once per rescan interval), and not copied.
+        self._iter_pack_names()
         if len(sha) == 40 and any(info.tips is not None and sha in info.tips.tips
-                                  for info in self.pack_infos().values()):
+                                  for info in self._infos.values()):
             return True
         return super().contains_packed(sha)
 
