@@ -50,9 +50,13 @@ BUDGETS = {
     ("repoListPullRequests", "anon"): 3,
     ("repoListPullRequests", "token"): 3,
     # Commits (issue 14): the preload, then the pool's packs; the total is counted in
-    # memory with a bound (services/commit_views), at no further call.
-    ("repoGetAllCommits", "anon"): 4,
-    ("repoGetAllCommits", "token"): 4,
+    # memory with a bound (services/commit_views), at no further call.  Then the page's
+    # author and committer users, linked by e-mail as Forgejo does (issue 24): one
+    # batched read of the e-mail claims, and one of their accounts when they were not
+    # read already (here the owner's were: a page by other users costs 6), at any
+    # number of commits.
+    ("repoGetAllCommits", "anon"): 5,
+    ("repoGetAllCommits", "token"): 5,
     # Writes (issue 9): reads in two batched rounds (gateway preload), one transaction.
     ("issueCreateIssue", "token"): 4,
     ("issueCreateComment", "token"): 4,
@@ -89,6 +93,11 @@ BUDGETS = {
     ("userGet", "token"): 2,
     ("userListRepos", "anon"): 2,
     ("repoSearch", "anon"): 2,
+    # User lists (issue 24): one Query of the user index (gsi2 USERS) for the page and
+    # its bounded look-ahead, after the caller's token and account.
+    ("userSearch", "anon"): 1,
+    ("userSearch", "token"): 3,
+    ("adminSearchUsers", "admin"): 3,
     # Commit statuses: the preload, then one Query (list) or, for a branch, one GetItem of
     # the commit's summary (combined: at any number of contexts; a full id comes with the
     # preload).

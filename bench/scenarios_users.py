@@ -89,6 +89,10 @@ def scenarios() -> dict:
         "userCurrentDeleteGPGKey": lambda s: [Req("DELETE", f"/user/gpg_keys/{new_gpg_key(s)}",
                                                   "token", expect=204)],
         "userListGPGKeys": lambda s: after(any_gpg_key(s), [Req("GET", f"/users/{ME}/gpg_keys")]),
+        # User lists: a page of the user index (gsi2 USERS) --------------------------
+        "userSearch": lambda s: [Req("GET", "/users/search"),
+                                 Req("GET", "/users/search", "token")],
+        "adminSearchUsers": lambda s: [Req("GET", "/admin/users", "admin")],
         # Admin on users -------------------------------------------------------------
         "adminCreateUser": lambda s: [Req("POST", "/admin/users", "admin", s.user_option(), 201)],
         "adminEditUser": lambda s: [Req("PATCH", f"/admin/users/{ME}", "admin",

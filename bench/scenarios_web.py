@@ -1,6 +1,6 @@
 """Scenarios for the web pages (chalicelib/web): every page a reader opens, anonymous
-and signed in with a token (the session cookie is the same principal, read from the
-cookie instead of the token: its account is one more item in the same batch).
+and signed in (the session cookie: pages take no token; its account is one more item in
+the same batch).  Raw files are downloads, which a token may fetch too.
 
 ``alice/demo`` (auto-initialized: a README) gets, once, a second file, a branch with a
 pull request, a tag, a release and an issue with a comment.
@@ -41,7 +41,7 @@ def web_scene(s: Scene) -> dict:
 
 
 def both(path: str) -> list[Req]:
-    return [Req("GET", path), Req("GET", path, "token")]
+    return [Req("GET", path), Req("GET", path, "session")]
 
 
 def scenarios() -> dict:
@@ -51,7 +51,9 @@ def scenarios() -> dict:
         "webProfile": lambda s: both("/alice"),
         "webRepoHome": lambda s: after(web_scene(s), both(WEB)),
         "webRepoSource": lambda s: after(web_scene(s), both(f"{WEB}/src/branch/main/app.py")),
-        "webRepoRaw": lambda s: after(web_scene(s), both(f"{WEB}/raw/branch/main/app.py")),
+        "webRepoRaw": lambda s: after(web_scene(s), both(f"{WEB}/raw/branch/main/app.py")
+                                                  + [Req("GET", f"{WEB}/raw/branch/main/app.py",
+                                                         "token")]),
         "webRepoCommits": lambda s: after(web_scene(s), both(f"{WEB}/commits/branch/main")),
         "webRepoCommitsOfTag": lambda s: after(web_scene(s), both(f"{WEB}/commits/tag/web-v1")),
         "webRepoCommit": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}"),
@@ -63,23 +65,27 @@ def scenarios() -> dict:
         "webRepoIssue": lambda s: both(f"{WEB}/issues/{web_scene(s)['issue']}"),
         "webRepoPulls": lambda s: after(web_scene(s), both(f"{WEB}/pulls")),
         "webRepoPull": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}"),
+        "webPullDiffOrPatch": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}.diff"),
+        "webCommitDiffOrPatch": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}.patch"),
         "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
         "webLoginForm": lambda s: [Req("GET", "/user/login")],
-        # The forms (signed in: a token is the same principal a session cookie gives).
-        "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "token")],
+        # The forms, signed in.
+        "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "session")],
         "webIssueNewForm": lambda s: after(web_scene(s), [Req("GET", f"{WEB}/issues/new",
-                                                              "token")]),
+                                                              "session")]),
         "webCompareChoose": lambda s: after(web_scene(s), [    # on to base...head
-            Req("GET", f"{WEB}/compare?base=main&head=web-feature", "token", expect=303)]),
+            Req("GET", f"{WEB}/compare?base=main&head=web-feature", "session", expect=303)]),
         "webCompare": lambda s: after(web_scene(s), [
-            Req("GET", f"{WEB}/compare/main...web-feature", "token")]),
-        "webReleaseNewForm": lambda s: [Req("GET", f"{WEB}/releases/new", "token")],
-        "webApplications": lambda s: [Req("GET", "/user/settings/applications", "token")],
+            Req("GET", f"{WEB}/compare/main...web-feature", "session")]),
+        "webReleaseNewForm": lambda s: [Req("GET", f"{WEB}/releases/new", "session")],
+        "webApplications": lambda s: [Req("GET", "/user/settings/applications", "session")],
     }
 
 
 _FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/test_web_actions.py)"
 EXEMPT = {
+    "webRepoPageNotFound": "its only answer is a 404 page that reads nothing, so it has no "
+                           "success path to count (tests/test_web_pages.py)",
     "webLogin": "needs the sign-in form's cookie and CSRF token (tests/test_web_session.py)",
     "webLogout": "needs a session cookie and its CSRF token (tests/test_web_session.py)",
     **{op: _FORM_POST for op in (
@@ -93,7 +99,7 @@ EXEMPT = {
 # key in SSM, once per container.
 BUDGETS = {
     ("webRepoHome", "anon"): 4,
-    ("webRepoHome", "token"): 4,
+    ("webRepoHome", "session"): 4,
     ("webRepoSource", "anon"): 4,
     ("webAsset", "anon"): 0,
     ("webLoginForm", "anon"): 2,

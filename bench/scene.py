@@ -28,7 +28,9 @@ class Req:
     """One measured request; ``expect`` is the status the route answers on success."""
     method: str
     path: str                 # below /api/v1 unless the route is raw
-    auth: str = "anon"        # anon | token (alice) | basic (alice's password) | admin (token)
+    # anon | token (alice) | basic (alice's password) | admin (token) | session (alice
+    # signed in to the web pages: her session cookie)
+    auth: str = "anon"
     body: dict | None = None
     expect: int = 200
     data: bytes | None = None          # a raw body (git protocol, text/plain) instead of JSON
@@ -88,6 +90,8 @@ class Scene:
                 ":".join(LOGINS[auth]).encode()).decode()))
         elif auth in self.tokens:
             headers.append(("Authorization", "token " + self.tokens[auth]))
+        elif auth == "session":
+            headers.append(("Cookie", self.session_cookie()))
         if body is not None:
             data, content_type = json.dumps(body).encode(), "application/json"
         if content_type:
@@ -101,6 +105,31 @@ class Scene:
         assert status == expect, (f"{method} {path} answered {status}, not {expect}: "
                                   f"{out[:200]!r} {self.errors.last}")
         return json.loads(out) if out else {}
+
+    def session_cookie(self) -> str:
+        """Alice's web session, signed in once through the sign-in form (pages take no
+        token); not counted, like every helper."""
+        def sign_in() -> str:
+            import re
+            from urllib.parse import urlencode
+
+            from chalicelib.local.events import build_event, read_result
+
+            def send(method, headers, data=None):
+                status, pairs, out = read_result(self.app(build_event(
+                    method, "/user/login", headers, data), None))
+                cookie = [v.split(";", 1)[0] for k, v in pairs if k.lower() == "set-cookie"]
+                return status, cookie, out
+            _, cookie, form = send("GET", [])
+            csrf = re.search(rb'name="_csrf" value="([^"]*)"', form).group(1).decode()
+            status, signed, _ = send("POST", [
+                ("Cookie", cookie[-1]),
+                ("Content-Type", "application/x-www-form-urlencoded")],
+                urlencode({"_csrf": csrf, "user_name": USER[0],
+                           "password": USER[1]}).encode())
+            assert status == 303 and signed, "alice could not sign in to the pages"
+            return signed[-1]
+        return self.once("session_cookie", sign_in)
 
     def unique(self, prefix: str) -> str:
         self.serial += 1

@@ -2,11 +2,13 @@
 configured endpoint (moto locally).  DynamoDB goes through PynamoDB (store/table.py).
 
 ``add_call_hook`` lets benchmarks count every AWS call through botocore's event hooks.
+``delete_objects`` and ``is_access_denied`` keep a refused call from passing for done.
 """
 from __future__ import annotations
 
+import logging
 import threading
-from typing import Callable
+from typing import Callable, Iterable
 
 from chalicelib.settings import get_settings
 
@@ -15,6 +17,9 @@ _hooks: list[Callable] = []
 # Clients made elsewhere (PynamoDB's) that take the hooks too.
 _attached: list[object] = []
 _lock = threading.Lock()
+log = logging.getLogger("nimbus.aws")
+# What AWS answers a call the role does not allow (S3's and the JSON protocols' codes).
+ACCESS_DENIED = ("AccessDenied", "AccessDeniedException")
 
 
 def client(service: str):
@@ -73,3 +78,58 @@ def reset_clients() -> None:
     with _lock:
         _clients.clear()
         _attached.clear()
+
+
+class ObjectsNotDeleted(RuntimeError):
+    """Keys a DeleteObjects request answered with an error; ``codes``: their error codes."""
+
+    def __init__(self, bucket: str, errors: list[dict]):
+        self.codes = sorted({str(error.get("Code")) for error in errors})
+        keys = ", ".join(str(error.get("Key")) for error in errors[:5])
+        super().__init__(f"{len(errors)} objects of {bucket} not deleted ({', '.join(self.codes)}): "
+                         f"{keys}{', ...' if len(errors) > 5 else ''}")
+
+
+def delete_objects(bucket: str, keys: Iterable[str]) -> int:
+    """Delete ``keys`` from ``bucket``, 1,000 a request; how many were asked for.
+
+    S3 answers a key it refuses (AccessDenied when the role lacks s3:DeleteObject on its
+    prefix) inside a 200 response, so ignoring the answer would leave the object behind
+    without a trace: every refused key is logged and the call raises ObjectsNotDeleted
+    once all requests were made."""
+    s3, pending, errors, asked = client("s3"), [], [], 0
+    for key in keys:
+        pending.append({"Key": key})
+        if len(pending) == 1000:
+            errors += _delete_batch(s3, bucket, pending)
+            asked, pending = asked + len(pending), []
+    if pending:
+        errors += _delete_batch(s3, bucket, pending)
+        asked += len(pending)
+    if errors:
+        failure = ObjectsNotDeleted(bucket, errors)
+        log.error("%s", failure)
+        raise failure
+    return asked
+
+
+def _delete_batch(s3, bucket: str, objects: list[dict]) -> list[dict]:
+    # Quiet: the answer lists only the keys that failed.
+    answer = s3.delete_objects(Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
+    return list(answer.get("Errors") or [])
+
+
+def is_access_denied(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what it wraps: PynamoDB's ``cause``, a raised-from chain) is
+    AWS refusing the call to this role."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ObjectsNotDeleted) and set(exc.codes) & set(ACCESS_DENIED):
+            return True
+        code = getattr(exc, "response", {}).get("Error", {}).get("Code") \
+            if isinstance(getattr(exc, "response", None), dict) else None
+        if code in ACCESS_DENIED:
+            return True
+        exc = getattr(exc, "cause", None) or exc.__cause__ or exc.__context__
+    return False

@@ -97,6 +97,10 @@ class ApiSettings:
     DEFAULT_PAGING_NUM: int = 30
     DEFAULT_GIT_TREES_PER_PAGE: int = 1000
     DEFAULT_MAX_BLOB_SIZE: int = 10485760
+    # Commit status paths: "seed" serves the combined status at /commits/{ref}/statuses
+    # and answers a create 200 (the commissioned contract); "forgejo" serves the list of
+    # statuses there and answers 201, as current Forgejo does (Renovate, typed SDKs).
+    STATUS_ROUTES: str = "seed"
 
 
 @_section("cors")
@@ -308,6 +312,8 @@ def _validate(settings: Settings) -> None:
         raise SettingsError("[ratelimit] *_PER_MINUTE and *_BURST must be at least 1")
     if settings.attachment.MAX_SIZE < 0:
         raise SettingsError(f"[attachment] MAX_SIZE: expected MiB >= 0, got {settings.attachment.MAX_SIZE}")
+    if settings.api.STATUS_ROUTES not in ("seed", "forgejo"):
+        raise SettingsError(f"[api] STATUS_ROUTES: expected seed or forgejo, got {settings.api.STATUS_ROUTES!r}")
     if not 1 <= settings.server.SSH_PORT <= 65535:
         raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
 

@@ -14,16 +14,19 @@ granted right no call used unless it names the reason):
   authorized as the item actions they carry, plus ConditionCheckItem) and Query on the
   table and, for the functions that search, its indexes.
 - S3: ``packs/`` (git data), ``archives/`` (cached archives), ``attachments/``
-  (release files), ``events/`` (events too large for SQS); ListBucket for the pack
-  listings of compaction, quota checks and pool deletion.
+  (release files), ``events/`` (events too large for SQS); ListBucket for the
+  listings of compaction, quota checks and repository cleanup, and wherever a missing
+  object must read as missing: without ListBucket S3 answers a GET or HEAD of an
+  absent key 403, not 404 (a pack retired and swept while a reader held the list).
 - SQS: batch calls are authorized as their single-message actions; the queue consumers'
   rights include what Lambda's poller calls with the role.
 - SSM: the instance signing key and the web session key, each created on first use
-  (PutParameter).
+  (PutParameter); the signing key wherever commits are made (the event worker merges
+  scheduled pull requests).
 """
 from __future__ import annotations
 
-from chalicelib.web import session as web_session
+from chalicelib.services import web_sessions as web_session
 
 # chalice package names each function's role after the function (``<Name>Role``; the
 # API handler's is ``ApiHandlerRole``).  Reusing those names overrides chalice's roles.
@@ -96,6 +99,12 @@ _API_ITEMS = ("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem", "Dele
               "ConditionCheckItem", "BatchWriteItem")
 
 
+def _signing_key(settings) -> dict:
+    """Read, or made on first use, by whichever function signs first."""
+    return _allow(["ssm:GetParameter", "ssm:PutParameter"],
+                  parameter(settings.aws.SIGNING_KEY_PARAMETER))
+
+
 def _api(settings) -> list[dict]:
     # A migration that fails removes what it stored (migrations.discard_git_side): its
     # pool's items in batches, the pool's listing and objects.
@@ -129,11 +138,15 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "EventWorker":
         # Consumers update what an event concerns (pull requests, languages, webhook
         # deliveries), read git data and large events, purge a deleted repository's pool
-        # (its items in batches, its objects), and wake webhook lanes.
+        # (its items in batches, its objects) with its cached archives and release
+        # attachments, and wake webhook lanes.  A scheduled merge (the checks of its
+        # head turned green) writes its merge commit's pack and signs it.
         return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
                         "BatchWriteItem", indexes=True),
                 _consume(EVENTS_QUEUE), _allow(["s3:GetObject"], objects("events/")),
-                *_packs("GetObject", "DeleteObject", listing=True), _send(WEBHOOK_QUEUE)]
+                *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
+                _allow(["s3:DeleteObject"], objects("archives/", "attachments/")),
+                _signing_key(settings), _send(WEBHOOK_QUEUE)]
     if function == "WebhookWorker":
         # A lane's lease is taken, renewed and released by conditional writes and deletes.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
@@ -142,11 +155,17 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "WebhookSweep":
         return [*_table("Query"), _send(WEBHOOK_QUEUE)]
     if function == "MirrorSync":
+        # Listing: a pack swept while the sync held the pack list must answer 404 (the
+        # store then reads the list again), not 403.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
                         "DeleteItem"),
-                *_packs("GetObject", "PutObject")]
+                *_packs("GetObject", "PutObject", listing=True)]
     if function == "PackCompaction":
-        return [*_table("Query", "PutItem", "UpdateItem", "DeleteItem", indexes=True),
+        # ConditionCheckItem: claiming an orphan is conditioned on its pack item, and
+        # retiring more than 49 packs on the new pack's.  GetItem: a publication that
+        # finds its name being swept waits for the sweep to end.
+        return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
+                        "ConditionCheckItem", indexes=True),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True)]
     if function == "QuotaCheck":
         # Reads usage and pack sizes; repairs drift by updating the counted items.

@@ -10,8 +10,9 @@ for the interpreter that runs it (3.11 here) while the functions run on
 ``infra.template.LAMBDA_RUNTIME``.  The zip is built here instead: the pinned closure of
 ``requirements-lambda.txt`` installed by pip for the template's runtime and architecture
 (manylinux wheels, whatever machine packages), pruned, plus ``app.py``, ``chalicelib``
-(without the local runtime) and Chalice's runtime module, which Chalice itself vendors
-the same way.  A binary for another Python version or architecture stops the build.
+(without the local runtime and the operators' commands) and Chalice's runtime module,
+which Chalice itself vendors the same way, with bytecode for those alone.  A binary for
+another Python version or architecture stops the build.
 """
 from __future__ import annotations
 
@@ -43,10 +44,19 @@ ZIP_NAME = "deployment.zip"
 TEMPLATE_NAME = "sam.json"
 CODE_URI = "./" + ZIP_NAME
 FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
-# What pip leaves that nothing imports at run time: console scripts, dulwich's test helpers.
-PRUNED = ("bin", "dulwich/tests")
-# The local runtime imports moto and never runs in Lambda.
-APP_EXCLUDED = ("chalicelib/local",)
+# What pip leaves that nothing imports at run time (globs): console scripts, dulwich's
+# test helpers, and the build side of cffi: its Python package (the FFI builder) and
+# pycparser (its C declaration parser).  cryptography's compiled bindings load only
+# cffi's binary backend, ``_cffi_backend``, which stays.
+PRUNED = ("bin", "dulwich/tests", "cffi", "pycparser", "pycparser-*.dist-info")
+# Locked distributions the zip does not carry at all (their files are all PRUNED).
+PRUNED_DISTRIBUTIONS = ("pycparser",)
+# Never run in Lambda: the local runtime (it imports moto), and what operators run from a
+# clone (docs: README, infra/README.md): the admin command line, its bundle push for
+# large pushes, and the stored-record repair it drives.  No packaged module may import
+# them (the build checks every import, lazy ones included).
+APP_EXCLUDED = ("chalicelib/local", "chalicelib/cli.py", "chalicelib/push_bundle.py",
+                "chalicelib/services/repair.py", "chalicelib/store/maintenance.py")
 # botocore ships the models of every AWS service (60% of the zip); the zip
 # keeps those the code names (aws_services) and these: PynamoDB's, and STS for credentials.
 AWS_SERVICES_ALWAYS = ("dynamodb", "sts")
@@ -66,7 +76,7 @@ class Package:
     zipped: int
     unpacked: int
     files: int
-    bytecode: bool          # .pyc files for the runtime's Python are included
+    bytecode: bool          # .pyc files of the app for the runtime's Python are included
 
 
 def functions(template: dict) -> dict[str, dict]:
@@ -206,13 +216,13 @@ def prune_botocore(site: Path, services: list[str]) -> None:
             shutil.rmtree(model)
 
 
-def dependencies(target: Target, python: str | None = None) -> Path:
-    """The locked dependencies installed for ``target`` (cached per lock, target, the
-    AWS services kept and whether ``python`` compiled them)."""
+def dependencies(target: Target) -> Path:
+    """The locked dependencies installed for ``target``, as sources: no bytecode (cached
+    per lock, target, the AWS services kept and what is pruned)."""
     pins = locked_requirements()
     services = aws_services()
-    key = hashlib.sha256(json.dumps([pins, target.pip_options(), services, PRUNED,
-                                     bool(python)]).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps([pins, target.pip_options(), services,
+                                     PRUNED]).encode()).hexdigest()[:16]
     site = CACHE / f"{target.runtime}-{target.arch}-{key}"
     if site.is_dir():
         return site
@@ -224,15 +234,18 @@ def dependencies(target: Target, python: str | None = None) -> Path:
         # one built that way would carry this interpreter's tags and fails check_tree.
         _pip(["install", "--no-deps", "--no-compile", "--prefer-binary", "--quiet",
               "--target", str(work), *target.pip_options(), *pins])
-        for relative in PRUNED:
-            shutil.rmtree(work / relative, ignore_errors=True)
+        for pattern in PRUNED:
+            for path in list(work.glob(pattern)):
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
         prune_botocore(work, services)
+        # Dependencies ship without bytecode (7 MB zipped for every module of every
+        # package, most never imported): see "Bytecode" in infra/README.md.
         for cache_dir in list(work.rglob("__pycache__")):
             shutil.rmtree(cache_dir, ignore_errors=True)
         check_tree(work, target)
-        if python:
-            compile_bytecode(python, [(p, p.relative_to(work).as_posix())
-                                      for p in work.rglob("*.py")], work)
         try:
             work.rename(site)
         except OSError:
@@ -289,10 +302,45 @@ def app_files() -> list[tuple[Path, str]]:
     for path in sorted((ROOT / "chalicelib").rglob("*")):
         name = path.relative_to(ROOT).as_posix()
         if (not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo")
-                or any(name == ex or name.startswith(ex + "/") for ex in APP_EXCLUDED)):
+                or excluded(name)):
             continue
         found.append((path, name))
     return found
+
+
+def excluded(name: str) -> bool:
+    """Whether ``name`` (a path in the zip) is left out as APP_EXCLUDED."""
+    return any(name == ex or name.startswith(ex + "/") for ex in APP_EXCLUDED)
+
+
+def _module_of(name: str) -> str:
+    return name.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+
+def excluded_imports(files: list[tuple[Path, str]]) -> list[str]:
+    """``file:line module`` for each import of a left-out module by a packaged one, at any
+    depth of the code (a lazy import fails only when its path runs)."""
+    left_out = {_module_of(ex) for ex in APP_EXCLUDED}
+    found = []
+    for source, name in files:
+        if not name.endswith(".py") or name.startswith("chalice/"):
+            continue
+        package = _module_of(name).rpartition(".")[0] if not name.endswith("__init__.py") \
+            else _module_of(name)
+        for node in ast.walk(ast.parse(source.read_text(), name)):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            found += [f"{name}:{node.lineno} {target}" for target in targets
+                      if any(target == m or target.startswith(m + ".") for m in left_out)]
+    return sorted(set(found))
 
 
 def write_zip(path: Path, files: list[tuple[Path, str]]) -> tuple[int, int]:
@@ -314,13 +362,17 @@ def build(out_dir: Path = DEFAULT_OUT, region: str | None = None) -> Package:
     template = finish_template(chalice_template(region))
     target = target_of(template)
     python = find_python(target.python)
-    site = dependencies(target, python)
+    site = dependencies(target)
     files = [(p, p.relative_to(site).as_posix()) for p in site.rglob("*") if p.is_file()]
     if any(name.startswith("chalice/") for _, name in files):
         raise PackagingError("chalice is in requirements-lambda.txt: the zip carries only "
                              "its runtime module (chalice/app.py), added here")
     taken = {name for _, name in files}
     ours = app_files()
+    wrong = excluded_imports(ours)
+    if wrong:
+        raise PackagingError("packaged modules import modules the zip leaves out "
+                             "(APP_EXCLUDED):\n  " + "\n  ".join(wrong))
     for source, name in ours:
         if name in taken:
             raise PackagingError(f"{name} is both a dependency file and an app file")
@@ -329,11 +381,55 @@ def build(out_dir: Path = DEFAULT_OUT, region: str | None = None) -> Package:
     bytecode_dir = Path(tempfile.mkdtemp(prefix="nimbus-pyc-"))
     try:
         if python:
-            files += compile_bytecode(python, [item for item in ours
-                                               if item[1].endswith(".py")], bytecode_dir)
+            sources = [item for item in ours if item[1].endswith(".py")]
+            sources += cold_path_modules(python, site, ours)
+            files += compile_bytecode(python, sources, bytecode_dir)
         return _write_package(out_dir, files, template, target, bool(python))
     finally:
         shutil.rmtree(bytecode_dir, ignore_errors=True)
+
+
+# What a cold start runs before its first request: the app, the route table (the area
+# modules' imports) and the clients every request makes.  Run by the runtime's Python
+# against the staged zip; what it imports from the dependencies gets bytecode.
+_COLD_PATH = """
+import json, sys
+app_dir, site = sys.argv[1], sys.argv[2]
+sys.path[:0] = [app_dir, site]
+import app
+from chalicelib.api.routes import load_routes
+load_routes()
+import boto3
+for service in ("s3", "dynamodb", "sqs"):
+    boto3.client(service, region_name="us-east-1", aws_access_key_id="x",
+                 aws_secret_access_key="x")
+json.dump(sorted({m.__file__ for m in list(sys.modules.values())
+                  if (getattr(m, "__file__", None) or "").startswith(site + "/")}), sys.stdout)
+"""
+
+
+def cold_path_modules(python: str, site: Path, ours: list[tuple[Path, str]]
+                      ) -> list[tuple[Path, str]]:
+    """(path, name in the zip) of the dependency modules a cold start imports.
+
+    ``/var/task`` is read-only, so a module without bytecode in the zip is compiled on
+    every cold start: these are the ones that start pays for (about 0.3 s of CPU); the
+    rest of the dependencies ship as sources (infra/README.md, "Bytecode")."""
+    staged = Path(tempfile.mkdtemp(prefix="nimbus-app-"))
+    try:
+        for source, name in ours:
+            target = staged / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        done = subprocess.run([python, "-I", "-S", "-B", "-c", _COLD_PATH, str(staged),
+                               str(site)], capture_output=True, text=True,
+                              env={"PATH": os.environ.get("PATH", ""), "HOME": str(staged)})
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    if done.returncode != 0:
+        raise PackagingError(f"importing the app with {python} failed:\n{done.stderr[-2000:]}")
+    found = [Path(p) for p in json.loads(done.stdout)]
+    return [(p, p.relative_to(site).as_posix()) for p in found if p.suffix == ".py"]
 
 
 def _write_package(out_dir: Path, files, template: dict, target: Target,

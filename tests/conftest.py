@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json as jsonlib
 import os
+from contextlib import contextmanager
 
 # Settings are read once per process: fix them before anything imports chalicelib.
 os.environ.update({
@@ -102,8 +103,8 @@ class ApiClient:
         return resp.json["sha1"]
 
 
-@pytest.fixture
-def aws():
+@contextmanager
+def moto_world():
     """Fresh moto state with the table, bucket and queues created by infra's bootstrap.
     moto is not atomic under threads: requests are serialized as the local runtime does,
     so racing tests catch races in our code, not in moto's."""
@@ -111,25 +112,40 @@ def aws():
 
     with mock_aws(), serialized_mock_aws():
         from chalicelib import aws as aws_clients
+        from chalicelib.services import web_sessions
         from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
 
         aws_clients.reset_clients()
         table.configure()
         ids.reset()
+        web_sessions.reset_key_cache()
         ensure_resources()
-        yield
-        aws_clients.reset_clients()
-        table.configure()
+        try:
+            yield
+        finally:
+            aws_clients.reset_clients()
+            table.configure()
 
 
-@pytest.fixture
-def api(aws):
+def admin_client() -> ApiClient:
+    """The app with the site admin ``ADMIN`` made (inside a moto world)."""
     from app import app
     from chalicelib.services.accounts import ensure_admin
 
     ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
     return ApiClient(app)
+
+
+@pytest.fixture
+def aws():
+    with moto_world():
+        yield
+
+
+@pytest.fixture
+def api(aws):
+    return admin_client()
 
 
 def drain_outbox() -> list:

@@ -7,8 +7,11 @@ transactions under action names IAM does not have.  ``Authorizer`` below puts in
 evaluates instead (documented per service in the AWS Service Authorization Reference):
 the table or index ARN, each table of a batch, each item action of a transaction, the
 parameter ARN, single-message SQS actions, GetQueueUrl on the queue.  S3 keeps moto's
-own evaluation (bucket and object ARNs).  Every denial is recorded, so one that the code
-swallows (a signing key that cannot be stored) still fails the test, naming the action.
+own evaluation (bucket and object ARNs), plus two of AWS's rules moto lacks: a
+DeleteObjects request is authorized per key, and a GET or HEAD of a missing key needs
+s3:ListBucket on the bucket (without it AWS answers 403, not 404).  Every denial is
+recorded, so one that the code swallows (a signing key that cannot be stored) still
+fails the test, naming the action.
 
 ``rendered_roles`` gives each function the role ``infra/template.py`` renders for it,
 with intrinsics resolved to the moto resources' real names and ARNs; ``Stack`` runs code
@@ -140,6 +143,15 @@ def deleted_keys(handler) -> list[str] | None:
     return [node.text for node in root.iter() if node.tag.rsplit("}", 1)[-1] == "Key"]
 
 
+def object_exists(handler, arn: str) -> bool:
+    """Whether the object an S3 key request names is in moto's bucket."""
+    from moto.s3.models import s3_backends
+
+    bucket, _, key = arn.split(":::", 1)[1].partition("/")
+    found = s3_backends[handler.current_account]["aws"].buckets.get(bucket)
+    return found is not None and key in found.keys
+
+
 class Authorizer:
     """Installed over moto's check; records what each function was allowed or denied."""
 
@@ -186,6 +198,16 @@ class Authorizer:
                     me.denied.append((me.function, action, resource))
                     raise
                 me.allowed.add((me.function, action, resource))
+                if action == "s3:GetObject" and not object_exists(handler, resource):
+                    # AWS tells "no such key" only to a caller that may list the bucket.
+                    uri = urlparse(handler.uri)
+                    request = iam_request_cls(account_id=handler.current_account,
+                                              method=handler.method,
+                                              path=uri.path + (f"?{uri.query}" if uri.query else ""),
+                                              data=handler.data, body=handler.raw_body,
+                                              headers=handler.headers, action="ListBucket")
+                    request.check_signature()
+                    me.check(request, "s3:ListBucket", resource.split("/", 1)[0])
                 return
             # DeleteObjects: AWS authorizes s3:DeleteObject on each key, moto the bucket.
             path = urlparse(handler.uri).path + "?" + urlparse(handler.uri).query
@@ -243,7 +265,7 @@ class Stack:
         from moto.core.authorization import enable_iam_authentication
 
         from chalicelib import aws
-        from chalicelib.services import webhook_deliveries
+        from chalicelib.services import signing, web_sessions, webhook_deliveries
         from chalicelib.store import table
 
         made = self._credentials(function)
@@ -257,6 +279,8 @@ class Stack:
             self.starts += 1
             env.setenv("NIMBUS_CACHE_DIR", str(self.scratch / f"{function}-{self.starts}"))
             env.setattr(webhook_deliveries, "_queue_urls", {})
+            signing.reset_cache()
+            web_sessions.reset_key_cache()
             aws.reset_clients()
             table.configure()
             self.authorizer.function = function

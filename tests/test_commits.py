@@ -69,6 +69,11 @@ def test_list_newest_first_with_records_and_total(api, scene):
     assert first["commit"]["author"] == {"name": "Alice", "email": "alice@example.com",
                                          "date": "2023-11-14T22:20:00Z"}
     assert first["parents"][0]["sha"] == chain[3]
+    # CommitMeta.created is a date-time: Go's zero time, as Forgejo sends for parents.
+    assert first["parents"][0]["created"] == "0001-01-01T00:00:00Z"
+    # The commits' e-mail is alice's: author and committer are her User record.
+    assert first["author"]["login"] == first["committer"]["login"] == "alice"
+    assert set(first["author"]) == set(schemas.RECORDS["User"])
     assert first["url"] == f"http://nimbus.test/api/v1{R}/git/commits/{chain[4]}"
     assert first["html_url"] == f"http://nimbus.test/alice/proj/commit/{chain[4]}"
     assert first["stats"] == {"total": 2, "additions": 1, "deletions": 1}
@@ -134,7 +139,10 @@ def test_diff_and_patch(api, scene):
     assert b"diff --git a/b.txt b/b.txt" in diff.body
     assert b"-line 2\n+line 4\n" in diff.body
     patch = api.get(f"{R}/git/commits/{chain[4]}.patch").body
-    assert patch.startswith(b"From " + chain[4].encode()) and b"Subject: [PATCH" in patch
+    assert patch.startswith(b"From " + chain[4].encode())
+    # One commit: "[PATCH]", as git format-patch numbers a lone patch; the author's date.
+    assert b"\nSubject: [PATCH] commit 4\n" in patch, patch
+    assert b"\nDate: Tue, 14 Nov 2023 22:20:00 +0000\n" in patch
     assert b"+line 4" in patch
     assert api.get(f"{R}/git/commits/{chain[4]}.zip").status == 404
     assert api.get(f"{R}/git/commits/{'0' * 40}.diff").status == 404
@@ -219,3 +227,30 @@ class _Parent:
 
     def __init__(self, sha: str):
         self.id = sha.encode()
+
+
+def test_commit_users_are_linked_by_email(api, scene):
+    """Forgejo links author and committer to the users owning their e-mail (a no-reply
+    address names its user); nobody's address leaves them null.  The whole page costs
+    the same reads however many commits it holds."""
+    from chalicelib.settings import get_settings
+
+    tip, objs = commit_at(_Parent(scene["chain"][4]), {"c.txt": b"c\n"}, "by carol", T0 + 900)
+    tip.author = f"Carol <carol@{get_settings().no_reply_address}>".encode()
+    tip.committer = b"Nobody <nobody@example.com>"
+    report = push(api, scene["alice"], "proj", [(ZERO, tip.id.decode(), "refs/heads/other")],
+                  objs)
+    assert "ok refs/heads/other" in report, report
+    got = api.get(f"{R}/git/commits/{tip.id.decode()}").json
+    assert got["author"]["login"] == "carol" and got["committer"] is None
+    listed = api.get(f"{R}/commits?sha=other&limit=2").json
+    assert [c["author"]["login"] for c in listed] == ["carol", "alice"]
+    assert [c["committer"] and c["committer"]["login"] for c in listed] == [None, "alice"]
+    # An organization's address links nobody (Forgejo's e-mail table holds users').
+    assert api.post("/orgs", token=scene["alice"], json={
+        "username": "corp", "email": "corp@example.com"}).status == 201
+    tip2, objs2 = commit_at(_Parent(tip.id.decode()), {"d.txt": b"d\n"}, "by corp", T0 + 950)
+    tip2.author = tip2.committer = b"Corp <corp@example.com>"
+    push(api, scene["alice"], "proj", [(tip.id.decode(), tip2.id.decode(), "refs/heads/other")],
+         objs2)
+    assert api.get(f"{R}/git/commits/other").json["author"] is None

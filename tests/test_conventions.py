@@ -29,9 +29,9 @@ def test_trailing_and_double_slashes_reach_the_same_handler(api):
 def test_greedy_parameters_hold_slashes():
     table = RouteTable()
     table.add(Route("GET", "/repos/{owner}/{repo}/raw/{filepath:path}", "raw", handler=None,
-                    tag="t"))
+                    tag="t", scope="repository"))
     table.add(Route("GET", "/repos/{owner}/{repo}/branches/{branch:path}", "br", handler=None,
-                    tag="t"))
+                    tag="t", scope="repository"))
     route, params = table.match("GET", "/repos/o/r/raw/a/b/c.txt")
     assert route.operation_id == "raw" and params == {"owner": "o", "repo": "r",
                                                       "filepath": "a/b/c.txt"}

@@ -7,6 +7,7 @@ why it has to be, is in ``tests/iam_harness.py``; here the functions run and are
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import sys
 import time
@@ -15,6 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests import iam_paths
 from tests.iam_harness import (Authorizer, Stack, consume, rendered_roles, schedule_event,
                                stream_records, unused_rights)
 from tests.test_migrations import git, local_networks_allowed, remote  # noqa: F401 - fixtures
@@ -57,8 +59,9 @@ def must(response, status: int = 200):
     return response.json if "json" in response.headers.get("content-type", "") else None
 
 
-def drive_api(api, stack: Stack, remote) -> None:  # noqa: F811 - the fixture's value
-    """One request per AWS-touching path of the API, each as its user would send it."""
+def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's value
+    """One request per AWS-touching path of the API, each as its user would send it;
+    the pull request whose merge waits for its checks and the repository to delete."""
     from tests.conftest import ADMIN
 
     must(api.post("/admin/users", auth=ADMIN, json={
@@ -96,6 +99,7 @@ def drive_api(api, stack: Stack, remote) -> None:  # noqa: F811 - the fixture's 
     pull = must(api.post(f"{repo}/pulls", token=token, json={
         "title": "feature", "head": "feature", "base": "main"}), 201)
     must(api.post(f"{repo}/pulls/{pull['number']}/merge", token=token, json={"Do": "merge"}))
+    scheduled = iam_paths.schedule_merge(api, must, token, repo)
     hook = must(api.post(f"{repo}/hooks", token=token, json={
         "type": "gitea", "active": True, "events": ["push", "issues"],
         "config": {"url": "http://hooks.invalid/x", "content_type": "json"}}), 201)
@@ -118,23 +122,24 @@ def drive_api(api, stack: Stack, remote) -> None:  # noqa: F811 - the fixture's 
         "clone_addr": remote["url"], "repo_name": "mirror", "mirror": True,
         "mirror_interval": "10m"}), 201)
     must(api.post("/user/repos", token=token, json={"name": "gone", "auto_init": True}), 201)
+    gone = iam_paths.archive_and_attach(api, must, form, token, "/repos/alice/gone")
+    return {"scheduled": scheduled, "gone": gone}
 
 
 def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from app import (event_worker, mirror_sync, outbox_relay, outbox_sweep, pack_compaction,
                      quota_check, webhook_sweep, webhook_worker)
-    from chalicelib.gitstore import compaction
     from chalicelib.jobs import relay
     from chalicelib.services import signing
     from chalicelib.settings import get_settings
     from chalicelib.store.table import MirrorDue, keys
-    from chalicelib.web import session as web_session
+    from chalicelib.services import web_sessions as web_session
 
     # Keys cached by an earlier test in this process would skip SSM: start cold.
     signing.reset_cache()
     web_session.reset_key_cache()
     with stack.run_as("APIHandler"):
-        drive_api(api, stack, remote)
+        made = drive_api(api, stack, remote)
     # In AWS every POST goes to the streaming function (infra/template.py): git transfers.
     with stack.run_as("StreamHandler"):
         transfer = bench_git()
@@ -162,11 +167,14 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from chalicelib import aws
     urls = {name: aws.client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
             for name in (settings.EVENTS_QUEUE, settings.WEBHOOK_QUEUE)}
+    iam_paths.drop_signing_key()
     with stack.run_as("EventWorker"):
         handled = 0
         while (n := consume(urls[settings.EVENTS_QUEUE], event_worker)):
             handled += n
         assert handled >= len(records)
+    # The green status completed the scheduled merge, signed with the key the worker made.
+    assert api.get(f"/repos/alice/demo/pulls/{made['scheduled']}").json["merged"] is True
     # A deletion once the repository's own events are handled: the worker purges the
     # pool (its packs in S3).
     with stack.run_as("APIHandler"):
@@ -180,6 +188,9 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     with stack.run_as("EventWorker"):
         while consume(urls[settings.EVENTS_QUEUE], event_worker):
             pass
+    # The cleanup removed the deleted repository's cached archives and attachments.
+    assert not iam_paths.s3_keys(f"archives/{made['gone']}/")
+    assert not iam_paths.s3_keys(f"attachments/{made['gone']}/")
     with stack.run_as("WebhookWorker"):
         assert consume(urls[settings.WEBHOOK_QUEUE], webhook_worker) >= 1
     with stack.run_as("WebhookSweep"):
@@ -193,15 +204,54 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     git("push", "-q", str(remote["bare"]), "main", cwd=remote["work"])
     with stack.run_as("MirrorSync"):
         assert mirror_sync(schedule_event(), None)["synced"] == 1
-    days = time.time() + 2 * 86400
-    monkeypatch.setattr(compaction, "time", type("Later", (), {
-        "time": staticmethod(lambda: days), "monotonic": staticmethod(time.monotonic)}))
-    with stack.run_as("PackCompaction"):
-        assert pack_compaction(schedule_event(), None)["compacted"] >= 1
+    stale = run_compactions(stack, pack_compaction, int(mirror.pool_id), monkeypatch)
+    # The mirror's next sync still holds a list naming the packs the second run swept.
+    MirrorDue(*keys.mirror_due(mirror.id), repo_pk=mirror.pk, due=1).save()
+    (remote["work"] / "newer.txt").write_text("newer\n")
+    git("add", ".", cwd=remote["work"])
+    git("commit", "-q", "-m", "newer", cwd=remote["work"])
+    git("push", "-q", str(remote["bare"]), "main", cwd=remote["work"])
+    with iam_paths.listing_read_before_a_sweep(monkeypatch, int(mirror.pool_id),
+                                               stale) as listed, \
+            stack.run_as("MirrorSync"):
+        assert mirror_sync(schedule_event(), None)["synced"] == 1
+    assert int(mirror.pool_id) in listed
+    # Those packs answered 404 (the store moved on to the compacted pack), not 403.
+    assert ("s3:ListBucket", f"arn:aws:s3:::{settings.BUCKET}") in \
+        stack.authorizer.used("MirrorSync")
     demo = repo_store.get("alice", "demo")
     demo.update(actions=[type(demo).quota_size.set(1)])   # drift for the check to repair
     with stack.run_as("QuotaCheck"):
         assert quota_check(schedule_event(), None)["corrected"] >= 1
+
+
+def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch) -> dict:
+    """Two daily runs of compaction.  The first retires demo's sixty-odd packs (more than
+    one transaction holds), publishes their garbage while another run's sweep of the same
+    name ends, and sweeps orphaned uploads; the second sweeps what the first retired.
+    Returns the mirror pool's pack list from before them: packs now swept."""
+    from chalicelib.gitstore import compaction, packdb
+    from chalicelib.store import repos as repo_store
+
+    demo_pool = int(repo_store.get("alice", "demo").pool_id)
+    orphans = iam_paths.many_packs_and_orphans(demo_pool)
+    retiring, stale = packdb.list_packs(demo_pool), packdb.list_packs(mirror_pool)
+    assert len(retiring) > iam_paths.PACKS_TO_RETIRE and stale
+    for days in (2, 4):
+        later = time.time() + days * 86400
+        monkeypatch.setattr(compaction, "time", type("Later", (), {
+            "time": staticmethod(lambda later=later: later),
+            "monotonic": staticmethod(time.monotonic)}))
+        racing = iam_paths.publication_racing_a_sweep(monkeypatch) if days == 2 else \
+            contextlib.nullcontext([])
+        with racing as raced, stack.run_as("PackCompaction"):
+            assert pack_compaction(schedule_event(), None)["compacted"] >= 1
+        if days == 2:
+            assert raced and not set(retiring) & set(packdb.list_packs(demo_pool))
+            assert not set(orphans) & set(iam_paths.s3_keys(f"packs/{demo_pool}/"))
+    swept = iam_paths.s3_keys(f"packs/{mirror_pool}/")
+    assert not [name for name in stale if any(name in key for key in swept)]
+    return stale
 
 
 @pytest.fixture

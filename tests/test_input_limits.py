@@ -126,7 +126,7 @@ def test_every_write_route_refuses_bad_text_without_a_server_error(api, scene):
         for field in _fields(route):
             top, _, inner = field.partition(".")
             oversized = "x" * (maxima.get(field, input_rules.DEFAULT_MAX) + 1)
-            for value in (LONE, oversized):
+            for value in (LONE, oversized, "nul \x00 text"):
                 cases.append((field, {top: {inner: value} if inner else value}))
         cases.append(("surrogate key", {LONE: 1}))
         cases.append(("surrogate in list", {"labels": [LONE], "events": [LONE]}))
@@ -176,6 +176,55 @@ def test_lone_surrogates_are_refused_naming_the_field(api, scene):
         assert resp.json["message"].startswith(f"[{field}]:"), resp.json
         assert set(resp.json) == {"message", "url"}
     assert _snapshot(api, scene) == before
+    _assert_lists_answer(api, scene)
+
+
+def test_nul_and_control_characters(api, scene):
+    """NUL is refused in every text; single-line fields (names, titles, refs) refuse
+    every C0 control, tab and newline included; bodies keep the others (a log pasted
+    into an issue holds escape sequences).  Each refusal names the field."""
+    alice = scene["alice"]
+    before = _snapshot(api, scene)
+    refused = [
+        ("POST", "/issues", {"title": "nul \x00 here"}, "Title"),
+        ("POST", "/issues", {"title": "colour \x1b[31m"}, "Title"),
+        ("POST", "/issues", {"title": "two\nlines"}, "Title"),
+        ("POST", "/issues", {"title": "tab\there"}, "Title"),
+        ("POST", "/issues", {"title": "t", "body": "nul \x00 in a body"}, "Body"),
+        ("PATCH", "/issues/1", {"title": "bell \x07"}, "Title"),
+        ("POST", "/issues/1/comments", {"body": "\x00"}, "Body"),
+        ("POST", "/labels", {"name": "bu\x08g", "color": "#00ff00"}, "Name"),
+        ("POST", "/labels", {"name": "ok", "color": "#00ff00", "description": "a\nb"},
+         "Description"),
+        ("POST", "/milestones", {"title": "v\r2"}, "Title"),
+        ("POST", "/milestones", {"title": "m", "description": "\x00"}, "Description"),
+        ("PATCH", "", {"name": "pro\x01j"}, "Name"),
+        ("PATCH", "", {"description": "nul \x00"}, "Description"),
+        ("POST", "/keys", {"title": "k\ney", "key": ssh_key()}, "Title"),
+        ("POST", "/releases", {"tag_name": "v1", "name": "r\x1b"}, "Name"),
+        ("POST", "/branches", {"new_branch_name": "b\tx"}, "NewBranchName"),
+        ("POST", "/statuses/main", {"state": "success", "context": "ci\n"}, "Context"),
+    ]
+    for method, path, payload, field in refused:
+        resp = api.request(method, R + path, json=payload, token=alice)
+        assert resp.status == 422, (method, path, payload, resp)
+        assert resp.json["message"].startswith(f"[{field}]: must not contain"), resp.json
+    for payload, field in (({"full_name": "Al\x00ice", "login_name": "alice"}, "FullName"),
+                           ({"location": "a\tb", "login_name": "alice"}, "Location")):
+        edit = api.patch("/admin/users/alice", auth=ADMIN, json=payload)
+        assert edit.status == 422 and edit.json["message"].startswith(f"[{field}]:"), edit
+    assert api.post("/orgs", token=alice, json={"username": "o\x00rg"}).status == 422
+    assert api.post("/users/alice/tokens", auth=("alice", PASSWORD),
+                    json={"name": "to\nken", "scopes": ["all"]}).status == 422
+    assert _snapshot(api, scene) == before
+    # Bodies and multi-line descriptions keep escape sequences, tabs and newlines.
+    log = "build failed:\n\x1b[31merror\x1b[0m\tline 3\r\n"
+    made = api.post(f"{R}/issues", token=alice, json={"title": "CI log", "body": log})
+    assert made.status == 201 and made.json["body"] == log
+    comment = api.post(f"{R}/issues/1/comments", token=alice, json={"body": log})
+    assert comment.status == 201 and comment.json["body"] == log
+    edited = api.patch(R, token=alice, json={"description": "two\nlines\tand a tab"})
+    assert edited.status == 200 and edited.json["description"] == "two\nlines\tand a tab"
     _assert_lists_answer(api, scene)
 
 

@@ -343,6 +343,23 @@ def test_admin_from_the_environment_survives_a_restart(tmp_path):
         status, user = call(base, "GET", "/api/v1/user")
         assert (status, user["login"]) == (200, "root")
         assert stop(process)[0] == 0
+    # A site admin exists: the hint about creating one is not repeated on every start.
+    assert "no admin created" not in process.output.read_text()
+
+
+def test_the_no_admin_hint_appears_only_without_a_site_admin(api):
+    """In-process, on the test table: root is a site admin, then is not."""
+    from chalicelib import aws
+    from chalicelib.local.__main__ import ensure_admin_from_env
+    from chalicelib.store.accounts import get_by_name
+    from chalicelib.store.table import Item
+
+    assert ensure_admin_from_env({}) == ""
+    root = get_by_name("root")
+    aws.client("dynamodb").update_item(
+        TableName=Item.Meta.table_name, Key={"pk": {"S": root.pk}, "sk": {"S": root.sk}},
+        UpdateExpression="SET is_admin = :no", ExpressionAttributeValues={":no": {"BOOL": False}})
+    assert "no admin created" in ensure_admin_from_env({})
 
 
 def test_served_app_sees_settings_and_whole_request_bodies(tmp_path):

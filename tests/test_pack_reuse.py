@@ -512,3 +512,68 @@ def test_a_first_push_holding_more_than_its_refs_reach_is_no_main_pack(server, t
         repo.object_store.add_thin_pack(pack_of(other).read, None, closed_over=[other.id])
         roles = sorted(i.role for i in repo.object_store.pack_infos().values())
         assert roles == ["compacted", "push"]
+
+
+def test_a_first_push_with_a_submodule_is_the_main_pack(server, tmp_path):  # noqa: F811
+    from io import BytesIO
+
+    from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.pack import write_pack_objects
+
+    # A submodule entry names a commit of another repository: not part of what the
+    # push's refs reach, so the pack is still exactly their closure.
+    blob = Blob.from_string(b"kept\n")
+    tree = Tree()
+    tree.add(b"a.txt", 0o100644, blob.id)
+    tree.add(b"lib", 0o160000, b"1" * 40)
+    head = Commit()
+    head.tree, head.message = tree.id, b"with a submodule\n"
+    head.author = head.committer = b"T <t@example.com>"
+    head.author_time = head.commit_time = 1_700_000_000
+    head.author_timezone = head.commit_timezone = 0
+    out = BytesIO()
+    write_pack_objects(out.write, [(o, None) for o in (head, tree, blob)], DEFAULT_OBJECT_FORMAT)
+    out.seek(0)
+    with server.open("submodule") as repo:
+        repo.object_store.add_thin_pack(out.read, None, closed_over=[head.id])
+        (info,) = repo.object_store.pack_infos().values()
+        assert info.role == "compacted" and info.tips.tips == {head.id}
+
+
+def test_a_blobless_clone_is_cut_from_the_main_pack(server, git, tmp_path):  # noqa: F811
+    from chalicelib.gitstore.pack_filter import parse_filter
+    from chalicelib.gitstore.pack_subset import blobless_stream
+
+    url, work = server.url("blobless"), str(tmp_path / "work")
+    make_history(git, work, url)
+    # Pushed after the main pack: a changed big file (a delta against a blob of the main
+    # pack, left out) and a new file.
+    with open(os.path.join(work, "src/big.py"), "a") as f:
+        f.write("# later\n")
+    git("commit", "-qam", "later", cwd=work)
+    commit(git, work, "new/file.txt", "brand new\n")
+    git("push", "-q", url, "main", cwd=work)
+    refs = remote_refs(git, url)
+    wants = clone_wants(refs)
+
+    def subset(want, spec="blob:none", **kw):
+        with server.open("blobless") as repo:
+            stream = blobless_stream(repo, {w.encode() for w in want}, set(), shallow=False,
+                                     filter_spec=parse_filter(spec), include_tag=True,
+                                     ofs_delta=True, **kw)
+            return None if stream is None else b"".join(stream)
+
+    data = subset(wants)
+    dest = tmp_path / "partial"
+    run_git("init", "-q", "--bare", str(dest))
+    # Not --strict: that would ask for the blobs left out.
+    run_git("index-pack", "--stdin", cwd=dest, data=data)
+    got = set(run_git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
+                      cwd=dest).decode().split())
+    expected = run_git("rev-list", "--objects", "--filter=blob:none", *sorted(wants), cwd=work)
+    assert got == {line.split()[0] for line in expected.decode().splitlines()}
+    # A wanted blob (a lazy fetch), another filter: built by walking, not cut.
+    blob = run_git("rev-parse", "HEAD:src/big.py", cwd=work).decode().strip()
+    assert subset({blob}) is None
+    assert subset(wants, "blob:limit=1k") is None

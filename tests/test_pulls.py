@@ -31,16 +31,23 @@ def scene(api):
     assert api.post("/user/repos", token=tokens["alice"], json={"name": "proj"}).status == 201
     assert api.put(f"{R}/collaborators/bob", token=tokens["alice"],
                    json={"permission": "write"}).status == 204
-    base, objs = make_commit(None, {"README.md": b"hello\n"}, "initial")
-    feature, more = make_commit(base.id.decode(), {"README.md": b"hello\n", "a.txt": b"a\n"},
-                                "add a")
-    report = push(api, tokens["alice"], "proj", [
-        (ZERO, base.id.decode(), "refs/heads/main"),
-        (ZERO, feature.id.decode(), "refs/heads/feature")], [*objs, *more])
-    assert "ok refs/heads/feature" in report, report
+    base, feature = push_main_and_feature(api, tokens["alice"], "proj")
     drain_outbox()
     tokens.update(base=base.id.decode(), feature=feature.id.decode())
     return tokens
+
+
+def push_main_and_feature(api, token, repo: str):
+    """``main`` (a README) and ``feature`` (one commit more, adding a.txt), pushed to
+    ``alice/<repo>``: the commits, base first."""
+    base, objs = make_commit(None, {"README.md": b"hello\n"}, "initial")
+    feature, more = make_commit(base.id.decode(), {"README.md": b"hello\n", "a.txt": b"a\n"},
+                                "add a")
+    report = push(api, token, repo, [
+        (ZERO, base.id.decode(), "refs/heads/main"),
+        (ZERO, feature.id.decode(), "refs/heads/feature")], [*objs, *more])
+    assert "ok refs/heads/feature" in report, report
+    return base, feature
 
 
 def open_pull(api, token, head="feature", base="main", title="Add a", **extra):
@@ -73,7 +80,8 @@ def test_open_get_and_record(api, scene):
     assert pull["number"] == 1 and pull["state"] == "open" and pull["user"]["login"] == "carol"
     assert pull["mergeable"] is True and pull["merged"] is False
     assert pull["head"]["label"] == "feature" and pull["head"]["sha"] == scene["feature"]
-    assert pull["head"]["ref"] == "refs/pull/1/head" and pull["head"]["repo_id"] == \
+    # While the head branch exists, its name is the ref (Forgejo's convert/pull.go).
+    assert pull["head"]["ref"] == "feature" and pull["head"]["repo_id"] == \
         pull["base"]["repo_id"]
     assert pull["base"]["label"] == pull["base"]["ref"] == "main"
     assert pull["base"]["sha"] == scene["base"] and pull["merge_base"] == scene["base"]
@@ -246,7 +254,8 @@ def test_diff_patch_commits_files(api, scene):
     diff = api.get(f"{R}/pulls/1.diff")
     assert diff.status == 200 and b"+++ b/a.txt" in diff.body and b"+a" in diff.body
     patch = api.get(f"{R}/pulls/1.patch").body
-    assert patch.startswith(b"From " + scene["feature"].encode()) and b"Subject: [PATCH" in patch
+    assert patch.startswith(b"From " + scene["feature"].encode())
+    assert b"\nSubject: [PATCH] add a\n" in patch       # a series of one is not numbered
     assert api.get(f"{R}/pulls/1.zip").status == 404
     commits = api.get(f"{R}/pulls/1/commits").json
     assert [c["sha"] for c in commits] == [scene["feature"]]
@@ -361,6 +370,13 @@ def test_delete_branch_after_merge_and_manual_merge(api, scene):
     assert r.status == 200, r
     assert api.get(f"{R}/branches/feature").status == 404
     assert api.get(f"{R}/branches/main").json["commit"]["id"] == scene["feature"]
+    # The head branch is gone: the pull request's head is named by refs/pull/1/head.
+    deliver_events()
+    assert api.get(f"{R}/pulls/1").json["head"]["ref"] == "refs/pull/1/head"
+    assert api.get(f"{R}/pulls?state=closed").json[0]["head"]["ref"] == "refs/pull/1/head"
+    branch_to(api, alice, "feature", ZERO, {"README.md": b"again\n"}, parent=scene["base"])
+    deliver_events()
+    assert api.get(f"{R}/pulls/1").json["head"]["ref"] == "feature"     # exists again
     # manually-merged: allowed only when the repository allows it, and only for a commit
     # already on the base branch.
     other = branch_to(api, alice, "other", ZERO, {"README.md": b"hello\n", "o.txt": b"o\n"},

@@ -103,6 +103,8 @@ def test_create_rules(api, people):
     again = create(api, alice, tag_name="V1")      # tags are unique without regard to case
     assert again.status == 409
     assert again.json["message"] == "release tag already exist [tag_name: V1]"
+    # The existing release is found before the option's other fields are checked.
+    assert create(api, alice, tag_name="v1", name="").status == 409
     assert release_counter(api, alice) == 1
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.services import input_rules, repair
-from tests.conftest import drain_outbox
+from tests.conftest import ADMIN, drain_outbox
 
 R = "/repos/alice/proj"
 
@@ -95,3 +95,21 @@ def test_rendering_replaces_a_stored_lone_surrogate():
 
     body = ApiResponse.json([{"title": "a\ud800b", "body": "pair \U0001f600 kept"}]).body
     assert body.decode("utf-8") == '[{"title":"a\ufffdb","body":"pair \U0001f600 kept"}]\n'
+
+
+def test_repair_lists_users_written_before_the_user_index(api, capsys):
+    """A user stored by an older version is not in the user index (gsi2 ``USERS``), so
+    ``/admin/users`` misses it until ``admin repair`` indexes it."""
+    from chalicelib import aws, cli
+    from chalicelib.store.table import Item
+
+    api.create_user("old")
+    stored = next(i for i in aws.client("dynamodb").scan(TableName=Item.Meta.table_name)["Items"]
+                  if i["sk"]["S"] == "A" and i["login"]["S"] == "old")
+    aws.client("dynamodb").update_item(
+        TableName=Item.Meta.table_name, Key={"pk": stored["pk"], "sk": stored["sk"]},
+        UpdateExpression="REMOVE gsi2pk, gsi2sk")
+    assert [u["login"] for u in api.get("/admin/users", auth=ADMIN).json] == ["root"]
+    assert cli.main(["--aws", "admin", "repair"]) == 0
+    assert "gsi2pk: not in the user index" in capsys.readouterr().out
+    assert [u["login"] for u in api.get("/admin/users", auth=ADMIN).json] == ["old", "root"]

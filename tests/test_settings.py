@@ -39,8 +39,25 @@ def test_escaped_section_names():
     ({"NIMBUS__REPOSITORY_0X2E_SIGNING__FORMAT": "x509"}, "[repository.signing] FORMAT"),
     ({"NIMBUS__NOSEPARATOR": "1"}, "NIMBUS__<SECTION>__<KEY>"),
     ({"NIMBUS_CONFIG": "/does/not/exist.ini"}, "cannot read"),
+    ({"NIMBUS__API__STATUS_ROUTES": "gitea"}, "[api] STATUS_ROUTES"),
 ])
 def test_bad_values_fail_clearly(env, fragment):
     with pytest.raises(SettingsError) as err:
         load_settings(env)
     assert fragment in str(err.value)
+
+
+def test_readme_documents_what_a_first_user_trips_on():
+    """The README says how to allow a local webhook receiver (every value
+    ``ALLOWED_HOST_LIST`` takes, with an example), that ``make test`` may install
+    Chromium with apt as root, and the ``[api] STATUS_ROUTES`` switch."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    section = readme[readme.index("### Webhooks to a receiver"):readme.index("## What works")]
+    for value in ("external", "loopback", "private", "*"):
+        assert f"| `{value}` |" in section, value
+    assert "NIMBUS__WEBHOOK__ALLOWED_HOST_LIST=loopback" in section
+    assert re.search(r"`make test`[^.]*apt-get install[^.]*root", readme, re.S)
+    assert "`STATUS_ROUTES` (`seed`" in readme and "`forgejo`" in readme

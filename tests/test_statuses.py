@@ -168,6 +168,37 @@ def test_list_sorts_filters_and_pages(api, people, monkeypatch):
     assert api.get(f"{R}/statuses/nope", token=alice).json == []
 
 
+def test_forgejo_status_routes_list_at_statuses_and_create_answers_201(api, people):
+    """[api] STATUS_ROUTES = forgejo: /commits/{ref}/statuses lists the statuses of the
+    ref's commit (repoListStatusesByRef) and a create answers 201; /status stays the
+    combined status.  The default (seed) keeps the combined status and 200."""
+    from chalicelib.settings import overridden
+
+    alice = people["alice"]
+    sha = head(api, alice)
+    assert post(api, alice, sha, state="success", context="a").status == 200
+    assert set(api.get(f"{R}/commits/main/statuses").json) == set(
+        schemas.RECORDS["CombinedStatus"])
+    with overridden({"NIMBUS__API__STATUS_ROUTES": "forgejo"}):
+        made = post(api, alice, sha, state="failure", context="b")
+        assert made.status == 201, made
+        assert_status_record(made.json)
+        for ref in ("main", sha, sha[:10]):
+            listed = api.get(f"{R}/commits/{ref}/statuses?sort=oldest", token=alice)
+            assert listed.status == 200 and isinstance(listed.json, list), listed
+            assert [s["context"] for s in listed.json] == ["a", "b"]
+            assert listed.headers["x-total-count"] == "2"
+        failed = api.get(f"{R}/commits/main/statuses?state=failure").json
+        assert [s["context"] for s in failed] == ["b"]
+        assert api.get(f"{R}/commits/nope/statuses").json == []
+        combined = api.get(f"{R}/commits/main/status").json
+        assert combined["state"] == "failure" and combined["total_count"] == 2
+    with overridden({"NIMBUS__API__STATUS_ROUTES": "sideways"}):
+        from chalicelib.settings import SettingsError, load_settings
+        with pytest.raises(SettingsError, match="STATUS_ROUTES"):
+            load_settings()
+
+
 def test_combined_status_latest_per_context_and_precedence(api, people):
     alice, bob = people["alice"], people["bob"]
     sha = head(api, alice)

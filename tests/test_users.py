@@ -114,6 +114,78 @@ def test_get_user_and_visibility(api):
     assert isinstance(missing.json["errors"], list)
 
 
+def test_admin_search_users(api):
+    """adminSearchUsers: every user (organizations left out), filters, sorts, paging."""
+    from chalicelib.services import user_search
+
+    for name, extra in (("cara", {"full_name": "Cara Way"}), ("abe", {"login_name": "abe-ldap"}),
+                        ("bo", {"visibility": "private"})):
+        api.create_user(name, **extra)
+    token = api.create_token("cara")
+    assert api.post("/orgs", token=token, json={"username": "corp"}).status == 201
+
+    def logins(query="", **kw):
+        r = api.get(f"/admin/users{query}", **(kw or {"auth": ADMIN}))
+        assert r.status == 200, r
+        return [u["login"] for u in r.json], r.headers
+
+    found, headers = logins()
+    assert found == ["abe", "bo", "cara", "root"] and headers["x-total-count"] == "4"
+    listed = api.get("/admin/users", auth=ADMIN).json
+    assert_matches_forgejo(listed[0], "User")
+    assert listed[0]["login_name"] == "abe-ldap"          # an admin sees private fields
+    assert logins("?sort=reversealphabetically")[0] == ["root", "cara", "bo", "abe"]
+    assert logins("?sort=newest")[0] == ["bo", "abe", "cara", "root"]
+    assert logins("?sort=oldest")[0] == ["root", "cara", "abe", "bo"]
+    assert logins("?login_name=abe-ldap")[0] == ["abe"]
+    assert logins("?q=way")[0] == ["cara"]               # the full name matches
+    assert logins("?source_id=3")[0] == [] and logins("?source_id=0")[0][0] == "abe"
+    assert logins("?is_2fa_enabled=true")[0] == []
+    found, headers = logins("?limit=2&page=2")
+    assert found == ["cara", "root"] and headers["x-total-count"] == "4"
+    assert 'rel="prev"' in headers["link"]
+    assert api.get("/admin/users", token=token).status == 403
+    assert api.get("/admin/users").status == 401
+    # The total is bounded past the page; the list itself stays exact.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(user_search, "COUNT_AHEAD", 1)
+        found, headers = logins("?limit=1")
+        assert found == ["abe"] and headers["x-total-count"] == "2"
+        assert 'rel="next"' in headers["link"]
+
+
+def test_user_search(api):
+    """userSearch: ``{ok, data}``, users the caller may see, by name, full name or a
+    visible e-mail; ``uid``; paging headers."""
+    api.create_user("pub", full_name="Public Person")
+    api.create_user("lim", visibility="limited")
+    api.create_user("priv", visibility="private")
+    api.create_user("hid", email="hidden@corp.example")
+    assert api.patch("/admin/users/hid", auth=ADMIN, json={
+        "hide_email": True, "login_name": "hid"}).status == 200
+    token = api.create_token("pub")
+
+    def search(query="", **kw):
+        r = api.get(f"/users/search{query}", **kw)
+        assert r.status == 200 and r.json["ok"] is True, r
+        return [u["login"] for u in r.json["data"]], r
+
+    found, r = search()
+    assert found == ["hid", "pub", "root"] and r.headers["x-total-count"] == "3"
+    assert_matches_forgejo(r.json["data"][0], "User")
+    assert r.json["data"][1]["email"] == "pub@noreply.nimbus.test"   # as anonymous sees it
+    assert search(token=token)[0] == ["hid", "lim", "pub", "root"]
+    assert search(auth=ADMIN)[0] == ["hid", "lim", "priv", "pub", "root"]
+    assert search("?q=PERSON")[0] == ["pub"]
+    assert search("?q=corp.example", token=token)[0] == []           # a hidden e-mail
+    assert search("?q=corp.example", auth=ADMIN)[0] == ["hid"]
+    uid = api.get("/users/pub").json["id"]
+    assert search(f"?uid={uid}")[0] == ["pub"]
+    found, r = search("?limit=1&page=2")
+    assert found == ["pub"] and 'rel="next"' in r.headers["link"]
+    assert api.get("/users/search", token=token).json["data"][0]["login_name"] == ""
+
+
 def test_current_user_sees_private_fields(api):
     api.create_user("me")
     token = api.create_token("me")

@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from tests.test_web_session import session_cookie, sign_in
+
 R = "/repos/alice/proj"
 SCRIPT = "<script>alert('x')</script>"
 
@@ -37,29 +39,10 @@ def put_file(api, token, repo: str, path: str, content: str, **extra) -> None:
 @pytest.fixture(scope="module")
 def api():
     """One moto world for the module: the pages only read, so they share one scene."""
-    from moto import mock_aws
+    from tests.conftest import admin_client, moto_world
 
-    from chalicelib.local.aws_requests import serialized_mock_aws
-    from tests.conftest import ADMIN, ApiClient
-
-    with mock_aws(), serialized_mock_aws():
-        from chalicelib import aws as aws_clients
-        from chalicelib.store import ids, table
-        from chalicelib.web import session
-        from infra.bootstrap import ensure_resources
-
-        aws_clients.reset_clients()
-        table.configure()
-        ids.reset()
-        session.reset_key_cache()
-        ensure_resources()
-        from app import app
-        from chalicelib.services.accounts import ensure_admin
-
-        ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
-        yield ApiClient(app)
-        aws_clients.reset_clients()
-        table.configure()
+    with moto_world():
+        yield admin_client()
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +82,10 @@ def scene(api):
     assert pull.status == 201, pull
     secret_issue = api.post("/repos/alice/secret/issues", token=alice,
                             json={"title": "Private trouble"})
-    return dict(tokens, issue=issue.json, pull=pull.json, release=release.json.get("html_url"),
-                secret_issue=secret_issue.json)
+    # Pages take the session cookie only: each user signs in through the form.
+    cookies = {f"{n}_cookie": session_cookie(sign_in(api, n)) for n in ("alice", "carol")}
+    return dict(tokens, **cookies, issue=issue.json, pull=pull.json,
+                release=release.json.get("html_url"), secret_issue=secret_issue.json)
 
 
 def test_html_urls_of_api_records_open_their_pages(api, scene):
@@ -124,8 +109,8 @@ def test_explore_home_and_profile(api, scene):
     found = text(page(api, "/explore/repos?q=proj"))
     assert "alice/proj" in found
     assert "alice/proj" not in text(page(api, "/explore/repos?q=nomatch"))
-    # The owner, signed in with a token, sees the private one too.
-    mine = text(page(api, "/explore/repos", Authorization=f"token {scene['alice']}"))
+    # The owner, signed in, sees the private one too.
+    mine = text(page(api, "/explore/repos", scene["alice_cookie"]))
     assert "alice/secret" in mine
     profile = text(page(api, "/alice"))
     assert "the proj repository" in profile and "secret" not in profile
@@ -166,7 +151,8 @@ def test_source_pages(api, scene):
     assert "def" in text(page(api, f"/alice/proj/src/commit/{sha}/app.py"))
     raw = page(api, "/alice/proj/raw/branch/main/app.py")
     assert raw.status == 200 and raw.body.startswith(b"def greet")
-    assert raw.headers["content-security-policy"] == "default-src 'none'; sandbox"
+    assert raw.headers["content-security-policy"] == \
+        "default-src 'none'; style-src 'unsafe-inline'; sandbox"
     download = page(api, "/alice/proj/raw/branch/main/app.py?download=1")
     assert download.headers["content-disposition"].startswith("attachment")
     assert page(api, "/alice/proj/src/branch/main/missing.txt").status == 404
@@ -219,8 +205,7 @@ def test_pull_pages(api, scene):
     sha = scene["pull"]["head"]["sha"]
     assert api.post(f"{R}/statuses/{sha}", token=scene["alice"], json={
         "state": "success", "context": "ci/build", "description": "all good"}).status in (200, 201)
-    writer = text(page(api, f"/alice/proj/pulls/{number}",
-                       Authorization=f"token {scene['alice']}"))
+    writer = text(page(api, f"/alice/proj/pulls/{number}", scene["alice_cookie"]))
     assert f'action="/alice/proj/pulls/{number}/merge"' in writer and 'name="do"' in writer
     assert 'value="squash"' in writer and "ci/build" in writer
     # The issue URL of a pull request shows the pull request.
@@ -235,17 +220,15 @@ PRIVATE_PAGES = ["/alice/secret", "/alice/secret/src/branch/main/hidden.txt",
 
 
 def test_private_repository_is_404_to_strangers_and_anonymous(api, scene):
-    stranger = f"token {scene['carol']}"
     for path in PRIVATE_PAGES:
-        for headers in ({}, {"Authorization": stranger}):
-            r = page(api, path, **headers)
-            assert r.status == 404, (path, headers, r)
+        for cookie in (None, scene["carol_cookie"]):
+            r = page(api, path, cookie)
+            assert r.status == 404, (path, cookie, r)
             main = text(r).split("<main", 1)[1]
             assert "hidden.txt" not in main and "nothing to see" not in main
             assert "Private trouble" not in main and "secret repository" not in main
-    owner = f"token {scene['alice']}"
     for path in PRIVATE_PAGES:
-        assert page(api, path, Authorization=owner).status == 200, path
+        assert page(api, path, scene["alice_cookie"]).status == 200, path
 
 
 def test_assets_are_immutable_and_pages_compressed(api, scene):
@@ -320,3 +303,35 @@ def test_unexpected_errors_are_html_pages(api, scene, monkeypatch, caplog):
     assert api_answer.status == 500
     assert api_answer.headers["content-type"].startswith("application/json")
     assert api_answer.json["request_id"] and "secret detail" not in api_answer.body.decode()
+
+
+def test_pull_diff_and_patch_urls_answer_the_diff(api, scene):
+    """A PullRequest's ``diff_url``/``patch_url`` (tools fetch them: ``cb pr checkout``)."""
+    pull = api.get(f"{R}/pulls/{scene['pull']['number']}").json
+    for url, marker in ((pull["diff_url"], "diff --git a/feature.txt"),
+                        (pull["patch_url"], "Subject: ")):
+        r = page(api, url[len("http://nimbus.test"):])
+        assert r.status == 200, (url, r)
+        assert r.headers["content-type"].startswith("text/plain")
+        assert marker in text(r)
+    sha = pull["head"]["sha"]
+    for kind, marker in (("diff", "diff --git"), ("patch", "From " + sha)):
+        r = page(api, f"/alice/proj/commit/{sha}.{kind}")
+        assert r.status == 200 and text(r).startswith(marker), (kind, r)
+    assert page(api, f"/alice/proj/pulls/{scene['pull']['number']}.exe").status == 404
+    # Private: the diff is a 404 to others, a download for the owner's session and a
+    # read:repository token.
+    secret = f"/alice/secret/commit/{sha}.diff"
+    assert page(api, secret).status == 404
+
+
+def test_unknown_pages_below_a_repository_are_html_404s(api, scene):
+    for path in ("/alice/proj/settings", "/alice/proj/labels", "/alice/proj/pulls/4/files",
+                 "/alice/secret/settings", "/nobody/nothing/wiki"):
+        r = page(api, path)
+        assert r.status == 404, (path, r)
+        assert r.headers["content-type"].startswith("text/html"), path
+        assert "<!DOCTYPE html>" in text(r)
+    # The API's unknown paths stay JSON.
+    r = api.get("/repos/alice/proj/nothing-here")
+    assert r.status == 404 and r.headers["content-type"].startswith("application/json")

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from chalicelib.web import session as sessions
+from chalicelib.services import web_sessions as sessions
 from tests.conftest import ADMIN
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}

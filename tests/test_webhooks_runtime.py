@@ -87,7 +87,7 @@ def test_push_issue_comment_and_pull_request_events(server, tmp_path):
         assert [p["action"] for p in pulls] == ["opened", "closed"]
         assert pulls[0]["pull_request"]["merged"] is False
         assert pulls[1]["pull_request"]["merged"] is True
-        assert pulls[1]["pull_request"]["head"]["ref"] == f"refs/pull/{pull['number']}/head"
+        assert pulls[1]["pull_request"]["head"]["ref"] == "feature"     # the branch exists
         feature_push = [r.payload for r in got if r.event == "push"
                         and r.payload["ref"] == "refs/heads/feature"]
         assert feature_push and feature_push[0]["commits"][0]["added"] == ["feature.txt"]

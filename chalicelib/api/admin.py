@@ -2,12 +2,24 @@
 their own areas)."""
 from __future__ import annotations
 
-from chalicelib.api import records
+from chalicelib.api import paging, records, users
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.router import Param, route
 from chalicelib.services import accounts, public_keys
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True)
+
+
+@route("GET", "/admin/users", "adminSearchUsers", summary="Search users according filter conditions",
+       query=(Param("source_id", "integer", "ID of the user's login source to search for"),
+              Param("login_name", "string", "user's login name to search for"),
+              Param("is_2fa_enabled", "boolean", "whether or not to filter users with the 2fa "
+                                                 "enabled"),
+              Param("q", "string", "keyword"), users.SORT, *users.PAGE),
+       responses={200: "UserList", 403: "forbidden"}, **ADMIN)
+def search_users(req: ApiRequest) -> ApiResponse:
+    shown, page, total = users.users_page(req)
+    return paging.set_headers(ApiResponse.json(shown), req, page, total)
 
 
 @route("POST", "/admin/users", "adminCreateUser", summary="Create a user account",

@@ -4,6 +4,12 @@ Credentials, in Forgejo's order: ``?token=``/``?access_token=`` (unless disabled
 then ``Authorization: token|bearer <t>``, then ``Authorization: Basic`` with a token as
 password (or as user name with an empty/``x-oauth-basic`` password) or a real
 user:password.  ``Sudo`` lets a site admin act as another user.
+
+Which of those a route takes is its declaration (``Route.credentials``,
+docs/security.md): API routes take tokens and passwords and never read the session
+cookie; pages take the session cookie only, so a token sent to a page counts for
+nothing, and a form posted with one is refused; downloads take either, a token with
+read access to the route's scope; git over HTTP takes tokens and passwords.
 """
 from __future__ import annotations
 
@@ -14,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from chalicelib.api.errors import Forbidden, Unauthorized
 from chalicelib.api.http import ApiRequest
-from chalicelib.api.router import WRITE_METHODS, Route
-from chalicelib.services import accounts, scopes, tokens
+from chalicelib.api.router import GIT, SESSION, WRITE_METHODS, Route
+from chalicelib.services import accounts, scopes, tokens, web_sessions
 
 if TYPE_CHECKING:
     from chalicelib.store.accounts import Account
@@ -29,7 +35,7 @@ TOKEN_PLACEHOLDER_PASSWORDS = ("", "x-oauth-basic")
 class Principal:
     user: Account
     via: str                          # "token" | "password"
-    scopes: list[str] | None = None   # None for password logins: every scope
+    scopes: list[str] | None = None   # None for password logins and sessions: every scope
     sudo_by: Account | None = None
 
     @property
@@ -94,12 +100,40 @@ def read_credential(req: ApiRequest, settings) -> Credential:
 
 
 def credential_of(req: ApiRequest, settings) -> Credential:
-    """The request's credential, read on first use and kept on the request."""
+    """The request's credential, read on first use and kept on the request.  A route
+    that takes no token (a page) gets none, so nothing is even read for it."""
     credential = getattr(req, "credential", None)
     if credential is None:
         credential = read_credential(req, settings)
+        if req.route is not None and not req.route.accepts_tokens \
+                and credential.scheme != "":
+            req.refused_credential = True
+            credential = NO_CREDENTIAL
         req.credential = credential
     return credential
+
+
+def session_of(req: ApiRequest) -> tuple[web_sessions.Session | None, Account | None]:
+    """The session cookie's fields and its signed-in account, when the cookie is
+    well formed, unexpired, correctly signed and names a live account that may sign in.
+    A visitor's session (user id 0, it seeds the sign-in form's CSRF token) comes back
+    with no account."""
+    value = web_sessions.cookie_value(req.headers)
+    found = web_sessions.parse(value)
+    if found is None:
+        return None, None
+    account = accounts.account_by_id(found.user_id) if found.user_id else None
+    if found.user_id and (account is None or account.prohibit_login or not account.active):
+        return None, None       # deleted or disabled: the cookie is ignored
+    if not web_sessions.verify(value, found, account):
+        return None, None
+    return found, account
+
+
+def session_user_id(req: ApiRequest) -> int | None:
+    """The id a session cookie claims, unverified: what a preload may read ahead."""
+    found = web_sessions.parse(web_sessions.cookie_value(req.headers))
+    return found.user_id if found is not None and found.user_id else None
 
 
 def credential_keys(credential: Credential) -> list:
@@ -167,19 +201,34 @@ def _apply_sudo(req: ApiRequest, principal: Principal | None) -> Principal | Non
 def _check_scopes(route: Route, method: str, principal: Principal) -> None:
     if principal.scopes is None or route.scope is None:
         return
-    level = "write" if method in WRITE_METHODS else "read"
+    level = route.scope_level or ("write" if method in WRITE_METHODS else "read")
     required = [f"{level}:{c}" for c in (route.scope, *route.extra_scopes)]
     if not all(scopes.allows(principal.scopes, c, level) for c in (route.scope, *route.extra_scopes)):
+        # git prints a plain answer as it is; a JSON body would reach the user as noise.
         raise Forbidden("token does not have at least one of required scope(s): "
-                        f"[{' '.join(required)}]")
+                        f"[{' '.join(required)}]", plain=route.credentials == GIT)
+
+
+def _session_principal(req: ApiRequest) -> Principal | None:
+    req.session, account = session_of(req)
+    return Principal(user=account, via="session") if account is not None else None
 
 
 def authorize(req: ApiRequest, route: Route, settings) -> None:
-    """Set ``req.principal`` and enforce the route's requirements (401/403)."""
-    principal = authenticate(credential_of(req, settings), settings)
+    """Set ``req.principal`` from the credentials the route declares it takes, and
+    enforce the route's requirements (401/403)."""
+    credential = credential_of(req, settings)
+    if req.refused_credential and route.credentials == SESSION and req.method in WRITE_METHODS:
+        # A form changes things on the strength of a session and its CSRF token only:
+        # a token riding along must not stand in for either.
+        raise Unauthorized("API tokens are not accepted by web forms: sign in instead")
+    principal = authenticate(credential, settings)
+    if principal is None and route.accepts_session:
+        principal = _session_principal(req)
     if principal is not None:
         _check_account_state(principal.user)
-    principal = _apply_sudo(req, principal)
+    if principal is None or principal.via != "session":
+        principal = _apply_sudo(req, principal)     # Sudo is an API feature, not a page's
     req.principal = principal
     if principal is None:
         if settings.service.REQUIRE_SIGNIN_VIEW and not route.raw:

@@ -26,13 +26,13 @@ def _addresses(view) -> tuple[str, str]:
             records.repo_api_url(view.owner.login, view.repo.name))
 
 
-def _record(git, c, html: str, api: str, *, stat: bool, files: bool) -> dict:
+def _record(git, c, html: str, api: str, *, stat: bool, files: bool, accounts: dict) -> dict:
     stats = changed = None
     if stat or files:
         found_stats, found_files = commit_views.stats_and_files(git, c)
         stats = found_stats if stat else None
         changed = found_files if files else None
-    return pull_records.commit(c, html, api, stats=stats, files=changed)
+    return pull_records.commit(c, html, api, stats=stats, files=changed, accounts=accounts)
 
 
 @route("GET", "/repos/{owner}/{repo}/commits", "repoGetAllCommits",
@@ -66,7 +66,9 @@ def list_commits(req: ApiRequest) -> ApiResponse:
     found = commit_views.list_commits(view.repo, query, page.offset, page.limit)
     html, api = _addresses(view)
     stat, files = _flag(req, "stat"), _flag(req, "files")
-    body = [_record(found.git, c, html, api, stat=stat, files=files) for c in found.commits]
+    accounts = commit_views.linked_accounts(found.commits)
+    body = [_record(found.git, c, html, api, stat=stat, files=files, accounts=accounts)
+            for c in found.commits]
     return paging.set_headers(ApiResponse.json(body), req, page, found.total)
 
 
@@ -94,7 +96,8 @@ def get_commit(req: ApiRequest) -> ApiResponse:
     c, git = commit_views.get_commit(view.repo, req.params["sha"])
     html, api = _addresses(view)
     return ApiResponse.json(_record(git, c, html, api, stat=_flag(req, "stat"),
-                                    files=_flag(req, "files")))
+                                    files=_flag(req, "files"),
+                                    accounts=commit_views.linked_accounts([c])))
 
 
 @route("GET", "/repos/{owner}/{repo}/compare/{basehead:path}", "repoCompareDiff",
@@ -105,7 +108,9 @@ def compare(req: ApiRequest) -> ApiResponse:
     found = commit_views.compare(caller(req), view, req.params["basehead"])
     html, api = _addresses(view)
     files = _flag(req, "files")
-    listed = [_record(found.git, c, html, api, stat=True, files=files) for c in found.commits]
+    accounts = commit_views.linked_accounts(found.commits)
+    listed = [_record(found.git, c, html, api, stat=True, files=files, accounts=accounts)
+              for c in found.commits]
     # Forgejo lists every commit's affected files, one commit after another.
     return ApiResponse.json({"total_commits": len(listed), "commits": listed,
                              "files": [f for c in listed for f in c["files"] or []]})

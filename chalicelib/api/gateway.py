@@ -97,6 +97,17 @@ def _security_headers(response: ApiResponse, settings) -> None:
     h.setdefault("X-Content-Type-Options", "nosniff")
     if settings.cors.X_FRAME_OPTIONS:
         h.setdefault("X-Frame-Options", settings.cors.X_FRAME_OPTIONS)
+    content_type = next((v for k, v in h.items() if k.lower() == "content-type"), "")
+    if content_type.lower().startswith("text/html"):
+        # Pages load script from /assets/ only, so markup that slipped into a page runs
+        # nothing.  Inline style attributes stay (templates use them); markdown may show
+        # images from anywhere.  A handler's own policy (a raw file's sandbox) wins.
+        deny = settings.cors.X_FRAME_OPTIONS.upper() == "DENY"
+        ancestors = "'none'" if deny else "'self'"
+        h.setdefault("Content-Security-Policy",
+                     "default-src 'self'; script-src 'self'; object-src 'none'; "
+                     "style-src 'self' 'unsafe-inline'; img-src 'self' https: http: data:; "
+                     f"base-uri 'self'; form-action 'self'; frame-ancestors {ancestors}")
     if settings.cors.ENABLED:
         h.setdefault("Access-Control-Allow-Origin", settings.cors.ALLOW_DOMAIN)
 

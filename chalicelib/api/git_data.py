@@ -161,5 +161,6 @@ def get_note(req: ApiRequest) -> ApiResponse:
     message, last, git = git_data.note(view.repo, req.params["sha"])
     stats, files = commit_views.stats_and_files(git, last)
     commit = pull_records.commit(last, records.repo_html_url(view), _api_url(view),
-                                 stats=stats, files=files if _flag(req, "files", True) else None)
+                                 stats=stats, files=files if _flag(req, "files", True) else None,
+                                 accounts=commit_views.linked_accounts([last]))
     return ApiResponse.json({"message": message.decode("utf-8", "replace"), "commit": commit})

@@ -16,6 +16,7 @@ from chalicelib.api import auth
 from chalicelib.api.errors import PlainTextError
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, repo_preload, repo_preload_more
+from chalicelib.api import router
 from chalicelib.api.router import route
 from chalicelib.errors import NotFoundError
 from chalicelib.services import git_transport, repo_views, scopes
@@ -31,7 +32,10 @@ STREAM_BUDGET: ContextVar[int | None] = ContextVar("git_stream_budget", default=
 RESULT_OVERHEAD = 4096
 # Tests set this to simulate a crash after the pack is stored and before refs move.
 before_commit_hook = None
-GIT = dict(tag="git", raw=True, in_swagger=False, preload=repo_preload,
+# The gateway checks read:repository for every git request (a fetch is a POST, so the
+# method does not tell the level); a push's write:repository is checked here.
+GIT = dict(tag="git", raw=True, in_swagger=False, credentials=router.GIT,
+           scope="repository", scope_level="read", preload=repo_preload,
            preload_more=repo_preload_more)
 
 

@@ -15,6 +15,9 @@ from chalicelib.api.errors import (BadRequest, PayloadTooLarge, UnsupportedMedia
 from chalicelib.services import input_rules
 
 JSON_CONTENT_TYPE = "application/json;charset=utf-8"
+# The policy of a repository's files served as they are (raw, media): a file must never
+# run script or load anything in the site's origin, even if a browser renders it.
+FILE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 
 class Headers:
@@ -45,6 +48,9 @@ class ApiRequest:
     params: dict[str, str] = field(default_factory=dict)
     principal: Any = None           # set by auth (chalicelib.api.auth.Principal)
     credential: Any = None          # parsed once per request (chalicelib.api.auth.Credential)
+    # A credential the route does not take (a token sent to a page), kept to refuse forms.
+    refused_credential: bool = False
+    session: Any = None             # the session cookie's fields, on routes that read it
     route: Any = None
     request_id: str = ""            # API Gateway's requestContext.requestId (or generated)
 

@@ -7,14 +7,14 @@ from chalicelib.api.router import route
 from chalicelib.settings import get_settings
 
 
-@route("GET", "/version", "getVersion", tag="miscellaneous",
+@route("GET", "/version", "getVersion", tag="miscellaneous", scope=None,
        summary="Returns the version of the running application",
        responses={200: "ServerVersion"})
 def get_version(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json({"version": f"{API_COMPAT_VERSION}+nimbus-{__version__}"})
 
 
-@route("GET", "/settings/api", "getGeneralAPISettings", tag="settings",
+@route("GET", "/settings/api", "getGeneralAPISettings", tag="settings", scope=None,
        summary="Get instance's global settings for api", responses={200: "GeneralAPISettings"})
 def get_api_settings(req: ApiRequest) -> ApiResponse:
     api = get_settings().api

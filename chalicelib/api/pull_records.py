@@ -9,11 +9,19 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib.api import records
-from chalicelib.services import pull_checks
+from chalicelib.services import commit_views, pull_checks
 
 
 def branch_info(label: str, ref: str, sha: str, repo_id: int, repo_record: dict | None) -> dict:
     return {"label": label, "ref": ref, "sha": sha, "repo_id": repo_id, "repo": repo_record}
+
+
+def head_ref(pull, number: int, head_repo: dict | None) -> str:
+    """The head branch's name while it exists, else ``refs/pull/<n>/head`` in the base
+    (fj:services/convert/pull.go); clients check the ref out under this name."""
+    if head_repo is None or pull.head_gone or not pull.head_branch:
+        return f"refs/pull/{number}/head"
+    return pull.head_branch
 
 
 def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict,
@@ -52,7 +60,7 @@ def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict
         "allow_maintainer_edit": pull.allow_maintainer_edit,
         "base": branch_info(pull.base_branch, pull.base_branch, pull.base_sha,
                             int(base_repo["id"]), base_repo),
-        "head": branch_info(pull.head_branch, f"refs/pull/{number}/head", pull.head_sha,
+        "head": branch_info(pull.head_branch, head_ref(pull, number, head_repo), pull.head_sha,
                             pull.head_repo_id if head_repo is not None else -1, head_repo),
         "merge_base": pull.merge_base,
         "due_date": issue_record["due_date"],
@@ -86,6 +94,13 @@ def _commit_user(raw: bytes, when: int, tz: int) -> dict:
             "date": records.rfc3339_offset(when, tz)}
 
 
+def _linked(accounts: dict | None, raw: bytes) -> dict | None:
+    """The User record of the account owning the identity's e-mail, as anyone may see it
+    (Forgejo's ToCommit links author and committer by e-mail, without a doer)."""
+    account = (accounts or {}).get(commit_views.identity_email(raw))
+    return records.user(account, None) if account is not None else None
+
+
 def verification(c) -> dict:
     """PayloadCommitVerification of a dulwich commit."""
     if not c.gpgsig:
@@ -98,8 +113,10 @@ def verification(c) -> dict:
                                  c.raw_without_sig().decode("utf-8", "replace"), committer)
 
 
-def commit(c, html_repo: str, api_repo: str, *, stats=None, files=None) -> dict:
-    """A Commit record from a dulwich commit (users unresolved: author/committer null)."""
+def commit(c, html_repo: str, api_repo: str, *, stats=None, files=None,
+           accounts: dict | None = None) -> dict:
+    """A Commit record from a dulwich commit; ``accounts`` (``commit_views.linked_accounts``
+    of the page) resolves author and committer, null when nobody owns the e-mail."""
     sha = c.id.decode()
     return {
         "url": f"{api_repo}/git/commits/{sha}",
@@ -116,10 +133,11 @@ def commit(c, html_repo: str, api_repo: str, *, stats=None, files=None) -> dict:
                                                        int(c.commit_timezone))},
             "verification": verification(c),
         },
-        "author": None,
-        "committer": None,
+        "author": _linked(accounts, c.author),
+        "committer": _linked(accounts, c.committer),
+        # CommitMeta.created is a date-time: Forgejo leaves parents' unset (Go's zero time).
         "parents": [{"url": f"{api_repo}/git/commits/{p.decode()}", "sha": p.decode(),
-                     "created": ""} for p in c.parents],
+                     "created": records.GO_ZERO_TIME} for p in c.parents],
         "files": files,
         "stats": stats,
     }

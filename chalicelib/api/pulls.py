@@ -13,7 +13,7 @@ from chalicelib.api.issues import Renderer, issue_preload_more
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload, repo_record
 from chalicelib.api.router import Param, route
 from chalicelib.errors import NotFoundError
-from chalicelib.services import pull_merging, pull_views, pulls
+from chalicelib.services import commit_views, pull_merging, pull_views, pulls
 from chalicelib.services.issue_context import Ctx, account_from
 
 PULL = dict(tag="repository", scope="repository", preload=repo_preload,
@@ -107,8 +107,12 @@ def pull_diff(req: ApiRequest) -> ApiResponse:
        responses={200: "CommitList", 404: "notFound"}, **PULL)
 def pull_commits(req: ApiRequest) -> ApiResponse:
     ctx, item, (html, api) = _pull_in(req)
-    return paging.paged_json(req, pull_views.commits(ctx, item),
-                             lambda c: pull_records.commit(c, html, api))
+    found = pull_views.commits(ctx, item)
+    page = paging.page_of(req)
+    shown = page.slice(found)
+    accounts = commit_views.linked_accounts(shown)
+    body = [pull_records.commit(c, html, api, accounts=accounts) for c in shown]
+    return paging.set_headers(ApiResponse.json(body), req, page, len(found))
 
 
 @route("GET", "/repos/{owner}/{repo}/pulls/{index}/files", "repoGetPullRequestFiles",

@@ -15,8 +15,9 @@ from chalicelib.api.errors import BadRequest
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.releases import RELEASES, ctx_of
 from chalicelib.api.repos import caller
-from chalicelib.api.router import Param, route
-from chalicelib.services import release_files, releases
+from chalicelib.api.router import DOWNLOAD, Param, route
+from chalicelib.errors import NotFoundError
+from chalicelib.services import input_rules, release_files, releases
 
 
 def _int_or_none(text: str | None) -> int | None:
@@ -163,7 +164,8 @@ def _download_preload_more(req: ApiRequest, user_id: int | None) -> list:
 
 
 @route("GET", "/attachments/{uuid}", "downloadAttachment", tag="repository",
-       scope="repository", raw=True, in_swagger=False, preload=_download_preload,
+       scope="repository", credentials=DOWNLOAD, raw=True, in_swagger=False,
+       preload=_download_preload,
        preload_more=_download_preload_more,
        produces=("application/octet-stream",), responses={200: "empty", 302: "redirect",
                                                          404: "notFound"})
@@ -172,6 +174,9 @@ def download(req: ApiRequest) -> ApiResponse:
     A HEAD is not counted as a download."""
     found = release_files.download(caller(req), req.params["uuid"], count=req.method != "HEAD")
     if found.url is not None:
+        if not input_rules.is_valid_url(found.url):
+            # A link stored before URLs were checked on input: never a Location.
+            raise NotFoundError("the attachment's link is not an http(s) URL")
         return ApiResponse(status=302, headers={"Location": found.url})
     return ApiResponse(status=200, body=found.data, headers={
         "Content-Type": "application/octet-stream",

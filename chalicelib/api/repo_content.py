@@ -5,7 +5,7 @@ from email.utils import formatdate
 from urllib.parse import quote
 
 from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.http import FILE_CSP, ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, current_repo
 from chalicelib.api.router import Param, route
 from chalicelib.services import archives, branches, releases, repo_files
@@ -47,8 +47,7 @@ def get_raw_file(req: ApiRequest) -> ApiResponse:
     return ApiResponse(status=200, body=raw.content, headers={
         "Content-Type": raw.content_type,
         "Content-Disposition": f"inline; filename*=UTF-8''{quote(raw.name)}",
-        # A repository's files must never run script in the API's origin.
-        "Content-Security-Policy": "default-src 'none'; sandbox",
+        "Content-Security-Policy": FILE_CSP,
     })
 
 

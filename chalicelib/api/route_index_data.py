@@ -7,6 +7,18 @@ whose import registers the route; EVERY_AREA: load every area first).
 EVERY_AREA = 'chalicelib.api.areas'
 
 ROUTES = (
+    ('GET', '/user', False, 'userGetCurrent', 'chalicelib.api.users'),
+    ('GET', '/users/search', False, 'userSearch', 'chalicelib.api.users'),
+    ('GET', '/users/{username}', False, 'userGet', 'chalicelib.api.users'),
+    ('GET', '/users/{username}/tokens', False, 'userGetTokens', 'chalicelib.api.users'),
+    ('POST', '/users/{username}/tokens', False, 'userCreateToken', 'chalicelib.api.users'),
+    ('DELETE', '/users/{username}/tokens/{token}', False, 'userDeleteAccessToken', 'chalicelib.api.users'),
+    ('GET', '/user/keys', False, 'userCurrentListKeys', 'chalicelib.api.users'),
+    ('GET', '/users/{username}/keys', False, 'userListKeys', 'chalicelib.api.users'),
+    ('POST', '/user/keys', False, 'userCurrentPostKey', 'chalicelib.api.users'),
+    ('GET', '/user/keys/{id}', False, 'userCurrentGetKey', 'chalicelib.api.users'),
+    ('DELETE', '/user/keys/{id}', False, 'userCurrentDeleteKey', 'chalicelib.api.users'),
+    ('GET', '/admin/users', False, 'adminSearchUsers', 'chalicelib.api.admin'),
     ('POST', '/admin/users', False, 'adminCreateUser', 'chalicelib.api.admin'),
     ('PATCH', '/admin/users/{username}', False, 'adminEditUser', 'chalicelib.api.admin'),
     ('DELETE', '/admin/users/{username}', False, 'adminDeleteUser', 'chalicelib.api.admin'),
@@ -102,16 +114,6 @@ ROUTES = (
     ('GET', '/swagger.v1.json', True, 'getSwaggerDocument', 'chalicelib.api.areas'),
     ('GET', '/swagger', False, 'redirectToSwaggerPage', 'chalicelib.api.areas'),
     ('GET', '/api/swagger', True, 'getSwaggerPage', 'chalicelib.api.areas'),
-    ('GET', '/user', False, 'userGetCurrent', 'chalicelib.api.users'),
-    ('GET', '/users/{username}', False, 'userGet', 'chalicelib.api.users'),
-    ('GET', '/users/{username}/tokens', False, 'userGetTokens', 'chalicelib.api.users'),
-    ('POST', '/users/{username}/tokens', False, 'userCreateToken', 'chalicelib.api.users'),
-    ('DELETE', '/users/{username}/tokens/{token}', False, 'userDeleteAccessToken', 'chalicelib.api.users'),
-    ('GET', '/user/keys', False, 'userCurrentListKeys', 'chalicelib.api.users'),
-    ('GET', '/users/{username}/keys', False, 'userListKeys', 'chalicelib.api.users'),
-    ('POST', '/user/keys', False, 'userCurrentPostKey', 'chalicelib.api.users'),
-    ('GET', '/user/keys/{id}', False, 'userCurrentGetKey', 'chalicelib.api.users'),
-    ('DELETE', '/user/keys/{id}', False, 'userCurrentDeleteKey', 'chalicelib.api.users'),
     ('GET', '/repos/{owner}/{repo}/issues/comments', False, 'issueGetRepoComments', 'chalicelib.api.issues'),
     ('GET', '/repos/{owner}/{repo}/issues/comments/{id}', False, 'issueGetComment', 'chalicelib.api.issues'),
     ('PATCH', '/repos/{owner}/{repo}/issues/comments/{id}', False, 'issueEditComment', 'chalicelib.api.issues'),
@@ -268,6 +270,8 @@ ROUTES = (
     ('GET', '/user/settings/applications', True, 'webApplications', 'chalicelib.web.actions_tokens'),
     ('POST', '/user/settings/applications', True, 'webApplicationsCreate', 'chalicelib.web.actions_tokens'),
     ('POST', '/user/settings/applications/delete', True, 'webApplicationsDelete', 'chalicelib.web.actions_tokens'),
+    ('GET', '/{owner}/{repo}/pulls/{index}.{kind}', True, 'webPullDiffOrPatch', 'chalicelib.web.patches'),
+    ('GET', '/{owner}/{repo}/commit/{sha}.{kind}', True, 'webCommitDiffOrPatch', 'chalicelib.web.patches'),
     ('GET', '/user/login', True, 'webLoginForm', 'chalicelib.web.account_pages'),
     ('POST', '/user/login', True, 'webLogin', 'chalicelib.web.account_pages'),
     ('POST', '/user/logout', True, 'webLogout', 'chalicelib.web.account_pages'),
@@ -289,6 +293,7 @@ ROUTES = (
     ('GET', '/{owner}/{repo}/issues/{index}', True, 'webRepoIssue', 'chalicelib.web.issue_pages'),
     ('GET', '/{owner}/{repo}/pulls', True, 'webRepoPulls', 'chalicelib.web.issue_pages'),
     ('GET', '/{owner}/{repo}/pulls/{index}', True, 'webRepoPull', 'chalicelib.web.issue_pages'),
+    ('GET', '/{owner}/{repo}/{rest:path}', True, 'webRepoPageNotFound', 'chalicelib.web.not_found'),
 )
 
 # Matching precedence by route key (method, pattern, raw, operationId).

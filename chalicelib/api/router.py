@@ -14,6 +14,30 @@ from typing import Callable
 _PARAM = re.compile(r"\{(\w+)(?::(path))?\}")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
+# Who may call a route, and with which credential (docs/security.md).  Every route
+# declares one; the gateway enforces it (``chalicelib.api.auth.authorize``).
+TOKEN = "token"        # the API: tokens, Basic (password or token), Sudo; no session cookie
+SESSION = "session"    # pages and forms: the session cookie only; API tokens are refused
+DOWNLOAD = "download"  # raw, media, attachments, archives: the session, or a token with
+                       # read access to ``scope`` (Forgejo's isGitRawOrAttachOrLFSPath)
+GIT = "git"            # git over HTTP: a token or Basic with ``scope``; no session cookie
+CREDENTIALS = (TOKEN, SESSION, DOWNLOAD, GIT)
+
+
+class _Undeclared:
+    """The default of what a route must declare: a route left without it is refused
+    when registered, so a new route cannot forget who may call it."""
+
+    def __repr__(self) -> str:
+        return "UNDECLARED"
+
+
+UNDECLARED = _Undeclared()
+
+
+class RouteDeclarationError(ValueError):
+    """A route that does not say who may call it (or says something that cannot hold)."""
+
 
 @dataclass
 class Param:
@@ -34,8 +58,14 @@ class Route:
     handler: Callable
     tag: str
     summary: str = ""
-    # Token scope category (read:/write: chosen by method); None = no scope needed.
-    scope: str | None = None
+    # Token scope category (read:/write: chosen by method); None = no scope needed
+    # (Forgejo's routes outside every scope group: version, signing keys).  Required.
+    scope: str | None | _Undeclared = UNDECLARED
+    # Which credentials the route takes (TOKEN, SESSION, DOWNLOAD, GIT): API routes
+    # default to TOKEN, routes outside /api/v1 must say.
+    credentials: str | _Undeclared = UNDECLARED
+    # The scope level when the method does not tell it (git: a POST fetch only reads).
+    scope_level: str | None = None
     # Extra categories that are all required as well (e.g. user + organization).
     extra_scopes: tuple[str, ...] = ()
     signed_in: bool = False      # reqToken: anonymous callers get 401
@@ -61,8 +91,32 @@ class Route:
     param_names: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self):
+        if self.credentials is UNDECLARED and not self.raw:
+            self.credentials = TOKEN
+        self._check_declaration()
         self.regex = re.compile(pattern_regex(self.pattern))
         self.param_names = tuple(m.group(1) for m in _PARAM.finditer(self.pattern))
+
+    def _check_declaration(self) -> None:
+        where = f"{self.method} {self.pattern} ({self.operation_id})"
+        if self.credentials not in CREDENTIALS:
+            raise RouteDeclarationError(f"{where}: declare credentials= one of {CREDENTIALS}")
+        if self.scope is UNDECLARED:
+            raise RouteDeclarationError(f"{where}: declare scope= (a category, or None)")
+        if self.credentials == SESSION and self.scope is not None:
+            raise RouteDeclarationError(f"{where}: a page takes no token, so no scope")
+        if self.credentials in (DOWNLOAD, GIT) and self.scope is None:
+            raise RouteDeclarationError(f"{where}: a token must have a scope to download")
+        if self.scope_level not in (None, "read", "write"):
+            raise RouteDeclarationError(f"{where}: scope_level is read, write or None")
+
+    @property
+    def accepts_tokens(self) -> bool:
+        return self.credentials != SESSION
+
+    @property
+    def accepts_session(self) -> bool:
+        return self.credentials in (SESSION, DOWNLOAD)
 
     @property
     def key(self) -> tuple[str, str, bool, str]:
@@ -155,7 +209,7 @@ def alias(method: str, pattern: str, operation_id: str, *, same_as: str, **optio
     """Serve another path (the seed's older one, or Forgejo's modern one) with an existing handler."""
     original = TABLE.by_operation(same_as)
     fields = {k: getattr(original, k) for k in (
-        "tag", "summary", "scope", "extra_scopes", "signed_in", "site_admin", "basic_auth_only",
+        "tag", "summary", "scope", "credentials", "scope_level", "extra_scopes", "signed_in", "site_admin", "basic_auth_only",
         "query", "body", "consumes", "produces", "responses", "raw", "preload", "preload_more",
         "available")}
     fields.update(options)

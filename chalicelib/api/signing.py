@@ -24,13 +24,13 @@ def _gpg_key_response(repo=None) -> ApiResponse:
     return ApiResponse.text(armored)
 
 
-@route("GET", "/signing-key.gpg", "getSigningKey", tag="miscellaneous",
+@route("GET", "/signing-key.gpg", "getSigningKey", tag="miscellaneous", scope=None,
        summary="Get default signing-key.gpg", produces=TEXT)
 def get_signing_key(req: ApiRequest) -> ApiResponse:
     return _gpg_key_response()
 
 
-@route("GET", "/signing-key.ssh", "getSSHSigningKey", tag="miscellaneous",
+@route("GET", "/signing-key.ssh", "getSSHSigningKey", tag="miscellaneous", scope=None,
        summary="Get default signing-key.ssh", produces=TEXT, responses={404: "notFound"})
 def get_ssh_signing_key(req: ApiRequest) -> ApiResponse:
     from chalicelib.services import signing

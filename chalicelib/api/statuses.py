@@ -9,7 +9,10 @@ the commit from git (see ``services.statuses`` for how paths name commits).
 
 Paths: the seed serves the combined status at ``/commits/{ref}/statuses``; Forgejo's
 modern ``/commits/{ref}/status`` answers the same (``shared/spec/README.md``, rule 1).
-The create answers 200 with the one CommitStatus (rule 2; Forgejo sends 201).
+The create answers 200 with the one CommitStatus (rule 2; Forgejo sends 201).  With
+``[api] STATUS_ROUTES = forgejo`` both follow current Forgejo instead: ``…/statuses``
+lists the statuses of the ref's commit (``repoListStatusesByRef``) and a create
+answers 201.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
 from chalicelib.api.router import Param, alias, route
 from chalicelib.services import statuses as svc
+from chalicelib.settings import get_settings
 
 
 def _sha_preload_more(req: ApiRequest, user_id: int | None) -> list:
@@ -43,30 +47,41 @@ LIST_QUERY = (
        summary="Get a commit's statuses", query=LIST_QUERY,
        responses={200: "CommitStatusList", 400: "error", 404: "notFound"}, **BY_SHA)
 def list_statuses(req: ApiRequest) -> ApiResponse:
+    return _listed(req, req.params["sha"], by_ref=False)
+
+
+def _forgejo_paths() -> bool:
+    return get_settings().api.STATUS_ROUTES == "forgejo"
+
+
+def _listed(req: ApiRequest, text: str, *, by_ref: bool) -> ApiResponse:
     view = current_repo(req)
     page = paging.page_of(req)
-    shown, total = svc.list_statuses(view, caller(req), req.params["sha"],
+    shown, total = svc.list_statuses(view, caller(req), text,
                                      sort=(req.arg("sort") or "").strip(),
                                      state=(req.arg("state") or "").strip(),
-                                     offset=page.offset, limit=page.limit)
+                                     offset=page.offset, limit=page.limit, by_ref=by_ref)
     resp = ApiResponse.json([status_records.commit_status(s, view) for s in shown])
     return paging.set_headers(resp, req, page, total)
 
 
 @route("POST", "/repos/{owner}/{repo}/statuses/{sha}", "repoCreateStatus",
        summary="Create a commit status", signed_in=True, body="CreateStatusOption",
-       responses={200: "CommitStatus", 400: "error", 403: "forbidden", 404: "notFound",
-                  422: "validationError"}, **BY_SHA)
+       responses={200: "CommitStatus", 201: "CommitStatus", 400: "error", 403: "forbidden",
+                  404: "notFound", 422: "validationError"}, **BY_SHA)
 def create_status(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     shown = svc.create_status(view, caller(req), req.params["sha"], req.json())
-    return ApiResponse.json(status_records.commit_status(shown, view))
+    return ApiResponse.json(status_records.commit_status(shown, view),
+                            status=201 if _forgejo_paths() else 200)
 
 
 @route("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses", "repoGetCombinedStatusByRef",
        summary="Get a commit's combined status, by branch/tag/commit reference", query=PAGE,
        responses={200: "CombinedStatus", 400: "error", 404: "notFound"}, **BY_REF)
 def combined_status(req: ApiRequest) -> ApiResponse:
+    if _forgejo_paths() and req.route.operation_id == "repoGetCombinedStatusByRef":
+        return _listed(req, req.params["ref"], by_ref=True)
     view = current_repo(req)
     page = paging.page_of(req)
     combined = svc.combined_status(view, caller(req), req.params["ref"], offset=page.offset,

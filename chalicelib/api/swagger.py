@@ -3,13 +3,14 @@ record definitions (only what is implemented), and a page that shows it."""
 from __future__ import annotations
 
 import functools
+import html
 import json
 from urllib.parse import urlsplit
 
 from chalicelib import API_COMPAT_VERSION, __version__
 from chalicelib.api import schemas
 from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import TABLE, Route, RouteTable, route
+from chalicelib.api.router import TABLE, TOKEN, Route, RouteTable, route
 from chalicelib.settings import get_settings
 
 INTEGER_PARAMS = {"id", "index", "attachment_id"}
@@ -75,6 +76,12 @@ def _response_objects() -> dict:
                               "schema": {"type": "array", "items": schemas.ref(name)}}
     for name in schemas.EXTENSION_RECORDS:
         out[name] = {"description": name, "schema": schemas.ref(name)}
+    # userSearch's answer: Forgejo describes it inline, not as a definition.
+    out["UserSearchResults"] = {
+        "description": "SearchResults of a successful search",
+        "schema": {"type": "object", "title": "UserSearchResults", "properties": {
+            "data": {"type": "array", "items": schemas.ref("User")},
+            "ok": {"type": "boolean"}}}}
     for name in schemas.EXTENSION_LISTS:
         out[f"{name}List"] = {"description": f"{name}List",
                               "schema": {"type": "array", "items": schemas.ref(name)}}
@@ -128,7 +135,7 @@ def document(table: RouteTable = TABLE) -> dict:
 
 
 @route("GET", "/swagger.v1.json", "getSwaggerDocument", tag="miscellaneous", raw=True,
-       in_swagger=False)
+       in_swagger=False, credentials=TOKEN, scope=None)
 def swagger_json(req: ApiRequest) -> ApiResponse:
     if not get_settings().api.ENABLE_SWAGGER:
         from chalicelib.api.errors import NotFound
@@ -137,23 +144,25 @@ def swagger_json(req: ApiRequest) -> ApiResponse:
                        headers={"Content-Type": "application/json;charset=utf-8"})
 
 
-@route("GET", "/swagger", "redirectToSwaggerPage", tag="miscellaneous", in_swagger=False)
+@route("GET", "/swagger", "redirectToSwaggerPage", tag="miscellaneous", in_swagger=False,
+       scope=None)
 def swagger_redirect(req: ApiRequest) -> ApiResponse:
     return ApiResponse(status=301, headers={"Location": get_settings().app_url + "api/swagger"})
 
 
 @route("GET", "/api/swagger", "getSwaggerPage", tag="miscellaneous", raw=True, in_swagger=False,
-       produces=("text/html",))
+       credentials=TOKEN, scope=None, produces=("text/html",))
 def swagger_page(req: ApiRequest) -> ApiResponse:
     if not get_settings().api.ENABLE_SWAGGER:
         from chalicelib.api.errors import NotFound
         raise NotFound()
-    spec_url = get_settings().app_url + "swagger.v1.json"
-    return ApiResponse.text(_PAGE.replace("__SPEC_URL__", json.dumps(spec_url)),
+    spec_url = html.escape(get_settings().app_url + "swagger.v1.json", quote=True)
+    return ApiResponse.text(_PAGE.replace("__SPEC_URL__", spec_url),
                             content_type="text/html; charset=utf-8")
 
 
-# A self-contained viewer: no third-party scripts, so it works offline and under a strict CSP.
+# A self-contained viewer: no third-party scripts, so it works offline; its script is a
+# static file (chalicelib/web/static/swagger.js), so the page holds under script-src 'self'.
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Nimbus API</title>
 <style>
@@ -163,31 +172,7 @@ h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;margin-top:1.6em}
 .m{display:inline-block;min-width:4.5em;font-weight:600} .GET{color:#1a7f37}.POST{color:#0969da}
 .PUT{color:#9a6700}.PATCH{color:#8250df}.DELETE{color:#cf222e}
 code{font-size:13px} small{color:#666} details{margin:.2em 0 .2em 5em}
-</style></head><body>
+</style></head><body data-spec-url="__SPEC_URL__">
 <h1>Nimbus API</h1><p id="meta">Loading the description&hellip;</p><div id="ops"></div>
-<script>
-fetch(__SPEC_URL__).then(r => r.json()).then(spec => {
-  const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
-  document.getElementById('meta').innerHTML = 'Base path <code>' + esc(spec.basePath) +
-    '</code> &middot; server ' + esc(spec.info['x-server-version']) +
-    ' &middot; <a href="' + esc(__SPEC_URL__) + '">swagger.v1.json</a>';
-  const byTag = {};
-  for (const [path, ops] of Object.entries(spec.paths))
-    for (const [method, op] of Object.entries(ops))
-      (byTag[op.tags[0]] = byTag[op.tags[0]] || []).push([method.toUpperCase(), path, op]);
-  let html = '';
-  for (const tag of Object.keys(byTag).sort()) {
-    html += '<h2>' + esc(tag) + '</h2>';
-    for (const [method, path, op] of byTag[tag]) {
-      const params = (op.parameters || []).map(p => esc(p.name) + ' <small>(' + esc(p.in) +
-        (p.schema ? ', ' + esc(p.schema.$ref.split('/').pop()) : ', ' + esc(p.type)) + ')</small>').join(', ');
-      html += '<div class="op"><span class="m ' + method + '">' + method + '</span><code>' +
-        esc(path) + '</code> &mdash; ' + esc(op.summary) + ' <small>' + esc(op.operationId) +
-        '</small><details><summary>details</summary>parameters: ' + (params || 'none') +
-        '<br>responses: ' + Object.keys(op.responses).join(', ') + '</details></div>';
-    }
-  }
-  document.getElementById('ops').innerHTML = html;
-});
-</script></body></html>
+<script src="/assets/swagger.js"></script></body></html>
 """

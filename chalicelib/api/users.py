@@ -4,7 +4,7 @@ from __future__ import annotations
 from chalicelib.api import paging, records
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.router import Param, route
-from chalicelib.services import accounts, public_keys, tokens
+from chalicelib.services import accounts, public_keys, tokens, user_search
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))
@@ -20,6 +20,45 @@ def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
        signed_in=True, responses={200: "User", 401: "unauthorized", 403: "forbidden"}, **USER)
 def get_current(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json(records.user(req.actor, req.actor))
+
+
+SORT = Param("sort", "string", "sort order of results: oldest, newest, alphabetically "
+                               "(default), reversealphabetically, recentupdate, leastupdate")
+
+
+def _number(req: ApiRequest, name: str) -> int:
+    """Forgejo's ``FormInt64``: junk reads as 0."""
+    try:
+        return int(req.arg(name) or 0)
+    except ValueError:
+        return 0
+
+
+def user_query(req: ApiRequest) -> user_search.UserQuery:
+    """The filters of adminSearchUsers and userSearch, as Forgejo reads them (trimmed)."""
+    two_factor = (req.arg("is_2fa_enabled") or "").strip().lower()
+    return user_search.UserQuery(
+        keyword=(req.arg("q") or "").strip(), uid=_number(req, "uid"),
+        login_name=(req.arg("login_name") or "").strip(), source_id=_number(req, "source_id"),
+        two_factor={"true": True, "false": False}.get(two_factor),
+        sort=(req.arg("sort") or "").strip().lower())
+
+
+def users_page(req: ApiRequest):
+    """(the page of users the caller may see that match, the page, the bounded total)."""
+    page = paging.page_of(req)
+    found, total = user_search.search(req.actor, user_query(req), page.offset, page.limit)
+    return [records.user(a, req.actor) for a in found], page, total
+
+
+# Before userGet: routes match in order, and "search" would otherwise be a user name.
+@route("GET", "/users/search", "userSearch", summary="Search for users",
+       query=(Param("q", "string", "keyword"),
+              Param("uid", "integer", "ID of the user to search for"), SORT, *PAGE),
+       responses={200: "UserSearchResults"}, **USER)
+def search_users(req: ApiRequest) -> ApiResponse:
+    shown, page, total = users_page(req)
+    return paging.set_headers(ApiResponse.json({"ok": True, "data": shown}), req, page, total)
 
 
 @route("GET", "/users/{username}", "userGet", summary="Get a user",

@@ -8,9 +8,10 @@
   a bigger one is read object by object with ranged GETs until something scans it
   whole (``ranged.py``).  Packs we write ourselves go into the cache as we upload them.
 * Incoming packs (pushes: thin; in-process writes: ``add_objects``) are indexed with
-  their external delta bases resolved from the store, completed with those bases
-  (``extend_pack``), every object parsed, checked for references to objects that
-  exist nowhere, uploaded, then published.
+  their external delta bases resolved from the store (a push's in one pass,
+  ``pack_index.py``), completed with those bases (``extend_pack``), every object
+  parsed, checked for references to objects that exist nowhere, uploaded, then
+  published.
 """
 from __future__ import annotations
 
@@ -20,15 +21,15 @@ from dataclasses import replace
 from typing import BinaryIO, Callable, Iterable
 
 from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
-from dulwich.objects import (S_ISGITLINK, Blob, Commit, ShaFile, Tag, Tree, hex_to_sha,
-                             sha_to_hex)
-from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, PackStreamCopier,
-                          extend_pack, load_pack_index, write_pack_index)
+from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree, hex_to_sha
+from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, extend_pack,
+                          load_pack_index, write_pack_index)
 
 from chalicelib.gitstore import packdb
 from chalicelib.gitstore.cache import DiskCache, default_cache
 from chalicelib.gitstore.errors import MissingObjects
 from chalicelib.gitstore.models import check_id
+from chalicelib.gitstore.pack_index import COPY_CHUNK, index_pack, parse_raw
 from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, encode, heads_of
 from chalicelib.gitstore.packdb import PackInfo, delete_pool, retire_packs
 from chalicelib.gitstore.ranged import RangedPackData, RangeReader
@@ -155,20 +156,14 @@ class S3ObjectStore(BucketBasedObjectStore):
             read_all, read_some = _bound_read_callables(read_all, read_some, max_input_size)
         f = self.cache.new_temp_file("incoming-")
         try:
-            hash_func = self.object_format.hash_func
+            _copy_input(read_all, read_some, f)
             parsed = _Parsed(keep_links=closed_over is not None)
-            indexer = _ParsingIndexer(f, hash_func, resolve_ext_ref=self.get_raw,
-                                      object_format=self.object_format, parsed=parsed)
-            copier = PackStreamCopier(hash_func, read_all, read_some, f, delta_iter=indexer)
-            copier.verify(progress=progress)
-            f.flush()
-            f.seek(0)
-            with PackData(f.name, file=f, object_format=self.object_format) as data:
-                indexer.set_pack_data(data)
-                entries = list(indexer)
-                ext_refs = set(indexer.ext_refs())
-            return self._store_pack(f, entries, ext_refs, verify=self.verify_connectivity,
-                                    progress=progress, closed_over=closed_over, parsed=parsed)
+            pack_sha, entries, ext_refs = index_pack(f, self.object_format,
+                                                     get_raw=self.get_raw, parsed=parsed)
+            f.seek(0, 2)
+            return self._store_pack(f, entries, set(ext_refs),
+                                    verify=self.verify_connectivity, progress=progress,
+                                    closed_over=closed_over, parsed=parsed, pack_sha=pack_sha)
         finally:
             _discard(f)
 
@@ -198,18 +193,21 @@ class S3ObjectStore(BucketBasedObjectStore):
         self.add_objects([(obj, None)])
 
     def _store_pack(self, f, entries: list, ext_refs: set, *, verify: bool,
-                    progress=None, role: str = "push",
+                    progress=None, role: str = "push", pack_sha: bytes | None = None,
                     closed_over: Iterable[bytes] | None = None,
                     parsed: "_Parsed | None" = None) -> Pack | None:
         """Complete the pack in ``f`` with its external bases, check it, upload it,
         publish it, and keep the files in the local cache.  ``parsed``: what indexing
-        the pack already parsed (else the pack is read again to parse it)."""
-        pack_sha, extra = extend_pack(f, ext_refs, get_raw=self.get_raw,
-                                      object_format=self.object_format,
-                                      compression_level=self.pack_compression_level,
-                                      progress=progress)
-        f.flush()
-        entries.extend(extra)
+        the pack already parsed (else the pack is read again to parse it);
+        ``pack_sha``: its checksum, when indexing checked it (a complete pack is then
+        not hashed again)."""
+        if ext_refs or pack_sha is None:
+            pack_sha, extra = extend_pack(f, ext_refs, get_raw=self.get_raw,
+                                          object_format=self.object_format,
+                                          compression_level=self.pack_compression_level,
+                                          progress=progress)
+            f.flush()
+            entries.extend(extra)
         if not entries:
             return None  # e.g. a push that only creates a branch at an existing commit
         entries.sort()
@@ -305,26 +303,39 @@ class S3ObjectStore(BucketBasedObjectStore):
 class _Parsed:
     """What a pack's objects name: every reference (each must exist) and, with
     ``keep_links``, each object's links, to tell whether the pack holds exactly what
-    some tips reach.  Blobs name nothing."""
+    some tips reach.  Blobs name nothing; nor does a submodule entry: its commit lives
+    in another repository, and git's walks (clone, rev-list --objects, compaction's)
+    do not follow it either, so a history with a submodule can still be closed."""
 
     def __init__(self, *, keep_links: bool):
         self.named: set[bytes] = set()
         self.keep_links = keep_links
         self.links: dict[bytes, list[bytes]] = {}
         self.history: dict[bytes, list[bytes]] = {}
-        self.open = False    # a submodule commit: what it reaches is elsewhere
+
+    def add_raw(self, type_num: int, raw: bytes, sha: bytes, fmt) -> None:
+        """An object by its type and bytes (``pack_index``): a tree's entries are read
+        without making a Tree (nor sorting them, as its ``iteritems`` does)."""
+        parsed = parse_raw(type_num, raw, fmt.oid_length, sha, fmt)
+        if type_num == Commit.type_num:
+            tree, parents = parsed
+            links = [tree, *parents]
+            if self.keep_links:
+                self.history[sha] = parents
+        elif type_num == Tree.type_num:
+            links = [child for _, mode, child in parsed if not S_ISGITLINK(mode)]
+        else:
+            self.add(parsed, sha)
+            return
+        self.named.update(links)
+        if self.keep_links:
+            self.links[sha] = links
 
     def add(self, obj, sha: bytes | None = None) -> None:
         """``sha``: the object's hex id when known (saves hashing it again)."""
         history: list[bytes] | None = None
-        submodule = False
         if isinstance(obj, Tree):
-            links = []
-            for _, mode, child in obj.iteritems():
-                if S_ISGITLINK(mode):
-                    submodule = True
-                else:
-                    links.append(child)
+            links = [child for _, mode, child in obj.iteritems() if not S_ISGITLINK(mode)]
         elif isinstance(obj, Commit):
             history = obj.parents
             links = [obj.tree, *history]
@@ -333,10 +344,7 @@ class _Parsed:
         else:
             return
         self.named.update(links)
-        if not self.keep_links or self.open:
-            return
-        if submodule:
-            self.open = True
+        if not self.keep_links:
             return
         sha = sha or obj.id
         self.links[sha] = links
@@ -346,7 +354,7 @@ class _Parsed:
     def closed_over(self, tips: Iterable[bytes], in_pack: set[bytes]) -> Tips | None:
         """The tips record when the pack's objects are exactly what ``tips`` reach."""
         tips = list(tips)
-        if not self.keep_links or self.open or not tips:
+        if not self.keep_links or not tips:
             return None
         reached: set[bytes] = set()
         stack = list(tips)
@@ -363,20 +371,17 @@ class _Parsed:
         return heads_of(tips, lambda sha: self.history.get(sha, ()))
 
 
-class _ParsingIndexer(PackIndexer):
-    """dulwich's indexer, which inflates every object to hash it, also parsing the
-    objects that name others on the way, so a received pack is inflated once for both."""
-
-    def __init__(self, *args, parsed: _Parsed, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.parsed = parsed
-
-    def _result(self, unpacked):
-        if unpacked.obj_type_num != Blob.type_num:
-            self.parsed.add(ShaFile.from_raw_chunks(unpacked.obj_type_num, unpacked.obj_chunks,
-                                                    object_format=self._object_format),
-                            sha_to_hex(unpacked.sha()))
-        return super()._result(unpacked)
+def _copy_input(read_all: Callable[[int], bytes], read_some: Callable[[int], bytes] | None,
+                f) -> None:
+    """Everything the client sends after its commands (the pack) into ``f``."""
+    read = read_some or read_all
+    while True:
+        chunk = read(COPY_CHUNK)
+        if not chunk:
+            return
+        f.write(chunk)
+        if read_some is None and len(chunk) < COPY_CHUNK:
+            return
 
 
 def references(obj) -> list[bytes]:

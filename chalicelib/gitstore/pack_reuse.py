@@ -53,7 +53,7 @@ from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, decode, encode, heads_
 from chalicelib.gitstore.pack_writer import HashedChunks
 from chalicelib.gitstore.repo import NimbusRepo
 
-__all__ = ["reuse_stream", "record_tips", "read_tips", "main_pack", "MainPack",
+__all__ = ["reuse_stream", "plan_clone", "record_tips", "read_tips", "main_pack", "MainPack",
            "CHUNK_SIZE"]
 
 CHUNK_SIZE = 1 << 20
@@ -147,6 +147,17 @@ def reuse_stream(repo: NimbusRepo, wants: set[bytes], haves: set[bytes], *, shal
     negotiation; one that is missing also makes reuse decline."""
     if haves or shallow or filtered or not ofs_delta or not wants:
         return None
+    planned = plan_clone(repo, wants, include_tag=include_tag)
+    if planned is None:
+        return None
+    main, pack, plan = planned
+    return _stream(repo.object_store, main, pack, plan.extras)
+
+
+def plan_clone(repo: NimbusRepo, wants: set[bytes], *,
+               include_tag: bool) -> tuple[MainPack, Pack, _Plan] | None:
+    """(the main pack, its Pack, what the wants need beyond it) when a clone of
+    ``wants`` may be served from the main pack (module docstring), else None."""
     store = repo.object_store
     main = main_pack(store)
     if main is None:
@@ -162,7 +173,7 @@ def reuse_stream(repo: NimbusRepo, wants: set[bytes], haves: set[bytes], *, shal
         allowed = plan.boundary | set(repo.refs.as_dict().values())
         if not main.heads <= allowed:
             return None
-    return _stream(store, main, pack, plan.extras)
+    return main, pack, plan
 
 
 class _Plan:
@@ -178,6 +189,7 @@ class _Plan:
         self.extra_set: set[bytes] = set()
         self.boundary: set[bytes] = set()   # objects of the pack the walk stopped at
         self.seen: set[bytes] = set()
+        self.kinds: dict[bytes, int] = {}    # type number of each extra
 
     def in_pack(self, sha: bytes) -> bool:
         return sha in self.tips or sha in self.pack
@@ -201,6 +213,7 @@ class _Plan:
                 return False
             self.extras.append(sha)
             self.extra_set.add(sha)
+            self.kinds[sha] = obj.type_num
             stack.extend(references(obj))
         return True
 
@@ -236,10 +249,10 @@ def _stream(store: S3ObjectStore, main: MainPack, pack: Pack,
                 yield from out.put(chunk)
         finally:
             entries.close()  # an abandoned stream drops its partial cache copy now
-        others = [p for name, p in _live_packs(store) if name != main.name]
+        others = [p for name, p in live_packs(store) if name != main.name]
         sent = set()
         for sha in extras:
-            yield from out.put(_entry(store, pack, others, sent, sha))
+            yield from out.put(entry_for(store, pack, others, sent, sha))
             sent.add(hex_to_sha(sha))
         yield from out.flush()
         yield out.hasher.digest()
@@ -273,11 +286,11 @@ def _verbatim(store: S3ObjectStore, main: MainPack) -> Iterator[bytes]:
         _unlink(copy.name)
 
 
-def _live_packs(store: S3ObjectStore) -> list[tuple[str, Pack]]:
+def live_packs(store: S3ObjectStore) -> list[tuple[str, Pack]]:
     return [(name, store.pack_by_name(name)) for name in sorted(store.pack_infos())]
 
 
-def _entry(store: S3ObjectStore, main: Pack, others: list[Pack], sent: set[bytes],
+def entry_for(store: S3ObjectStore, main: Pack, others: list[Pack], sent: set[bytes],
            sha: bytes) -> bytes:
     """One pack entry for an object pushed after compaction: its stored compressed
     bytes when it is a whole object or a delta against something already sent (as a

@@ -16,6 +16,7 @@ Lifecycle of a pack (key layouts: ``models.py``):
 """
 from __future__ import annotations
 
+import logging
 import random
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from chalicelib.gitstore.models import PackRecord, RetiredPack, gitkeys
 from chalicelib.gitstore.pack_tips import Tips, from_attributes, to_attributes
 from chalicelib.settings import get_settings
 from chalicelib.store.table import connection
+
+log = logging.getLogger(__name__)
 
 MAX_TRANSACTION_ITEMS = 100
 PUBLISH_ATTEMPTS = 5
@@ -88,6 +91,21 @@ def charges_of(item: PackRecord) -> dict[str, int]:
 def _reason_codes(exc: TransactWriteError) -> list[str | None]:
     return [reason.code if reason is not None else None
             for reason in (exc.cancellation_reasons or [])]
+
+
+def _lost_race(exc: Exception) -> bool:
+    """Whether a sweep's write failed because another writer got there first (its
+    condition, a conflicting transaction), not for any other reason: a denied or
+    throttled call is raised, never taken for "published meanwhile"."""
+    if isinstance(exc, TransactWriteError):
+        return any(code in ("ConditionalCheckFailed", "TransactionConflict")
+                   for code in _reason_codes(exc))
+    return getattr(exc, "cause_response_code", None) == "ConditionalCheckFailedException"
+
+
+def _sweep_failed(pool_id: object, what: str, exc: Exception) -> None:
+    log.error("sweep of pool %s: %s failed (%s)", pool_id, what,
+              getattr(exc, "cause_response_code", None) or type(exc).__name__)
 
 
 # -- the pack list ----------------------------------------------------------------------
@@ -335,7 +353,10 @@ def sweep_pool(pool_id: object, *, grace_seconds: float, now: float | None = Non
                 tomb.update(actions=[RetiredPack.deleting_since.set(now)],
                             condition=RetiredPack.pk.exists()
                             & RetiredPack.deleting_since.does_not_exist())
-            except UpdateError:
+            except UpdateError as exc:
+                if not _lost_race(exc):
+                    _sweep_failed(pool_id, f"claiming {tomb.sk}", exc)
+                    raise
                 continue  # published again meanwhile: the tombstone is gone
         deleted.append(_finish_deletion(pool_id, tomb))
     known = set(list_packs(pool_id)) | {t.sk[len(gitkeys.RETIRED_PREFIX):] for t in tombstones}
@@ -347,7 +368,10 @@ def sweep_pool(pool_id: object, *, grace_seconds: float, now: float | None = Non
                 tx.save(RetiredPack(*gitkeys.retired(pool_id, name), retired_at=now,
                                     deleting_since=now),
                         condition=RetiredPack.pk.does_not_exist())
-        except TransactWriteError:
+        except TransactWriteError as exc:
+            if not _lost_race(exc):
+                _sweep_failed(pool_id, f"claiming orphan {name}", exc)
+                raise
             continue  # published or claimed meanwhile
         deleted.append(_finish_deletion(
             pool_id, RetiredPack(*gitkeys.retired(pool_id, name), retired_at=now)))
@@ -359,8 +383,11 @@ def _finish_deletion(pool_id: object, tomb: RetiredPack) -> str:
     _delete_files(pool_id, name)
     try:
         tomb.delete(condition=RetiredPack.deleting_since.exists())
-    except DeleteError:
-        pass  # already gone
+    except DeleteError as exc:
+        if not _lost_race(exc):
+            _sweep_failed(pool_id, f"removing tombstone {tomb.sk}", exc)
+            raise
+        # already gone
     return name
 
 
@@ -401,9 +428,6 @@ def delete_pool(pool_id: object) -> None:
     with RetiredPack.batch_write() as batch:
         for item in list_retired(pool_id):
             batch.delete(item)
-    s3 = aws.client("s3")
-    paginator = s3.get_paginator("list_objects_v2")
+    paginator = aws.client("s3").get_paginator("list_objects_v2")
     for page in paginator.paginate(Bucket=_bucket(), Prefix=gitkeys.s3_prefix(pool_id)):
-        keys = [{"Key": obj["Key"]} for obj in page.get("Contents", [])]
-        if keys:
-            s3.delete_objects(Bucket=_bucket(), Delete={"Objects": keys, "Quiet": True})
+        aws.delete_objects(_bucket(), [obj["Key"] for obj in page.get("Contents", [])])

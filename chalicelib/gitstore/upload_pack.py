@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree
 
-from chalicelib.gitstore import pack_reuse
+from chalicelib.gitstore import pack_reuse, pack_subset
 from chalicelib.gitstore.errors import ProtocolError
 from chalicelib.gitstore.pack_filter import ObjectFilter
 # Re-exported: callers import names_by_offset from this module.
@@ -310,7 +310,9 @@ def build_pack(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[bytes],
 
     A clone (no haves, nothing shallow, no filter) is first offered to
     ``pack_reuse``: when the main pack covers it, that pack's bytes are streamed as
-    stored, plus what was pushed since, instead of building the pack object by object."""
+    stored, plus what was pushed since, instead of building the pack object by object.
+    A ``blob:none`` clone is offered to ``pack_subset`` the same way: the main pack's
+    entries that are not blobs, copied as stored."""
     wants = list(wants)
     haves = list(haves)
     client_shallow = list(client_shallow)
@@ -319,6 +321,10 @@ def build_pack(repo: NimbusRepo, wants: Iterable[bytes], haves: Iterable[bytes],
         repo, set(wants), set(haves), shallow=bool(shallow or client_shallow),
         filtered=filter_spec is not None, include_tag=tagged is not None,
         ofs_delta=ofs_delta)
+    if reused is None:
+        reused = pack_subset.blobless_stream(
+            repo, set(wants), set(haves), shallow=bool(shallow or client_shallow),
+            filter_spec=filter_spec, include_tag=tagged is not None, ofs_delta=ofs_delta)
     if reused is not None:
         yield from reused
         return

@@ -13,6 +13,6 @@ def on_event(event: domain_events.Event) -> None:
     from chalicelib.services import pull_sync
 
     if isinstance(event, domain_events.RepositoryPushed):
-        pull_sync.on_push(event.repo_id, event.ref, event.actor_id)
+        pull_sync.on_push(event.repo_id, event.ref, event.actor_id, event.before, event.after)
     elif isinstance(event, domain_events.CommitStatusCreated):
         pull_sync.on_status(event.repo_id, event.sha)

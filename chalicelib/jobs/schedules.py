@@ -16,17 +16,25 @@ def sync_mirrors() -> int:
 
 
 def compact_packs() -> int:
-    """Repack every pool that has accumulated several packs."""
+    """Repack every pool that has accumulated several packs.  A pool that fails is
+    logged and the others still run; if AWS refused a call to this function's role, the
+    run then fails with that error (the role lacks a right: every later run would fail
+    the same way, and only a failed invocation shows in the function's error metric)."""
+    from chalicelib import aws
     from chalicelib.gitstore import compaction
     from chalicelib.store import repos
 
-    compacted = 0
+    compacted, denied = 0, None
     for pool in repos.pools():
         try:
             if compaction.compact_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ())):
                 compacted += 1
-        except Exception:  # noqa: BLE001 - one bad pool must not stop the others
+        except Exception as exc:  # noqa: BLE001 - one bad pool must not stop the others
             log.exception("compaction of pool %s failed", pool.pk)
+            if aws.is_access_denied(exc):
+                denied = denied or exc
+    if denied is not None:
+        raise denied
     return compacted
 
 

@@ -41,13 +41,18 @@ STOP_POLL_SECONDS = 0.1
 
 
 def ensure_admin_from_env(environ: Mapping[str, str]) -> str:
-    """Create the admin the environment names, if any; a line saying what happened."""
+    """Create the admin the environment names, if any; a line saying what happened
+    (empty when nothing was asked and a site admin exists: nothing to say)."""
     username, password, email = (environ.get(name, "") for name in ADMIN_VARIABLES)
     if username and password and email:
         from chalicelib.services.accounts import ensure_admin  # needs the settings in place
 
         created = ensure_admin(username, password, email)
         return f"admin user {username!r} " + ("created" if created else "already exists")
+    from chalicelib.services.user_search import site_admin_exists
+
+    if site_admin_exists():
+        return ""
     # The CLI finds this server's moto through runtime.json in the data dir.
     return (
         "NIMBUS_ADMIN_USER, NIMBUS_ADMIN_PASSWORD, NIMBUS_ADMIN_EMAIL not all set: no admin "
@@ -91,7 +96,9 @@ def main() -> int:
         return _cannot_start(exc)
     try:
         # Before serving, so the admin exists by the time the first request arrives.
-        print(ensure_admin_from_env(os.environ), flush=True)
+        said = ensure_admin_from_env(os.environ)
+        if said:
+            print(said, flush=True)
         for schedule in SCHEDULES:
             runtime.add_background(every(schedule))
         for task in EventPipeline().tasks() + WebhookWorker().tasks():

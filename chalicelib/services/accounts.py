@@ -11,6 +11,7 @@ import time
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
+from chalicelib.services import input_rules
 from chalicelib.services.passwords import hash_password, verify_password
 from chalicelib.services.permissions import can_see
 from chalicelib.settings import get_settings
@@ -177,7 +178,7 @@ def account_by_id(account_id: int) -> Account | None:
 
 def end_sessions(account: Account) -> None:
     """Sign the user out everywhere: every web session cookie issued so far stops
-    verifying (see ``chalicelib.web.session``).  An account deleted meanwhile has no
+    verifying (see ``chalicelib.services.web_sessions``).  An account deleted meanwhile has no
     sessions left to end."""
     try:
         with unit_of_work.writing():
@@ -215,6 +216,8 @@ _TEXT_FIELDS = ("full_name", "location", "website", "description", "pronouns", "
 def edit_user(actor: Account | None, name: str, data: dict) -> Account:
     """adminEditUser: ``data`` is an EditUserOption; absent fields stay as they are."""
     _require_site_admin(actor)
+    # Forgejo's binding rule answers before the handler looks the user up.
+    input_rules.check_url(optional(data, "website", str) or "", "website")
     account = get_user(name)
     old_email = account.email
     changed = []

@@ -83,10 +83,9 @@ def get_archive(repo: Repo, archive: str) -> Archive:
 
 
 def forget_repo(repo_id: int) -> None:
-    """Drop every cached archive of a repository (it was deleted)."""
+    """Drop every cached archive of a repository (it was deleted); ObjectsNotDeleted
+    if S3 refused any (the cleanup consumer fails and its event is retried)."""
     s3, bucket = aws.client("s3"), get_settings().aws.BUCKET
     paginator = s3.get_paginator("list_objects_v2")
     for page in paginator.paginate(Bucket=bucket, Prefix=f"archives/{int(repo_id)}/"):
-        objects = [{"Key": o["Key"]} for o in page.get("Contents", [])]
-        if objects:
-            s3.delete_objects(Bucket=bucket, Delete={"Objects": objects})
+        aws.delete_objects(bucket, [o["Key"] for o in page.get("Contents", [])])

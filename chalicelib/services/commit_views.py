@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
@@ -92,6 +92,29 @@ def _commit_in(git, repo: Repo, sha: str | None):
     return found
 
 
+def identity_email(raw: bytes) -> str:
+    """The lower-case e-mail of a git identity ``Name <email>``."""
+    _, _, email = raw.decode("utf-8", "replace").partition("<")
+    return email.rstrip(">").strip().lower()
+
+
+def linked_accounts(commits) -> dict:
+    """The users owning the author and committer e-mails of these commits, by lower-case
+    address: the e-mail claims in one batched read and their accounts in another, for a
+    whole page (Forgejo links a commit's users by e-mail).  Organizations' addresses
+    link nobody, as in Forgejo, whose e-mail table holds users' addresses only; a
+    no-reply address (``login@<[service] NO_REPLY_ADDRESS>``) links its user."""
+    from chalicelib.settings import get_settings
+    from chalicelib.store import claims
+
+    emails = {identity_email(raw) for c in commits for raw in (c.author, c.committer)}
+    suffix = "@" + get_settings().no_reply_address.lower()
+    logins = {e: e[:-len(suffix)] for e in emails if e.endswith(suffix) and len(e) > len(suffix)}
+    found = claims.accounts_by_email_or_login(emails - logins.keys(), logins)
+    return {email: account for email, account in found.items()
+            if account.account_type == "user"}
+
+
 def stats_and_files(git, commit) -> tuple[dict, list[dict]]:
     """A commit's CommitStats and CommitAffectedFiles fields against its first parent."""
     from chalicelib.gitops import diff
@@ -104,7 +127,7 @@ def stats_and_files(git, commit) -> tuple[dict, list[dict]]:
 
 def diff_or_patch(repo: Repo, sha: str, kind: str) -> bytes:
     """``git diff <sha>^ <sha>`` (diff) or ``git format-patch -1 <sha>`` (patch)."""
-    from dulwich.patch import write_commit_patch, write_tree_diff
+    from dulwich.patch import write_tree_diff
 
     if kind not in ("diff", "patch"):
         raise NotFoundError(f"unknown diff type {kind!r}")
@@ -115,9 +138,28 @@ def diff_or_patch(repo: Repo, sha: str, kind: str) -> bytes:
     write_tree_diff(body, store, parent_tree, commit.tree)
     if kind == "diff":
         return body.getvalue()
-    out = io.BytesIO()
-    write_commit_patch(out, commit, body.getvalue(), (1, 1))
-    return out.getvalue()
+    return patch_mail(commit, body.getvalue(), 1, 1)
+
+
+def patch_mail(commit, diff: bytes, number: int, total: int) -> bytes:
+    """One commit as ``git format-patch`` writes it: ``[PATCH]`` when it is the only one,
+    ``[PATCH n/m]`` in a longer series, dated by its author (dulwich's writer numbers a
+    lone patch 1/1 and dates every patch with the current time)."""
+    from dulwich import __version__ as dulwich_version
+
+    when = datetime.fromtimestamp(int(commit.author_time),
+                                  timezone(timedelta(seconds=int(commit.author_timezone))))
+    date = f"{when:%a}, {when.day} {when:%b %Y %H:%M:%S %z}".encode()
+    subject, _, body = commit.message.partition(b"\n\n")
+    subject = subject.replace(b"\n", b" ").strip()
+    prefix = b"[PATCH]" if total == 1 else b"[PATCH %d/%d]" % (number, total)
+    parts = [b"From %s Mon Sep 17 00:00:00 2001\n" % commit.id,   # git's fixed mbox date
+             b"From: " + commit.author + b"\n", b"Date: " + date + b"\n",
+             b"Subject: " + prefix + b" " + subject + b"\n\n"]
+    if body:
+        parts.append(body if body.endswith(b"\n") else body + b"\n")
+    parts += [b"---\n", diff, b"-- \n", b"Dulwich %d.%d.%d\n" % dulwich_version[:3]]
+    return b"".join(parts)
 
 
 # Compare and the pull request of a commit ----------------------------------------------

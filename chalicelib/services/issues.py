@@ -24,6 +24,7 @@ from chalicelib.services.issue_context import (MAX_TITLE, Ctx, assignees_from, i
                                                require_writer, resolve_labels, set_assignees,
                                                snapshot, with_labels)
 from chalicelib.store import issue_comments as comment_store
+from chalicelib.store import issue_references as reference_store
 from chalicelib.store import issue_tracker as tracker_store
 from chalicelib.store import issues as store
 from chalicelib.store import unit_of_work
@@ -326,7 +327,8 @@ def edit_issue(ctx: Ctx, number: int, data: dict) -> Issue:
 
 
 def delete_issue(ctx: Ctx, number: int) -> None:
-    """issueDelete: repository admins only; comments and times go with the issue.
+    """issueDelete: repository admins only; comments, times and references to it go
+    with the issue.
 
     Past DynamoDB's 100 items per transaction the unit commits in chunks, in staging
     order: the comments and times go first and the issue itself (with its counters and
@@ -341,7 +343,8 @@ def delete_issue(ctx: Ctx, number: int) -> None:
         tracker = ctx.tracker(consistent=consistent)
         comments = comment_store.comments_of(ctx.repo_id, number)
         store.stage_delete_items([*comments, *comment_store.refs_of(comments),
-                                  *comment_store.times_of(ctx.repo_id, number)],
+                                  *comment_store.times_of(ctx.repo_id, number),
+                                  *reference_store.references_of(ctx.repo_id, number)],
                                  label="issue content")
         store.stage_delete_issue(old)
         counters = stage_counters(ctx, old, None, tracker)

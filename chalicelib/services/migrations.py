@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import aws, events
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
@@ -280,9 +280,10 @@ def _reschedule(repo: Repo, at: float) -> None:
 
 
 def sync_due(now: float | None = None) -> int:
-    """The scheduled job: sync every due mirror; a failing one waits for its next turn."""
+    """The scheduled job: sync every due mirror; a failing one waits for its next turn
+    (and a call AWS refused fails the run, after the others)."""
     now = time.time() if now is None else now
-    synced = 0
+    synced, denied = 0, None
     for repo in mirror_store.due_repos(now):
         if not quota.allows(int(repo.owner_id), "size:repos:all"):
             log.info("mirror sync of repository %s skipped: its owner is over quota", repo.id)
@@ -291,9 +292,15 @@ def sync_due(now: float | None = None) -> int:
         try:
             sync(repo)
             synced += 1
-        except Exception:  # noqa: BLE001 - one broken remote must not stop the rest
+        except Exception as exc:  # noqa: BLE001 - one broken remote must not stop the rest
             log.exception("mirror sync of repository %s failed", repo.id)
             _reschedule(repo, now)
+            # A call AWS refused to the role is no broken remote: fail the run once the
+            # others are done, so the function's error metric shows it.
+            if aws.is_access_denied(exc):
+                denied = denied or exc
+    if denied is not None:
+        raise denied
     return synced
 
 

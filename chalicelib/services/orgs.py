@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import accounts, teams
+from chalicelib.services import accounts, input_rules, teams
 from chalicelib.services.permissions import can_see, is_org
 # add_team_member and create_team are re-exported for callers that reach them here
 # (tests/test_hooks.py).
@@ -44,6 +44,7 @@ def get_org(viewer: Account | None, name: str) -> Account:
 
 def _org_fields(org: Account, data: dict) -> None:
     opt = accounts.optional
+    input_rules.check_url(opt(data, "website", str) or "", "website")
     for name in ("full_name", "description", "website", "location"):
         value = opt(data, name, str)
         if value is not None:

@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import ServiceError
+from chalicelib.gitstore import refdb
 from chalicelib.services import issues, pull_merging, pulls, repo_files
 from chalicelib.services.issue_context import Ctx, account_from, now
 from chalicelib.services.permissions import Access
@@ -61,15 +62,46 @@ def affected(repo: Repo, branch: str) -> list[tuple[Repo, int]]:
     return found
 
 
-def on_push(repo_id: int, ref: str, actor_id: int | None) -> None:
+def on_push(repo_id: int, ref: str, actor_id: int | None, before: str = "",
+            after: str = "") -> None:
     if not ref.startswith(HEADS):
         return
     repo = repo_store.get_by_id(repo_id)
     if repo is None:
         return
+    if refdb.is_zero(before) or refdb.is_zero(after):
+        mark_head(repo, ref[len(HEADS):], gone=refdb.is_zero(after))
     actor = account_store.get_by_id(actor_id) if actor_id else None
     for base_repo, number in affected(repo, ref[len(HEADS):]):
         refresh(base_repo, number, actor)
+
+
+def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
+    """A branch was deleted or (re)created: every pull request with it as head, open or
+    closed, records whether it exists (what its ``head.ref`` names).  Only creations and
+    deletions get here, so an ordinary push reads no closed pull requests."""
+    bases = [repo]
+    if repo.fork and repo.parent_id:
+        parent = repo_store.get_by_id(int(repo.parent_id))
+        bases += [parent] if parent is not None else []
+
+    def change(old, new, tracker) -> None:
+        pull = store.fields_of(new)
+        if _heads_at(pull, repo, branch, not gone):
+            pull.head_gone = gone
+            store.set_fields(new, pull)
+
+    for base in bases:
+        numbers = [int(item.number) for item in store.pulls(int(base.id), "oc")
+                   if _heads_at(store.fields_of(item), repo, branch, not gone)]
+        ctx = _system_ctx(base) if numbers else None
+        for number in numbers if ctx is not None else ():
+            issues.mutate(ctx, number, change, lambda old, new: [])
+
+
+def _heads_at(pull, repo: Repo, branch: str, gone: bool) -> bool:
+    return (pull.head_repo_id == int(repo.id) and pull.head_branch == branch
+            and pull.head_gone == gone)
 
 
 def refresh(base_repo: Repo, number: int, actor=None) -> None:

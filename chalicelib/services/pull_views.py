@@ -8,7 +8,7 @@ import io
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import NotFoundError
-from chalicelib.services import repo_files
+from chalicelib.services import commit_views, repo_files
 from chalicelib.services.issue_context import Ctx
 from chalicelib.services.repo_views import RepoView, find_by_id
 from chalicelib.store import pulls as store
@@ -58,7 +58,7 @@ def files(ctx: Ctx, issue: Issue):
 
 def diff_or_patch(ctx: Ctx, issue: Issue, kind: str) -> bytes:
     """``git diff base...head`` (diff) or ``git format-patch`` of its commits (patch)."""
-    from dulwich.patch import write_commit_patch, write_tree_diff
+    from dulwich.patch import write_tree_diff
 
     from chalicelib.gitops.objects import read_commit
 
@@ -74,5 +74,5 @@ def diff_or_patch(ctx: Ctx, issue: Issue, kind: str) -> bytes:
         body = io.BytesIO()
         parent_tree = read_commit(store_, commit.parents[0]).tree if commit.parents else None
         write_tree_diff(body, store_, parent_tree, commit.tree)
-        write_commit_patch(out, commit, body.getvalue(), (number, len(series)))
+        out.write(commit_views.patch_mail(commit, body.getvalue(), number, len(series)))
     return out.getvalue()

@@ -98,22 +98,20 @@ def content_disposition(name: str) -> str:
 def remove(object_keys: list[str]) -> None:
     """Delete objects whose records are gone (best effort: an object left behind costs
     storage, never correctness)."""
-    keys = [{"Key": k} for k in object_keys if k]
+    keys = [k for k in object_keys if k]
     if not keys:
         return
-    s3, bucket = _s3()
+    _, bucket = _s3()
     try:
-        for start in range(0, len(keys), 1000):
-            s3.delete_objects(Bucket=bucket, Delete={"Objects": keys[start:start + 1000]})
+        aws.delete_objects(bucket, keys)
     except Exception:  # noqa: BLE001 - the records are gone; log the leftovers
         log.exception("could not delete %d attachment objects", len(keys))
 
 
 def remove_repo(repo_id: int) -> None:
-    """Every object of a deleted repository."""
+    """Every object of a deleted repository; ObjectsNotDeleted if S3 refused any (the
+    cleanup consumer fails and its event is retried)."""
     s3, bucket = _s3()
     for page in s3.get_paginator("list_objects_v2").paginate(
             Bucket=bucket, Prefix=f"attachments/{int(repo_id)}/"):
-        objects = [{"Key": o["Key"]} for o in page.get("Contents", [])]
-        if objects:
-            s3.delete_objects(Bucket=bucket, Delete={"Objects": objects})
+        aws.delete_objects(bucket, [o["Key"] for o in page.get("Contents", [])])

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                TooLarge)
-from chalicelib.services import accounts, quota, release_bytes, releases
+from chalicelib.services import accounts, input_rules, quota, release_bytes, releases
 from chalicelib.services.permissions import access_keys
 from chalicelib.services.repo_views import Caller, view_of
 from chalicelib.settings import get_settings
@@ -159,9 +159,11 @@ def check_type(name: str, head: bytes | None) -> None:
 
 
 def check_external_url(url: str) -> str:
-    """Forgejo's ``IsValidReleaseAssetURL``: an absolute http(s) URL."""
+    """Forgejo's ``IsValidReleaseAssetURL``: an absolute http(s) URL (with a host, and
+    one Go's parser takes, as every URL field: ``input_rules.is_valid_url``)."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in url):
+    if parts.scheme not in ("http", "https") or not parts.netloc \
+            or any(ch.isspace() for ch in url) or not input_rules.is_valid_url(url):
         raise BadInput(f"invalid external URL: '{url}'")
     return url
 

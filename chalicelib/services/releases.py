@@ -311,11 +311,12 @@ def create_release(ctx: Ctx, data: dict) -> Release:
     check_tag_name(tag)
     if ctx.repo.empty:
         raise InvalidInput("repo is empty")
+    # Forgejo looks the tag's release up before anything else of the option is checked.
+    if store.tag_owner(ctx.repo_id, tag) is not None:
+        raise ConflictError(f"release tag already exist [tag_name: {tag}]")
     title = _text(data, "name")
     if not title:
         raise InvalidInput("title is empty")
-    if store.tag_owner(ctx.repo_id, tag) is not None:
-        raise ConflictError(f"release tag already exist [tag_name: {tag}]")
     draft = bool(_flag(data, "draft"))
     target = _text(data, "target_commitish").strip() or ctx.repo.default_branch
     release = store.Release(

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import (accounts, merge_settings, pushes, quota, quota_charges,
-                                 repo_lifecycle)
+from chalicelib.services import (accounts, input_rules, merge_settings, pushes, quota,
+                                 quota_charges, repo_lifecycle)
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import accounts as account_store
@@ -108,6 +108,8 @@ def edit_repo(caller: Caller, view: RepoView, data: dict) -> RepoView:
     name = opt(data, "name", str)
     if name is not None and name != repo.name:
         raise InvalidInput("[Name]: renaming repositories is not supported yet")
+    # As Forgejo's repository settings form (ValidUrl): a website is an http(s) link.
+    input_rules.check_url(opt(data, "website", str) or "", "website")
     before = {field: getattr(repo, field) for field in store.EDITABLE}
     for field in ("description", "website"):
         value = opt(data, field, str)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, \
     PermissionDenied
-from chalicelib.services import accounts, repo_files
+from chalicelib.services import accounts, input_rules, repo_files
 from chalicelib.services.issue_context import account_from, snapshot
 from chalicelib.services.permissions import access_keys
 from chalicelib.services.repo_views import Caller, RepoView, strip_git
@@ -216,9 +216,11 @@ def _sorted(statuses: list[Status], sort: str) -> list[Status]:
 
 
 def list_statuses(view: RepoView, caller: Caller, sha: str, *, sort: str = "", state: str = "",
-                  offset: int = 0, limit: int = 30) -> tuple[list[Shown], int]:
-    """repoListStatuses: one page and the number of statuses that match."""
-    commit = _as_commit_id(view.repo, sha)
+                  offset: int = 0, limit: int = 30,
+                  by_ref: bool = False) -> tuple[list[Shown], int]:
+    """repoListStatuses: one page and the number of statuses that match; ``by_ref``:
+    Forgejo's repoListStatusesByRef, ``sha`` resolved as a branch, tag or commit id."""
+    commit = (_ref_commit if by_ref else _as_commit_id)(view.repo, sha)
     if commit is None:
         return [], 0
     found = store.history(int(view.repo.id), commit)
@@ -271,7 +273,9 @@ def create_status(view: RepoView, caller: Caller, sha: str, data: dict) -> Shown
     if state not in STATES:
         raise InvalidInput(f"[State]: must be one of {', '.join(STATES)}")
     context, description = _text(data, "context"), _text(data, "description")
-    target_url = _text(data, "target_url")
+    # Forgejo takes any text here and neutralises it when rendering; refused instead, so
+    # an API client learns at once that its link would not be one.
+    target_url = input_rules.check_url(_text(data, "target_url"), "target_url", "TargetURL")
     full = full_id(view.repo, sha)
     commit = _commit_through_git(view.repo, full or sha, full_given=full is not None)
     if commit is None:

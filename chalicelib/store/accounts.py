@@ -6,17 +6,23 @@ Access patterns:
   name claim guards against index lag right after a create
 - names and e-mails are unique through claim items, staged as must-not-exist puts in the
   same transaction as the account (labels ``NAME_TAKEN`` / ``EMAIL_TAKEN``).
+- every user (not organization), by name: Query gsi2 ``USERS`` (sort key the lower-case
+  name), read a DynamoDB page at a time (``users``).  A user is indexed when created or
+  saved; ``admin repair`` indexes users written before the index existed.
 
 Writes are staged in the current unit of work; the caller commits.
 """
 from __future__ import annotations
+
+from typing import Iterator
 
 from chalicelib.store import gpg_keys, public_keys, tokens, unit_of_work
 from chalicelib.store.table import Account, Claim, Item, keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
            "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",
-           "stage_save", "stage_delete", "stage_end_sessions"]
+           "stage_save", "stage_delete", "stage_end_sessions", "index_user", "user_index_key",
+           "users"]
 
 # Labels of staged operations, as a failed commit names them (ConditionFailed.label).
 NAME_TAKEN = "name"
@@ -33,10 +39,32 @@ def new_account(account_id: int, login: str, *, account_type: str, created: int,
     """An account item (not yet written) with its keys and name index filled in."""
     lower = login.lower()
     gsi1pk, gsi1sk = keys.login_gsi(lower)
-    return Account(*keys.account(account_id), id=account_id, account_type=account_type,
-                   login=login, lower_name=lower, created=created,
-                   updated=fields.pop("updated", created), gsi1pk=gsi1pk, gsi1sk=gsi1sk,
-                   **fields)
+    account = Account(*keys.account(account_id), id=account_id, account_type=account_type,
+                      login=login, lower_name=lower, created=created,
+                      updated=fields.pop("updated", created), gsi1pk=gsi1pk, gsi1sk=gsi1sk,
+                      **fields)
+    index_user(account)
+    return account
+
+
+def user_index_key(account: Account) -> tuple[str, str] | None:
+    """Where a user is listed in gsi2 (None for an organization)."""
+    if account.account_type != "user":
+        return None
+    return keys.ALL_USERS_GSI, account.lower_name
+
+
+def index_user(account: Account) -> None:
+    """List a user in the user index (organizations are not listed there)."""
+    key = user_index_key(account)
+    if key is not None:
+        account.gsi2pk, account.gsi2sk = key
+
+
+def users(*, descending: bool = False) -> Iterator[Account]:
+    """Every user in name order (or reversed), lazily: DynamoDB pages are read only as
+    far as the caller iterates, never a scan."""
+    return Item.gsi2.query(keys.ALL_USERS_GSI, scan_index_forward=not descending)
 
 
 def stored_values(account: Account | None) -> dict:
@@ -90,6 +118,7 @@ def stage_save(account: Account, *, old_email: str | None = None) -> None:
     uow = unit_of_work.current()
     expected = account.version
     account.version = expected + 1
+    index_user(account)
     if old_email is not None and old_email.lower() != account.email.lower():
         _stage_claim_move(account.id, EMAIL_TAKEN,
                           keys.email(old_email.lower()) if old_email else None,

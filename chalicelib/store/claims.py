@@ -16,11 +16,25 @@ from chalicelib.store.table import Account, Claim, keys
 
 
 def _accounts(names: Iterable[str], key: Callable[[str], tuple[str, str]]) -> dict[str, Account]:
-    wanted = sorted({n.lower() for n in names if n})
+    return _claimed({n.lower(): key(n.lower()) for n in names if n})
+
+
+def accounts_by_email_or_login(emails: Iterable[str],
+                               logins: dict[str, str]) -> dict[str, Account]:
+    """Accounts owning these e-mail addresses, or with the login name ``logins`` gives
+    for an address (a no-reply address names its user), by lower-case address; still
+    two batched reads."""
+    wanted = {e.lower(): keys.email(e.lower()) for e in emails if e}
+    wanted.update((e.lower(), keys.login(login.lower())) for e, login in logins.items())
+    return _claimed(wanted)
+
+
+def _claimed(wanted: dict[str, tuple[str, str]]) -> dict[str, Account]:
+    """name -> the account holding the claim at its key (missing left out)."""
     if not wanted:
         return {}
-    unit_of_work.prefetch(key(n) for n in wanted)
-    claims = {n: unit_of_work.get(Claim, key(n)) for n in wanted}
+    unit_of_work.prefetch(wanted[n] for n in sorted(wanted))
+    claims = {n: unit_of_work.get(Claim, key) for n, key in wanted.items()}
     unit_of_work.prefetch(keys.account(int(c.owner_id)) for c in claims.values() if c)
     found = {}
     for name, claim in claims.items():

@@ -43,6 +43,9 @@ class PullFields:
     merged_by: dict | None = None  # account snapshot
     merge_commit_sha: str = ""
     allow_maintainer_edit: bool = False
+    # The head branch was deleted (or its repository is gone): the record then names
+    # refs/pull/<n>/head as the head's ref, as Forgejo does, without reading refs.
+    head_gone: bool = False
     # A merge scheduled for when the required checks pass: style, title, message,
     # delete_branch, doer (snapshot).
     auto_merge: dict | None = None

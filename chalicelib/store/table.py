@@ -382,6 +382,7 @@ class keys:  # noqa: N801 - a namespace of key builders
         return f"OWNS#{owner_id}", f"REPO#{name_lower}"
 
     ALL_REPOS_GSI = "REPOS"
+    ALL_USERS_GSI = "USERS"      # users (not organizations) by lower-case name
     ALL_POOLS_GSI = "POOLS"
 
     @staticmethod

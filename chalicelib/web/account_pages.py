@@ -12,16 +12,9 @@ from __future__ import annotations
 
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.services import accounts, webhook_sources
-from chalicelib.web.view import Web, page, redirect, render
+from chalicelib.web.view import Web, page, redirect, render, site_target
 
 FAILED = "Username or password is incorrect."
-
-
-def safe_target(target: str | None) -> str:
-    """Only a path on this site (``//host`` and ``/\\host`` would leave it)."""
-    if not target or not target.startswith("/") or target.startswith(("//", "/\\")):
-        return "/"
-    return target
 
 
 def _login_name(given: str) -> str:
@@ -33,9 +26,9 @@ def _login_name(given: str) -> str:
 @page("GET", "/user/login", "webLoginForm", anonymous=True)
 def login_form(req: ApiRequest, web: Web) -> ApiResponse:
     if web.user is not None:
-        return redirect(safe_target(req.arg("redirect_to")))
+        return redirect(site_target(req.arg("redirect_to")))
     return render(web, "login.html", title="Sign in", form_csrf=web.csrf,
-                  redirect_to=safe_target(req.arg("redirect_to")), user_name="")
+                  redirect_to=site_target(req.arg("redirect_to")), user_name="")
 
 
 @page("POST", "/user/login", "webLogin", anonymous=True)
@@ -43,7 +36,7 @@ def login(req: ApiRequest, web: Web) -> ApiResponse:
     form = {k: v[-1] for k, v in req.form().items()}
     given = (form.get("user_name") or "").strip()
     password = form.get("password") or ""
-    target = safe_target(form.get("redirect_to"))
+    target = site_target(form.get("redirect_to"))
     account = None
     if given and password:
         name = _login_name(given)

@@ -10,7 +10,7 @@ import re
 from urllib.parse import quote
 
 from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api.http import FILE_CSP, ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo, repo_record
 from chalicelib.api.tags import tag_record
 from chalicelib.errors import NotFoundError
@@ -163,7 +163,7 @@ def _crumbs(path: str) -> list[tuple[str, str]]:
     return [(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts)]
 
 
-@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True)
+@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
 def raw(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
     at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
@@ -175,8 +175,7 @@ def raw(req: ApiRequest, web: Web) -> ApiResponse:
     return ApiResponse(status=200, body=file.content, headers={
         "Content-Type": file.content_type,
         "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(file.name)}",
-        # A repository's files must never run script in the site's origin.
-        "Content-Security-Policy": "default-src 'none'; sandbox",
+        "Content-Security-Policy": FILE_CSP,
     })
 
 

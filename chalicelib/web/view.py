@@ -3,9 +3,9 @@
 ``page(method, pattern, name)`` registers a handler in the same route table as the API
 (raw, outside /api/v1, not in swagger).  The wrapper it adds:
 
-- reads the session cookie and, when it names a live account, sets ``req.principal``
-  as a password login would (every scope), so services see the same caller the API
-  would see for that user;
+- takes the caller the gateway found in the session cookie (pages take no token:
+  ``Route.credentials``, docs/security.md), who acts as a password login would (every
+  scope), so services see the same caller the API would see for that user;
 - checks the CSRF token of every POST (403 when missing or wrong);
 - turns service errors into HTML error pages with the API's status codes (a private
   repository is a 404 page, exactly as the API answers 404), and any other exception
@@ -27,17 +27,18 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import errors
 from chalicelib.api import auth
 from chalicelib.api import errors as api_errors
 from chalicelib.api.http import ApiRequest, ApiResponse
 from chalicelib.api.repos import current_repo, repo_preload, repo_preload_more
-from chalicelib.api.router import route
+from chalicelib.api.router import DOWNLOAD, SESSION, route
 from chalicelib.services import accounts
 from chalicelib.settings import get_settings
-from chalicelib.web import session as sessions
+from chalicelib.services import web_sessions as sessions
+from chalicelib.web import links
 
 log = logging.getLogger("nimbus.web")
 HERE = Path(__file__).parent
@@ -80,27 +81,12 @@ class Web:
         self.new_cookie = sessions.clear_cookie()
 
 
-def session_user_id(req: ApiRequest) -> int | None:
-    found = sessions.parse(sessions.cookie_value(req.headers))
-    return found.user_id if found is not None and found.user_id else None
-
-
 def _load_session(req: ApiRequest) -> Web:
-    web = Web(req)
-    value = sessions.cookie_value(req.headers)
-    found = sessions.parse(value)
-    if found is None:
-        return web
-    account = accounts.account_by_id(found.user_id) if found.user_id else None
-    if found.user_id and (account is None or account.prohibit_login or not account.active):
-        return web      # deleted or disabled: the cookie is ignored
-    if not sessions.verify(value, found, account):
-        return web
-    web.session, web.user = found, account
-    if account is not None and req.principal is None:
-        req.principal = auth.Principal(user=account, via="session")
-    elif req.principal is not None:
-        web.user = req.principal.user     # a token or password sent with the request wins
+    """The page's state from what the gateway authenticated: the session it verified
+    and the caller (on a download, a token's owner may be the caller instead)."""
+    web = Web(req, session=req.session)
+    if req.principal is not None:
+        web.user = req.principal.user
     return web
 
 
@@ -115,20 +101,26 @@ def _check_csrf(web: Web) -> None:
 
 def _repo_more(req: ApiRequest, user_id: int | None) -> list:
     """The caller's access items, for the session's user when no token names one."""
-    user_id = user_id or session_user_id(req)
+    user_id = user_id or auth.session_user_id(req)
     keys = repo_preload_more(req, user_id)
     return keys + ([accounts.account_key(user_id)] if user_id else [])
 
 
 def page(method: str, pattern: str, name: str, *, in_repo: bool = False,
-         anonymous: bool = False, signed_in: bool = False) -> Callable:
+         anonymous: bool = False, signed_in: bool = False, download: bool = False) -> Callable:
     """Register ``func(req, web)`` as the page at ``pattern`` (Forgejo's URL).
 
     ``in_repo``: the path names ``{owner}/{repo}``, read with the caller's access in the
     request's two batched reads.  ``anonymous``: served even when REQUIRE_SIGNIN_VIEW
     sends everyone else to the sign-in form (the form itself, assets).  ``signed_in``:
-    visitors are sent to the sign-in form first (the forms that do things)."""
+    visitors are sent to the sign-in form first (the forms that do things).
+    ``download``: a file's bytes, which a token with ``read:repository`` may fetch too
+    (as ``curl`` and CI scripts do); every other page takes the session cookie only."""
     options = dict(tag="web", raw=True, in_swagger=False)
+    if download:
+        options.update(credentials=DOWNLOAD, scope="repository")
+    else:
+        options.update(credentials=SESSION, scope=None)
     if in_repo:
         options.update(preload=repo_preload, preload_more=_repo_more)
 
@@ -147,8 +139,6 @@ def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
     web = Web(req)
     try:
         web = _load_session(req)
-        if web.user is None and req.principal is not None:
-            web.user = req.principal.user
         if req.method == "POST":
             _check_csrf(web)
         if web.user is None and req.principal is None and not anonymous \
@@ -210,6 +200,7 @@ def environment():
     env.filters["ago"] = ago
     env.filters["size"] = human_size
     env.globals.update(path_url=path_url, page_url=page_url)
+    env.filters["link_url"] = env.globals["link_url"] = links.link_url
     return env
 
 
@@ -256,7 +247,35 @@ def compress(req: ApiRequest, response: ApiResponse) -> ApiResponse:
 
 
 def redirect(location: str, status: int = 303) -> ApiResponse:
-    return ApiResponse(status=status, headers={"Location": location})
+    """A redirect that stays on this site, whatever ``location`` was built from."""
+    return ApiResponse(status=status, headers={"Location": site_target(location)})
+
+
+# What a browser ignores or rewrites in a URL before it resolves it (WHATWG URL: leading
+# and trailing C0 controls and spaces are stripped, tabs and newlines removed anywhere,
+# and in http(s) URLs a backslash is a slash).
+_STRIPPED = "".join(chr(c) for c in range(0x21))
+_REMOVED = str.maketrans("", "", "\t\n\r")
+# Kept as they are in a Location; everything else (spaces, non-ASCII) is percent-encoded
+# so the header is plain ASCII and means to the browser what it meant to us.
+_URL_SAFE = "/?&=#%:@!$'()*+,;~-._[]"
+
+
+def site_target(target: str | None) -> str:
+    r"""``target`` as a path on this site, read the way a browser reads it, or ``/``.
+
+    ``//host``, ``/\host``, ``/<tab>/host``, ``https:host`` and ``\\host`` all name
+    another host (or a scheme) once a browser has normalised them: they fall back to
+    ``/``."""
+    if not target:
+        return "/"
+    cleaned = target.strip(_STRIPPED).translate(_REMOVED).replace("\\", "/")
+    if not cleaned.startswith("/") or cleaned.startswith("//"):
+        return "/"
+    parts = urlsplit(cleaned)
+    if parts.scheme or parts.netloc:
+        return "/"
+    return quote(cleaned, safe=_URL_SAFE)
 
 
 # Template helpers ---------------------------------------------------------------------
