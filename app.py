@@ -1,12 +1,12 @@
 """The Lambda entry point: builds the Chalice app and nothing else.
 
 API Gateway sends every request through one catch-all route; the in-app route table
-(chalicelib/api/router.py) picks the handler.  Scheduled and queue functions are
+(chalicelib/http/router.py) picks the handler.  Scheduled and queue functions are
 registered here as they land, each a thin wrapper around a job in chalicelib/jobs.
 """
 from chalice import Chalice
 
-from chalicelib.api.gateway import handle_event
+from chalicelib.http.gateway import handle_event
 
 ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
@@ -95,19 +95,19 @@ def event_worker(event):
     return {"handled": consumers.handle_sqs_records(record.body for record in event)}
 
 
-# Webhook delivery (chalicelib/jobs/webhooks.py): the webhook-delivery consumer writes
+# Webhook delivery (chalicelib/webhooks/consumers.py): the webhook-delivery consumer writes
 # deliveries to the table and posts their hooks' lanes here; this function sends them,
 # in order per hook, retrying with backoff.  One lane per invocation keeps a run within
 # the function's timeout; the sweep wakes lanes a lost message or a long retry left.
 @app.on_sqs_message(queue=get_settings().aws.WEBHOOK_QUEUE, batch_size=1, name="webhook_worker")
 def webhook_worker(event):
-    from chalicelib.jobs import webhooks
+    from chalicelib.webhooks import consumers as webhooks
 
     return {"sent": webhooks.handle_sqs_records(record.body for record in event)}
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="webhook_sweep")
 def webhook_sweep(event):
-    from chalicelib.jobs import webhooks
+    from chalicelib.webhooks import consumers as webhooks
 
     return {"woken": webhooks.sweep()}

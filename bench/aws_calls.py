@@ -202,7 +202,7 @@ def measure_routes(scene: Scene, routes, measure) -> tuple[list, list, list]:
 
 
 def run() -> dict:
-    from chalicelib.api.routes import load_routes
+    from chalicelib.http.routes import load_routes
 
     counting: list[Counter] = []   # the open count, if any
 

@@ -19,7 +19,7 @@ The whole cold start is judged on CPU time (user + system of the fresh process, 
 the start of the import to the answer): it is what a Lambda with its own vCPU share
 spends, while wall time on a shared machine mostly measures the neighbours.  Wall
 times are printed beside it, and a third variant shows what the first request cost
-when it imported every API area (the gateway before chalicelib/api/route_index.py).
+when it imported every API area (the gateway before chalicelib/http/route_index.py).
 
 Exit status 1 if a module that must stay off the import path is imported, if the
 first request fails, or if the whole cold start's CPU time (fastest run of each app)
@@ -62,7 +62,7 @@ def index():
 PROBE = "import time; t = time.perf_counter(); import app; print((time.perf_counter() - t) * 1e3)"
 # The gateway imports the route modules on the first request, not with app.py: that is
 # still cold start, so the import tree and the FORBIDDEN check include them.
-TREE_PROBE = "import app; from chalicelib.api.routes import load_routes; load_routes()"
+TREE_PROBE = "import app; from chalicelib.http.routes import load_routes; load_routes()"
 # The whole cold start: import, then one request, timed apart inside the child.  With a
 # second argument the (untimed) run records the AWS calls its request makes.
 WHOLE_PROBE = """\
@@ -77,7 +77,7 @@ start, cpu_start = time.perf_counter(), time.process_time()
 import app
 imported, cpu_imported = time.perf_counter(), time.process_time()
 if "--all-areas" in sys.argv:   # as the gateway did before the route index
-    from chalicelib.api.routes import load_routes
+    from chalicelib.http.routes import load_routes
     load_routes()
 result = app.app(event, None)
 done, cpu_done = time.perf_counter(), time.process_time()

@@ -143,7 +143,7 @@ class Meter:
 
 
 def operation_costs(scene: Scene, meter: Meter, mix=MIX) -> list[dict]:
-    from chalicelib.api.routes import load_routes
+    from chalicelib.http.routes import load_routes
 
     table = load_routes()
     rows = []

@@ -102,7 +102,7 @@ def import_tree(probe: str) -> list[tuple[str, int, int]]:
 
 
 def cold_import() -> dict:
-    nodes = import_tree("import app; from chalicelib.api.routes import load_routes; load_routes()")
+    nodes = import_tree("import app; from chalicelib.http.routes import load_routes; load_routes()")
     names = {name for name, _, _ in nodes}
     heavy = [m for m in HEAVY if m in {n.split(".")[0] for n in names}]
     ours_self_ms = sum(s for name, s, _ in nodes if name in OURS) / 1e3

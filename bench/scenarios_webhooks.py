@@ -27,8 +27,8 @@ def any_system_hook(s) -> int:
 def delivery_of(s, kind: str, owner_id: int, hook_id: int) -> int:
     """One delivery of the hook, written as the consumer writes it."""
     def make() -> int:
-        from chalicelib.services import webhook_deliveries
-        from chalicelib.store import hooks as hook_store
+        from chalicelib.webhooks import deliveries as webhook_deliveries
+        from chalicelib.webhooks import store as hook_store
         from chalicelib.store import unit_of_work
 
         with unit_of_work.start():

@@ -137,7 +137,7 @@ def main() -> int:
         for title in titles:
             call(base, "POST", "/repos/root/bench/issues", {"title": title})
         # Every delivery written (the consumer is not what is measured), the first retrying.
-        from chalicelib.store import webhook_deliveries as store
+        from chalicelib.webhooks import delivery_store as store
 
         repo_id = call(base, "GET", "/repos/root/bench")["id"]
         ref = store.hook_ref("repo", repo_id, hook["id"])

@@ -142,7 +142,7 @@ class WebhookSettings:
     ALLOWED_HOST_LIST: str = "external"
     SKIP_TLS_VERIFY: bool = False
     DELIVER_TIMEOUT: int = 5
-    # Delivery retries (chalicelib/services/webhook_deliveries.py): attempts of one
+    # Delivery retries (chalicelib/webhooks/deliveries.py): attempts of one
     # delivery before it is dead-lettered, waits doubling from BACKOFF_BASE_MS up to
     # BACKOFF_MAX_SECONDS (with jitter); a delivery older than MAX_AGE_HOURS gets no
     # retry.  Twelve attempts span about three and a half hours of receiver downtime.
@@ -198,7 +198,7 @@ class ReleaseSettings:
 @_section("ratelimit")
 class RateLimitSettings:
     """Token buckets per client address and per credential, in each Lambda instance
-    (chalicelib/api/ratelimit.py, docs/ratelimit.md)."""
+    (chalicelib/http/ratelimit.py, docs/ratelimit.md)."""
     ENABLED: bool = False
     ADDRESS_PER_MINUTE: int = 600
     ADDRESS_BURST: int = 120

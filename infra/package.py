@@ -397,7 +397,7 @@ import json, sys
 app_dir, site = sys.argv[1], sys.argv[2]
 sys.path[:0] = [app_dir, site]
 import app
-from chalicelib.api.routes import load_routes
+from chalicelib.http.routes import load_routes
 load_routes()
 import boto3
 for service in ("s3", "dynamodb", "sqs"):

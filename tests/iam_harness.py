@@ -265,7 +265,8 @@ class Stack:
         from moto.core.authorization import enable_iam_authentication
 
         from chalicelib import aws
-        from chalicelib.services import signing, web_sessions, webhook_deliveries
+        from chalicelib.services import signing, web_sessions
+        from chalicelib.webhooks import deliveries as webhook_deliveries
         from chalicelib.store import table
 
         made = self._credentials(function)

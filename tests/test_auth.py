@@ -131,7 +131,7 @@ def test_query_token_can_be_disabled(api, monkeypatch):
     patched = dataclasses.replace(current, security=dataclasses.replace(
         current.security, DISABLE_QUERY_AUTH_TOKEN=True))
     monkeypatch.setattr(settings_mod, "get_settings", lambda: patched)
-    for module in ("chalicelib.api.gateway",):
+    for module in ("chalicelib.http.gateway",):
         monkeypatch.setattr(f"{module}.get_settings", lambda: patched)
     assert api.get(f"/user?token={token}").status == 401
     assert api.get("/user", token=token).status == 200
@@ -147,7 +147,7 @@ def test_passwords_are_not_stored_in_clear(api):
 
 
 def test_the_credential_is_read_once_per_request(api, monkeypatch):
-    from chalicelib.api import auth
+    from chalicelib.http import auth
 
     api.create_user("dora")
     token = api.create_token("dora")

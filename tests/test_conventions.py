@@ -2,7 +2,7 @@
 import gzip
 import json
 
-from chalicelib.api.router import Route, RouteTable
+from chalicelib.http.router import Route, RouteTable
 from tests.conftest import ADMIN
 
 
@@ -112,7 +112,7 @@ def test_unexpected_errors_are_json_500(api, monkeypatch):
     def boom(req):
         raise RuntimeError("secret detail")
 
-    from chalicelib.api.router import TABLE
+    from chalicelib.http.router import TABLE
     route = TABLE.by_operation("getVersion")
     monkeypatch.setattr(route, "handler", boom)
     r = api.get("/version")

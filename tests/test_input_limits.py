@@ -91,7 +91,7 @@ def _send(api, route, scene, *, json=None, body=None, headers=None):
 
 
 def _write_routes():
-    from chalicelib.api.routes import load_routes
+    from chalicelib.http.routes import load_routes
 
     return [r for r in load_routes().routes
             if r.method in ("POST", "PUT", "PATCH") and not r.raw]

@@ -14,7 +14,7 @@ from chalicelib.store import outbox
 from tests.conftest import drain_outbox
 from tests.test_events_repos import ZERO, make_commit, push
 from tests.test_pulls import push_main_and_feature
-from tests.test_webhooks_flow import SECRET, add_hook, hook_settings, pump, receiver  # noqa: F401
+from tests.webhooks.test_webhooks_flow import SECRET, add_hook, hook_settings, pump, receiver  # noqa: F401
 
 P = "/repos/alice/proj"
 

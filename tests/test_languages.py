@@ -273,7 +273,7 @@ def test_the_api_function_never_loads_the_language_tables():
     import subprocess
     import sys
 
-    code = ("import sys, app; from chalicelib.api import routes; routes.load_routes(); "
+    code = ("import sys, app; from chalicelib.http import routes; routes.load_routes(); "
             "loaded = [m for m in ('chalicelib.services.language_detection', "
             "'programming_languages', 'dulwich.diff_tree') if m in sys.modules]; "
             "print(loaded)")

@@ -409,7 +409,7 @@ COLD_START = textwrap.dedent('''
     root = sys.argv[1]
     sys.path.insert(0, root)
     import app
-    from chalicelib.api.routes import load_routes
+    from chalicelib.http.routes import load_routes
     load_routes()
     import boto3
     for name in ("s3", "dynamodb", "sqs"):

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from chalicelib.api import ratelimit
+from chalicelib.http import ratelimit
 from chalicelib.local.events import build_event, read_result
 from chalicelib.settings import SettingsError, load_settings, reset_settings_cache
 from tests.conftest import Response

@@ -91,7 +91,7 @@ def test_lone_surrogates_are_found_and_replaced(aws):
 
 
 def test_rendering_replaces_a_stored_lone_surrogate():
-    from chalicelib.api.http import ApiResponse
+    from chalicelib.http.message import ApiResponse
 
     body = ApiResponse.json([{"title": "a\ud800b", "body": "pair \U0001f600 kept"}]).body
     assert body.decode("utf-8") == '[{"title":"a\ufffdb","body":"pair \U0001f600 kept"}]\n'

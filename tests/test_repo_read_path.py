@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from chalicelib.api import route_index_data
+from chalicelib.http import route_index_data
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITE_PATH = ("chalicelib.services.repo_admin", "chalicelib.services.pushes",

@@ -9,15 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from chalicelib.api import route_index
-from chalicelib.api.routes import load_routes
+from chalicelib.http import route_index
+from chalicelib.http.routes import load_routes
 
 ROOT = Path(__file__).resolve().parent.parent
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 def test_the_index_matches_the_route_table_and_each_module_serves_its_routes():
-    done = subprocess.run([sys.executable, "-m", "chalicelib.api.route_index", "--check"],
+    done = subprocess.run([sys.executable, "-m", "chalicelib.http.route_index", "--check"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, (
         "the route index is stale or wrong; regenerate it with "
@@ -69,8 +69,8 @@ with mock_aws():
     from chalicelib.services.accounts import ensure_admin
     ensure_admin("root", "root-password-1", "root@example.test")
     from app import app
-    from chalicelib.api import route_index_data
-    from chalicelib.api.router import TABLE
+    from chalicelib.http import route_index_data
+    from chalicelib.http.router import TABLE
     from chalicelib.local.events import build_event, read_result
 
     def areas():

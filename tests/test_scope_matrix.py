@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.api.router import (DOWNLOAD, GIT, SESSION, TOKEN, UNDECLARED, WRITE_METHODS,
+from chalicelib.http.router import (DOWNLOAD, GIT, SESSION, TOKEN, UNDECLARED, WRITE_METHODS,
                                    Route, RouteDeclarationError)
-from chalicelib.api.routes import load_routes
+from chalicelib.http.routes import load_routes
 from chalicelib.services.scopes import CATEGORIES
 from tests.conftest import basic
 

@@ -4,7 +4,7 @@ import re
 import pathlib
 
 from chalicelib.api import records, schemas
-from chalicelib.api.router import TABLE
+from chalicelib.http.router import TABLE
 from tests.conftest import ADMIN
 from tests.test_users import OMITTED_WHEN_UNSET
 

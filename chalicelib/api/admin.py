@@ -2,9 +2,10 @@
 their own areas)."""
 from __future__ import annotations
 
-from chalicelib.api import paging, records, users
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import Param, route
+from chalicelib.api import records, users
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import Param, route
 from chalicelib.services import accounts, public_keys
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True)

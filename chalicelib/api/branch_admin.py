@@ -9,9 +9,9 @@ PATCH take the branch as a greedy parameter too, so names with slashes reach the
 from __future__ import annotations
 
 from chalicelib.api import records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, caller, current_repo
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import branch_admin, branches
 
 WRITE = dict(IN_REPO, signed_in=True)

@@ -8,11 +8,12 @@ X-Total-Count is counted lazily with a bound (services/commit_views).  Token sco
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, pull_records, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import pull_records, records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.pulls import PULL, PullRenderer, ctx_of
 from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.services import commit_views
 
 

@@ -3,10 +3,10 @@ update or delete files, one commit per request (``services/contents.py``)."""
 from __future__ import annotations
 
 from chalicelib.api import content_records, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repo_content import REF
 from chalicelib.api.repos import IN_REPO, current_repo
-from chalicelib.api.router import alias, route
+from chalicelib.http.router import alias, route
 from chalicelib.services import contents
 
 SIGNED = dict(IN_REPO, signed_in=True)

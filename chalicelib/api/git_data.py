@@ -11,9 +11,9 @@ import base64
 from urllib.parse import quote
 
 from chalicelib.api import pull_records, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, current_repo
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.services import commit_views, git_data, git_trees, signing_verify
 from chalicelib.settings import get_settings
 

@@ -12,12 +12,12 @@ import os
 from contextvars import ContextVar
 from typing import Iterator
 
-from chalicelib.api import auth
-from chalicelib.api.errors import PlainTextError
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http import auth
+from chalicelib.http.errors import PlainTextError
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, repo_preload, repo_preload_more
-from chalicelib.api import router
-from chalicelib.api.router import route
+from chalicelib.http import router
+from chalicelib.http.router import route
 from chalicelib.errors import NotFoundError
 from chalicelib.services import git_transport, repo_views, scopes
 from chalicelib.settings import get_settings

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import Param, route
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import Param, route
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))

@@ -8,10 +8,11 @@ those two calls, a page of issues one Query more, and a write one transaction mo
 """
 from __future__ import annotations
 
-from chalicelib.api import issue_records, paging
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import issue_records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
-from chalicelib.api.router import Param, alias, route
+from chalicelib.http.router import Param, alias, route
 from chalicelib.services import issue_comments as comments
 from chalicelib.services import issue_context as ictx
 from chalicelib.services import issue_meta as meta

@@ -8,9 +8,9 @@ which is a response with no definition: the swagger description lists the 404 on
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, current_repo
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import languages
 
 

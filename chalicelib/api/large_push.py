@@ -8,9 +8,9 @@ required; callers who cannot see the repository get 404.
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, caller, current_repo
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import large_push
 
 WRITE = dict(IN_REPO, signed_in=True, in_swagger=False)

@@ -6,10 +6,10 @@ The renderer (``chalicelib.markup``: mistune + nh3) is imported inside the handl
 """
 from __future__ import annotations
 
-from chalicelib.api.errors import PlainTextError, ValidationFailed
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.errors import PlainTextError, ValidationFailed
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, repo_preload, repo_preload_more
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.settings import get_settings
 
 HTML = ("text/html",)

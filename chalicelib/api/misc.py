@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from chalicelib import API_COMPAT_VERSION, __version__
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import route
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
 from chalicelib.settings import get_settings
 
 

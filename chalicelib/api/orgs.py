@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, repo_list, repo_record
-from chalicelib.api.router import alias, route
+from chalicelib.http.router import alias, route
 from chalicelib.services import accounts, orgs, repo_admin, repo_views, repos, teams
 
 if TYPE_CHECKING:

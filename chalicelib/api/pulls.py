@@ -7,11 +7,12 @@ one costs those two calls, a page one Query more.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, pull_records, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import pull_records, records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.issues import Renderer, issue_preload_more
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload, repo_record
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.errors import NotFoundError
 from chalicelib.services import commit_views, pull_merging, pull_views, pulls
 from chalicelib.services.issue_context import Ctx, account_from

@@ -11,10 +11,10 @@ always empty.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.services import quota
 from chalicelib.services.quota_rules import Group, Rule, Used
 

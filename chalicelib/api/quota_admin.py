@@ -7,10 +7,11 @@ does (its description says 201).
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.quota import group_record, info_record, rule_record
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import quota, quota_admin
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True, available=quota.enabled)

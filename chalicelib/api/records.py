@@ -334,7 +334,7 @@ def deploy_key(key, view, repository: dict | None = None) -> dict:
 def hook(item) -> dict:
     """A Hook record from a stored ``Hook``: never the secret; the deprecated ``config``
     holds url and content_type (and slack's settings), as Forgejo's ToHook."""
-    from chalicelib.services import hooks
+    from chalicelib.webhooks import service as hooks
 
     meta = hooks.metadata(item)
     config = {"url": item.url, "content_type": item.content_type}

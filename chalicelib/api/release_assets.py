@@ -11,11 +11,11 @@ costs those two calls.  Uploads take ``multipart/form-data`` (field ``attachment
 from __future__ import annotations
 
 from chalicelib.api import release_records
-from chalicelib.api.errors import BadRequest
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.errors import BadRequest
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.releases import RELEASES, ctx_of
 from chalicelib.api.repos import caller
-from chalicelib.api.router import DOWNLOAD, Param, route
+from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.errors import NotFoundError
 from chalicelib.services import input_rules, release_files, releases
 
@@ -54,7 +54,7 @@ def _upload_input(req: ApiRequest) -> tuple[str, bytes | None, str]:
     name = (req.arg("name") or "").strip()
     kind = req.content_type
     if kind == "multipart/form-data":
-        from chalicelib.api import multipart
+        from chalicelib.http import multipart
 
         form = multipart.parse(req.headers.get("content-type") or "", req.body)
         part = form.file("attachment")

@@ -9,10 +9,11 @@ cost three calls.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records, release_records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records, release_records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
 from chalicelib.services import releases
 

@@ -7,11 +7,12 @@ caller cannot see, before any of that.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records
-from chalicelib.api.errors import NotFound
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.errors import NotFound
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo, repo_list
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.services import accounts
 from chalicelib.services import repo_access as access
 from chalicelib.services.permissions import Access

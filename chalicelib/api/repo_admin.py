@@ -6,9 +6,9 @@ that ``GET /repos/{owner}/{repo}`` on a cold start imports none of the write pat
 from __future__ import annotations
 
 from chalicelib.api import records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, REPO, caller, current_repo, repo_record
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import accounts, repo_admin
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 from email.utils import formatdate
 from urllib.parse import quote
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, current_repo
-from chalicelib.api.router import Param, route
+from chalicelib.http.router import Param, route
 from chalicelib.services import archives, branches, releases, repo_files
 
 REF = (Param("ref", "string", "The name of the commit/branch/tag. Default the repository's "

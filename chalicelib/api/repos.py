@@ -6,9 +6,10 @@ this module, so it must not import the write path.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import Param, route
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
 from chalicelib.services import accounts, repo_views, repos
 from chalicelib.services.scopes import is_public_only

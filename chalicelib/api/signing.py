@@ -6,10 +6,10 @@ Failures answer 500 with the context label in the message (``gpg export: …``,
 """
 from __future__ import annotations
 
-from chalicelib.api.errors import InternalError, NotFound
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.errors import InternalError, NotFound
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, current_repo
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 
 TEXT = ("text/plain",)
 

@@ -16,10 +16,11 @@ answers 201.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, status_records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import status_records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
-from chalicelib.api.router import Param, alias, route
+from chalicelib.http.router import Param, alias, route
 from chalicelib.services import statuses as svc
 from chalicelib.settings import get_settings
 

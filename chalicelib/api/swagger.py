@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 from chalicelib import API_COMPAT_VERSION, __version__
 from chalicelib.api import schemas
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import TABLE, TOKEN, Route, RouteTable, route
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import TABLE, TOKEN, Route, RouteTable, route
 from chalicelib.settings import get_settings
 
 INTEGER_PARAMS = {"id", "index", "attachment_id"}
@@ -138,7 +138,7 @@ def document(table: RouteTable = TABLE) -> dict:
        in_swagger=False, credentials=TOKEN, scope=None)
 def swagger_json(req: ApiRequest) -> ApiResponse:
     if not get_settings().api.ENABLE_SWAGGER:
-        from chalicelib.api.errors import NotFound
+        from chalicelib.http.errors import NotFound
         raise NotFound()
     return ApiResponse(status=200, body=json.dumps(document(), indent=2).encode(),
                        headers={"Content-Type": "application/json;charset=utf-8"})
@@ -154,7 +154,7 @@ def swagger_redirect(req: ApiRequest) -> ApiResponse:
        credentials=TOKEN, scope=None, produces=("text/html",))
 def swagger_page(req: ApiRequest) -> ApiResponse:
     if not get_settings().api.ENABLE_SWAGGER:
-        from chalicelib.api.errors import NotFound
+        from chalicelib.http.errors import NotFound
         raise NotFound()
     spec_url = html.escape(get_settings().app_url + "swagger.v1.json", quote=True)
     return ApiResponse.text(_PAGE.replace("__SPEC_URL__", spec_url),

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, caller, current_repo
-from chalicelib.api.router import route
+from chalicelib.http.router import route
 from chalicelib.services import tags
 
 

@@ -1,9 +1,10 @@
 """Users as seen by users: the current user, profiles, tokens and public keys."""
 from __future__ import annotations
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
-from chalicelib.api.router import Param, route
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import Param, route
 from chalicelib.services import accounts, public_keys, tokens, user_search
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),

@@ -115,7 +115,8 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib.jobs import cleanup, issue_references, languages, pull_requests, webhooks
+    from chalicelib.jobs import cleanup, issue_references, languages, pull_requests
+    from chalicelib.webhooks import consumers as webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              cleanup.on_repository_deleted)
@@ -123,6 +124,6 @@ def _load_builtin() -> None:
     register("language-stats", languages.EVENT_TYPES, languages.on_event)
     # "Closes #1" in merged pull requests and default-branch commits; references.
     register("issue-references", issue_references.EVENT_TYPES, issue_references.on_event)
-    # Writes each event's webhook deliveries to the table; jobs/webhooks.py sends them.
+    # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event)
     _builtin_loaded = True

@@ -26,8 +26,8 @@ class WebhookWorker:
 
     def webhook_loop(self, stopping: threading.Event) -> None:
         from chalicelib import aws
-        from chalicelib.jobs import webhooks
-        from chalicelib.services import webhook_deliveries
+        from chalicelib.webhooks import consumers as webhooks
+        from chalicelib.webhooks import deliveries as webhook_deliveries
 
         self._safely(lambda: webhooks.deliver_due(every=True), stopping)
         sqs, next_sweep = aws.client("sqs"), time.monotonic() + SWEEP_SECONDS

@@ -1,6 +1,6 @@
 """The rules every text a client sends must meet, in one place.
 
-Checked on every JSON request body before a handler sees it (``api.http.ApiRequest.json``),
+Checked on every JSON request body before a handler sees it (``http.message.ApiRequest.json``),
 so create and edit routes share them and a refused request writes nothing and takes no
 number.  The table of limits is documented in ``docs/compatibility.md``.
 

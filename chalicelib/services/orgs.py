@@ -15,7 +15,7 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
 from chalicelib.services import accounts, input_rules, teams
 from chalicelib.services.permissions import can_see, is_org
 # add_team_member and create_team are re-exported for callers that reach them here
-# (tests/test_hooks.py).
+# (tests/webhooks/test_hooks.py).
 from chalicelib.services.teams import (add_team_member, create_team,  # noqa: F401
                                        member_accounts, require_owner)
 from chalicelib.store import accounts as account_store

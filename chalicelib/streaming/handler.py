@@ -14,7 +14,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from chalicelib.api import gateway, git_http
+from chalicelib.api import git_http
+from chalicelib.http import gateway
 from chalicelib.settings import get_settings
 
 # Answers that may exceed the buffered limit: clone/fetch packs, and applying a large

@@ -10,7 +10,7 @@ with one message whatever was wrong, so the form does not tell which names exist
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.services import accounts, webhook_sources
 from chalicelib.web.view import Web, page, redirect, render, site_target
 

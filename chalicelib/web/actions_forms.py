@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 from chalicelib import errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import repo_record
 from chalicelib.web.view import Web, path_url, render
 

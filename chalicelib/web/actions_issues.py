@@ -10,7 +10,7 @@ record, so permissions, locks and validation are one set of rules.
 from __future__ import annotations
 
 from chalicelib import errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo
 from chalicelib.services import issue_comments, issue_context, issues
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form

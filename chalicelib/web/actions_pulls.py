@@ -12,7 +12,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib import errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo
 from chalicelib.services import branches, commit_views, merge_settings, pull_merging, pulls
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values

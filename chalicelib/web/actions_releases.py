@@ -8,7 +8,7 @@ the API refuses the POST (404 to who may not read, 403 to readers).
 from __future__ import annotations
 
 from chalicelib import errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo
 from chalicelib.services import branches, releases
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values

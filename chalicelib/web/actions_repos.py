@@ -7,7 +7,7 @@ the name rules, the quota and the initial commit are the API's.
 from __future__ import annotations
 
 from chalicelib import errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller
 from chalicelib.services import repo_admin
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.api import records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.services import scopes, tokens
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, redirect

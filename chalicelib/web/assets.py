@@ -7,7 +7,7 @@ short lifetime.  Why the function and not S3/CloudFront: docs/web.md.
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.web.view import STATIC_TYPES, compress, page, static_file
 
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -7,8 +7,9 @@ allows), which posts to ``/{owner}/{repo}/pulls/{n}/merge``.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, pull_records, records, status_records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import pull_records, records, status_records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.issues import Renderer
 from chalicelib.api.pulls import PullRenderer
 from chalicelib.api.repos import caller, current_repo

@@ -7,7 +7,7 @@ the repository exists or is private is not revealed either.
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.web.view import Web, page, render
 
 

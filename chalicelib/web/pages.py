@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo, repo_record
 from chalicelib.api.tags import tag_record
 from chalicelib.errors import NotFoundError

@@ -9,7 +9,7 @@ the pages, whose ``/pulls/{index}`` and ``/commit/{sha}`` would match ``4.diff``
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import caller, current_repo
 from chalicelib.errors import NotFoundError
 from chalicelib.services import commit_views, pull_views, pulls

@@ -7,7 +7,7 @@ the light and dark colours), both imported on first use.
 """
 from __future__ import annotations
 
-from chalicelib.api.http import ApiRequest
+from chalicelib.http.message import ApiRequest
 from chalicelib.api.repos import caller
 from chalicelib.errors import NotFoundError
 from chalicelib.services import contents

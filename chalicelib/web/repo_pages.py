@@ -3,8 +3,9 @@ branches, tags, releases and one release (``/releases/tag/{tag}``, a Release's
 ``html_url``)."""
 from __future__ import annotations
 
-from chalicelib.api import paging, pull_records, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import pull_records, records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.releases import ctx_of as release_ctx
 from chalicelib.api.releases import render as release_record
 from chalicelib.api.repos import current_repo

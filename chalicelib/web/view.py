@@ -30,11 +30,11 @@ from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
 from chalicelib import errors
-from chalicelib.api import auth
-from chalicelib.api import errors as api_errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http import auth
+from chalicelib.http import errors as api_errors
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import current_repo, repo_preload, repo_preload_more
-from chalicelib.api.router import DOWNLOAD, SESSION, route
+from chalicelib.http.router import DOWNLOAD, SESSION, route
 from chalicelib.services import accounts
 from chalicelib.settings import get_settings
 from chalicelib.services import web_sessions as sessions

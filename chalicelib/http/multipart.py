@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chalicelib.api.errors import BadRequest
+from chalicelib.http.errors import BadRequest
 
 MAX_PARTS = 16          # an upload form has two fields; more is not a client of ours
 

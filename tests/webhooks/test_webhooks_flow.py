@@ -42,7 +42,8 @@ def receiver():
 
 def pump(rounds: int = 50) -> None:
     """Relay the outbox, run the consumers, send what is due; until nothing moves."""
-    from chalicelib.jobs import consumers, relay, webhooks
+    from chalicelib.jobs import consumers, relay
+    from chalicelib.webhooks import consumers as webhooks
 
     for _ in range(rounds):
         moved = relay.sweep(grace=0)

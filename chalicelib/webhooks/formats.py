@@ -6,15 +6,15 @@ handler, ``services/webhook/default.go``): JSON as Go's ``MarshalIndent`` writes
 escaped, no trailing newline), as the body (``json``) or as ``payload=`` (``form``); a
 ``gitea`` hook's create and delete payloads carry the short ref name, re-encoded compact
 with sorted keys (Forgejo's Woodpecker fix-up).  Chat hooks get their own message
-(``api/webhook_chat.py``); a type without a converter here gets nothing.
+(``webhooks/chat.py``); a type without a converter here gets nothing.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from chalicelib.api import webhook_chat
-from chalicelib.api.webhook_payloads import Payload
+from chalicelib.webhooks import chat as webhook_chat
+from chalicelib.webhooks.payloads import Payload
 from chalicelib.services import input_rules
 
 DEFAULT_TYPES = ("forgejo", "gitea", "gogs")

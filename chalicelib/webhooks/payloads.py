@@ -317,7 +317,7 @@ def _status(b: _Builder, e: events.CommitStatusCreated) -> list[Payload]:
 
 
 def _release(b: _Builder, e) -> list[Payload]:
-    from chalicelib.api import webhook_releases
+    from chalicelib.webhooks import release_payloads as webhook_releases
 
     release = webhook_releases.release_record(e, b.src.view())
     data = {"action": e.action, "release": release,

@@ -24,8 +24,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from chalicelib.api import errors as api_errors
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http import errors as api_errors
+from chalicelib.http.message import ApiRequest, ApiResponse
 
 # Buckets kept per instance; the least recently used go first (a full bucket is
 # the same as a forgotten one, so forgetting costs a client at most a refill).

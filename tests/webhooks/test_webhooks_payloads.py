@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from chalicelib.api import webhook_formats, webhook_payloads
-from chalicelib.services import webhook_deliveries
+from chalicelib.webhooks import formats as webhook_formats
+from chalicelib.webhooks import payloads as webhook_payloads
+from chalicelib.webhooks import deliveries as webhook_deliveries
 from tests.conftest import drain_outbox
 
 PUSH = ["ref", "before", "after", "compare_url", "commits", "total_commits", "head_commit",

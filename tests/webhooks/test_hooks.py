@@ -263,7 +263,8 @@ def _hook(api, token, path, *, events=("push",), branch_filter="", active=True):
 
 
 def test_matching_hooks(api, scene):
-    from chalicelib.services import hooks, repo_admin
+    from chalicelib.services import repo_admin
+    from chalicelib.webhooks import service as hooks
     from chalicelib.services.repo_views import Caller
     from chalicelib.store import repos as repo_store
     from chalicelib.store.table import Hook, keys
@@ -327,7 +328,7 @@ def test_matching_hooks(api, scene):
     ("x.y+(z)", ["x.y+(z)"], ["xxy+(z)"]),
 ])
 def test_branch_filter_globs(pattern, yes, no):
-    from chalicelib.services.hooks import branch_matches
+    from chalicelib.webhooks.service import branch_matches
 
     assert all(branch_matches(pattern, b) for b in yes), pattern
     assert not any(branch_matches(pattern, b) for b in no), pattern
@@ -335,7 +336,7 @@ def test_branch_filter_globs(pattern, yes, no):
 
 @pytest.mark.parametrize("pattern", ["[", "[]", "[!]", "[a-", "[z-a]", "[a-zA-Z]", "x[ab"])
 def test_invalid_branch_filters(pattern):
-    from chalicelib.services.hooks import branch_matches, compile_glob
+    from chalicelib.webhooks.service import branch_matches, compile_glob
 
     with pytest.raises(ValueError):
         compile_glob(pattern)

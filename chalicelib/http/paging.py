@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Sequence
 from urllib.parse import urlencode
 
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.settings import get_settings
 
 

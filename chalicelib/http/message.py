@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from chalicelib.api.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
+from chalicelib.http.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
                                    ValidationFailed)
 from chalicelib.services import input_rules
 
@@ -46,8 +46,8 @@ class ApiRequest:
     body: bytes
     source_ip: str = ""
     params: dict[str, str] = field(default_factory=dict)
-    principal: Any = None           # set by auth (chalicelib.api.auth.Principal)
-    credential: Any = None          # parsed once per request (chalicelib.api.auth.Credential)
+    principal: Any = None           # set by auth (chalicelib.http.auth.Principal)
+    credential: Any = None          # parsed once per request (chalicelib.http.auth.Credential)
     # A credential the route does not take (a token sent to a page), kept to refuse forms.
     refused_credential: bool = False
     session: Any = None             # the session cookie's fields, on routes that read it

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 
 from chalicelib import events
 from chalicelib.errors import InvalidInput, NotFoundError
-from chalicelib.services import hooks, webhook_deliveries, webhook_sources
-from chalicelib.store import webhook_deliveries as store
+from chalicelib.services import webhook_sources
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks import deliveries as webhook_deliveries
+from chalicelib.webhooks import delivery_store as store
 
 if TYPE_CHECKING:
-    from chalicelib.store.hooks import Hook
-    from chalicelib.store.webhook_deliveries import HookDelivery
+    from chalicelib.webhooks.store import Hook
+    from chalicelib.webhooks.delivery_store import HookDelivery
 
 MAX_PAGE = 100
 

@@ -1,9 +1,9 @@
 """Webhook delivery's two jobs.
 
 ``on_event`` is the ``webhook-delivery`` consumer (``jobs/consumers.py``): it turns a
-domain event into Forgejo's payloads (``api/webhook_payloads.py``), finds the hooks
+domain event into Forgejo's payloads (``webhooks/payloads.py``), finds the hooks
 that want each (the repository's, its owner's, the system hooks: event, active,
-branch filter), renders each hook's request (``api/webhook_formats.py``) and writes one
+branch filter), renders each hook's request (``webhooks/formats.py``) and writes one
 delivery per hook to the table (``services/webhook_deliveries.enqueue``; the same event
 again writes nothing new), then wakes the delivery workers through the webhook queue.
 
@@ -21,8 +21,10 @@ import time
 from typing import Iterable
 
 from chalicelib import events as domain_events
-from chalicelib.api import webhook_formats, webhook_payloads
-from chalicelib.services import hooks, webhook_deliveries
+from chalicelib.webhooks import formats as webhook_formats
+from chalicelib.webhooks import payloads as webhook_payloads
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks import deliveries as webhook_deliveries
 
 log = logging.getLogger("nimbus.webhooks")
 

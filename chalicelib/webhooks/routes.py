@@ -3,15 +3,16 @@
 Repository hooks need repo admin (403; an invisible repository is 404), organization
 hooks an organization owner (403; an invisible organization is 404), system and
 default hooks (``/admin/hooks``) a site admin.  Deliveries and ``repoTestHook`` are in
-``api/webhook_deliveries.py``.
+``webhooks/delivery_routes.py``.
 """
 from __future__ import annotations
 
-from chalicelib.api import paging, records
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, current_repo
-from chalicelib.api.router import route
-from chalicelib.services import hooks
+from chalicelib.http.router import route
+from chalicelib.webhooks import service as hooks
 
 REPO_HOOKS = dict(IN_REPO, signed_in=True)
 ORG_HOOKS = dict(tag="organization", scope="organization", signed_in=True)

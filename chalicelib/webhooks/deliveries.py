@@ -1,7 +1,7 @@
 """Webhook delivery: every payload reaches every hook that subscribed, in order per hook,
 even when the receiver is down for a while.
 
-State lives in the table (``store/webhook_deliveries.py``), not in a queue: a delivery
+State lives in the table (``webhooks/delivery_store.py``), not in a queue: a delivery
 is written (with its queue item and its hook's lane) before anyone tries to send it,
 and a crash at any point leaves it there for the next worker.  The webhook queue only
 wakes workers: a message names a lane (a hook), and a lost message costs a wait until
@@ -37,11 +37,11 @@ from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
 from chalicelib import aws
 from chalicelib.errors import ConditionFailed
-from chalicelib.services import webhook_sender
+from chalicelib.webhooks import sender as webhook_sender
 from chalicelib.settings import get_settings
-from chalicelib.store import hooks as hook_store
+from chalicelib.webhooks import store as hook_store
 from chalicelib.store import unit_of_work
-from chalicelib.store import webhook_deliveries as store
+from chalicelib.webhooks import delivery_store as store
 
 log = logging.getLogger("nimbus.webhooks")
 

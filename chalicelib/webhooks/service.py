@@ -33,12 +33,12 @@ from chalicelib.services import netguard
 from chalicelib.services.accounts import go_field, optional
 from chalicelib.services.permissions import can_see, is_org, is_org_owner
 from chalicelib.store import accounts as account_store
-from chalicelib.store import hooks as store
+from chalicelib.webhooks import store
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.store.access import Account, Repo
-    from chalicelib.store.hooks import Hook
+    from chalicelib.webhooks.store import Hook
 
 HOOK_TYPES = ("forgejo", "gitea", "gogs", "slack", "discord", "dingtalk", "telegram",
               "msteams", "feishu", "matrix", "wechatwork", "packagist", "sourcehut_builds")

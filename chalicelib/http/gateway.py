@@ -14,10 +14,10 @@ import uuid
 import zlib
 from typing import Any
 
-from chalicelib.api import auth, errors as api_errors
-from chalicelib.api import ratelimit, route_index
-from chalicelib.api.http import ApiRequest, ApiResponse, Headers
-from chalicelib.api.router import normalize_path
+from chalicelib.http import auth, errors as api_errors
+from chalicelib.http import ratelimit, route_index
+from chalicelib.http.message import ApiRequest, ApiResponse, Headers
+from chalicelib.http.router import normalize_path
 from chalicelib import errors as service_errors
 from chalicelib.settings import get_settings
 from chalicelib.services import input_rules

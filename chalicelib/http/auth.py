@@ -18,9 +18,9 @@ import binascii
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chalicelib.api.errors import Forbidden, Unauthorized
-from chalicelib.api.http import ApiRequest
-from chalicelib.api.router import GIT, SESSION, WRITE_METHODS, Route
+from chalicelib.http.errors import Forbidden, Unauthorized
+from chalicelib.http.message import ApiRequest
+from chalicelib.http.router import GIT, SESSION, WRITE_METHODS, Route
 from chalicelib.services import accounts, scopes, tokens, web_sessions
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ _PARAM = re.compile(r"\{(\w+)(?::(path))?\}")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 # Who may call a route, and with which credential (docs/security.md).  Every route
-# declares one; the gateway enforces it (``chalicelib.api.auth.authorize``).
+# declares one; the gateway enforces it (``chalicelib.http.auth.authorize``).
 TOKEN = "token"        # the API: tokens, Basic (password or token), Sudo; no session cookie
 SESSION = "session"    # pages and forms: the session cookie only; API tokens are refused
 DOWNLOAD = "download"  # raw, media, attachments, archives: the session, or a token with

@@ -11,8 +11,8 @@ depend on the index at all.
 
 The list is generated from the full table and checked by the tests:
 
-    python -m chalicelib.api.route_index --write    # after adding or changing routes
-    python -m chalicelib.api.route_index --check    # exit status 1 when stale
+    python -m chalicelib.http.route_index --write    # after adding or changing routes
+    python -m chalicelib.http.route_index --check    # exit status 1 when stale
 
 Generation imports the modules listed in ``chalicelib/api/areas.py`` one at a time, in
 its order, in a fresh interpreter, and credits each new route to the module whose
@@ -24,12 +24,12 @@ from __future__ import annotations
 import importlib
 import re
 
-from chalicelib.api import route_index_data
-from chalicelib.api.router import TABLE, Route, pattern_regex
-from chalicelib.api.routes import load_routes
+from chalicelib.http import route_index_data
+from chalicelib.http.router import TABLE, Route, pattern_regex
+from chalicelib.http.routes import load_routes
 
-DATA_FILE = "chalicelib/api/route_index_data.py"
-WRITE_COMMAND = "python -m chalicelib.api.route_index --write"
+DATA_FILE = "chalicelib/http/route_index_data.py"
+WRITE_COMMAND = "python -m chalicelib.http.route_index --write"
 # Modules whose handlers read the whole route table (the swagger document): their
 # routes load every area first.
 NEEDS_EVERY_AREA = frozenset({"chalicelib.api.swagger"})
@@ -169,7 +169,7 @@ def standalone_reports(modules: list[str]) -> dict[str, dict | str]:
 
     if TABLE.routes:
         raise SystemExit("the route index must be checked in a fresh interpreter")
-    import chalicelib.api.auth  # noqa: F401 - what every area needs: imported once, shared
+    import chalicelib.http.auth  # noqa: F401 - what every area needs: imported once, shared
 
     reports: dict[str, dict | str] = {}
     for module in modules:

@@ -16,12 +16,15 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from chalicelib.api import records, webhook_formats, webhook_payloads
-from chalicelib.api.hooks import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
-from chalicelib.api.http import ApiRequest, ApiResponse
+from chalicelib.api import records
+from chalicelib.webhooks import formats as webhook_formats
+from chalicelib.webhooks import payloads as webhook_payloads
+from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import current_repo
-from chalicelib.api.router import Param, route
-from chalicelib.services import hooks, webhook_history
+from chalicelib.http.router import Param, route
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks import history as webhook_history
 from chalicelib.settings import get_settings
 
 ONE = {403: "forbidden", 404: "notFound"}

@@ -1,0 +1,1 @@
+"""Tests of the webhooks domain (chalicelib/webhooks)."""
