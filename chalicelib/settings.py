@@ -177,7 +177,7 @@ class QuotaDefaultSettings:
 
 @_section("attachment")
 class AttachmentSettings:
-    """Uploaded files (release attachments: services/release_files.py), with Forgejo's
+    """Uploaded files (release attachments: releases/assets.py), with Forgejo's
     defaults.  ``MAX_SIZE`` is in MiB; ``ALLOWED_TYPES`` is what Forgejo applies to issue
     and comment attachments (release attachments follow ``[repository.release]``)."""
     ENABLED: bool = True

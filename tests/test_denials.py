@@ -27,7 +27,8 @@ def refuse_every_key(monkeypatch):
 
 def test_refused_deletions_of_a_deleted_repository_are_raised(aws, monkeypatch):
     from chalicelib import aws as aws_clients
-    from chalicelib.services import archives, release_bytes
+    from chalicelib.services import archives
+    from chalicelib.releases import s3_objects as release_bytes
 
     s3 = aws_clients.client("s3")
     for key in ("archives/7/abc.zip", "attachments/7/uuid"):

@@ -10,7 +10,7 @@ from chalicelib.api import schemas
 from tests.conftest import drain_outbox
 from tests.test_commits import commit_at
 from tests.test_events_repos import ZERO, push
-from tests.test_statuses import atomic_requests  # noqa: F401 - a fixture
+from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
 from tests.test_users import assert_matches_forgejo
 
 R = "/repos/alice/proj"
@@ -260,7 +260,7 @@ def test_a_release_on_a_tag_deleted_meanwhile_is_refused(api, scene, monkeypatch
     holds what was read: a deletion that commits in between makes it 409, and no
     release is left naming a tag that is gone."""
     from chalicelib.gitstore import refdb
-    from chalicelib.services import releases
+    from chalicelib.releases import service as releases
 
     alice = scene["alice"]
     repo_id = api.get(R, token=alice).json["id"]

@@ -9,8 +9,9 @@ from chalicelib.api import misc, orgs, repo_access, repo_content, repos, repo_ad
 from chalicelib.api import issues  # noqa: F401,E402  (after repos: it reuses its helpers)
 from chalicelib.api import pulls  # noqa: F401,E402  (after issues: it reuses its renderer)
 from chalicelib.api import gpg_keys, markdown, signing  # noqa: F401,E402
-from chalicelib.api import statuses  # noqa: F401,E402  (commit statuses)
-from chalicelib.api import releases, release_assets  # noqa: F401,E402  (releases, attachments)
+from chalicelib.statuses import routes as statuses  # noqa: F401,E402  (commit statuses)
+from chalicelib.releases import routes as releases  # noqa: F401,E402  (releases, attachments)
+from chalicelib.releases import asset_routes as release_assets  # noqa: F401,E402  (releases, attachments)
 from chalicelib.webhooks import delivery_routes  # noqa: F401,E402  (after webhook_routes: it reuses its scopes)
 from chalicelib.api import quota, quota_admin  # noqa: F401,E402  (quota: issue 12)
 from chalicelib.api import commits  # noqa: F401,E402  (commits: issue 14)

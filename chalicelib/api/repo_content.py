@@ -9,7 +9,8 @@ from chalicelib.http import paging
 from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, PAGE, current_repo
 from chalicelib.http.router import Param, route
-from chalicelib.services import archives, branches, releases, repo_files
+from chalicelib.services import archives, branches, repo_files
+from chalicelib.releases import service as releases
 
 REF = (Param("ref", "string", "The name of the commit/branch/tag. Default the repository's "
                               "default branch"),)

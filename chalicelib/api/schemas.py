@@ -248,7 +248,7 @@ OPTIONS.update({
 })
 LISTS += ("Issue", "Comment", "Label", "Milestone", "TrackedTime")
 
-# Commit statuses (api/statuses.py; appended).  Forgejo's state fields are a $ref to
+# Commit statuses (statuses/routes.py; appended).  Forgejo's state fields are a $ref to
 # CommitStatusState, a string enum.
 _STATUS_STATE = {"type": "string",
                  "enum": ["pending", "success", "error", "failure", "warning", "skipped"]}
@@ -323,7 +323,7 @@ OPTIONS.update({
 })
 LISTS += ("PullRequest", "ChangedFile", "Commit")
 
-# Releases and their attachments (api/releases.py, api/release_assets.py; appended).
+# Releases and their attachments (releases/routes.py, releases/asset_routes.py; appended).
 # Attachment is declared with the issue tracker above.
 _RELEASE_TEXTS = {"tag_name": S, "target_commitish": S, "name": S, "body": S, "draft": B,
                   "prerelease": B, "hide_archive_links": B}

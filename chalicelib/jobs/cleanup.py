@@ -17,7 +17,8 @@ from chalicelib import events as domain_events
 
 
 def on_repository_deleted(event: domain_events.Event) -> None:
-    from chalicelib.services import archives, migrations, release_files, repo_lifecycle
+    from chalicelib.services import archives, migrations, repo_lifecycle
+    from chalicelib.releases import assets as release_files
 
     assert isinstance(event, domain_events.RepositoryDeleted)
     archives.forget_repo(event.repo_id)

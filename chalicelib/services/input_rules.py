@@ -92,7 +92,7 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
     "MarkdownOption": {"text": 1_048_576, "context": 1024, "mode": 16},
     "MarkupOption": {"text": 1_048_576, "context": 1024, "mode": 16, "filepath": 1024},
     # Forgejo keeps these as TEXT; the latest status of every context of a commit shares
-    # one summary item (services/statuses.py), so they stay short.
+    # one summary item (statuses/service.py), so they stay short.
     "CreateStatusOption": {"state": 16, "target_url": 2048, "description": 1024,
                            "context": 255},
     # Quota names become keys (store/quota.py); subjects are short words.

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from chalicelib import aws
 from chalicelib.errors import (BadInput, InvalidInput, NotFoundError)
-from chalicelib.services import git_transport, pushes, quota, quota_charges, release_bytes
+from chalicelib.services import git_transport, pushes, quota, quota_charges
+from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.settings import get_settings
 

@@ -112,7 +112,7 @@ def _head_view(ctx: Ctx, pull: PullFields):
 
 
 def _checks_pass(ctx: Ctx, pull: PullFields) -> bool:
-    from chalicelib.services import statuses
+    from chalicelib.statuses import service as statuses
 
     return statuses.combined_state(ctx.repo_id, _current_head(ctx, pull)) == "success"
 

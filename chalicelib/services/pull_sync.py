@@ -173,7 +173,7 @@ def try_scheduled_merge(base_repo: Repo, number: int) -> None:
     pull = store.fields_of(issue)
     if not pull.auto_merge or pull.merged or not issue.is_open:
         return
-    from chalicelib.services import statuses
+    from chalicelib.statuses import service as statuses
 
     if statuses.combined_state(ctx.repo_id, pull.head_sha) != "success":
         return

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from chalicelib.errors import NotFoundError, PermissionDenied, QuotaExceeded
-from chalicelib.services import quota_rules, release_usage
+from chalicelib.services import quota_rules
+from chalicelib.releases import usage as release_usage
 from chalicelib.services.permissions import can_see, is_org, is_org_owner
 from chalicelib.services.quota_rules import Group, Rule, Used
 from chalicelib.settings import get_settings

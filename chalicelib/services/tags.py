@@ -32,8 +32,8 @@ from chalicelib.errors import (ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.services import pushes, quota, repo_files
-from chalicelib.services.releases import check_tag_name
-from chalicelib.store import releases as release_store
+from chalicelib.releases.service import check_tag_name
+from chalicelib.releases import store as release_store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -225,6 +225,6 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
                       tag: str | None = None) -> list:
     """The second preload batch of a tag route: the caller's access items and, for one
     tag, the claim a release may hold on it."""
-    from chalicelib.services import releases
+    from chalicelib.releases import service as releases
 
     return releases.preload_more_keys(owner_name, repo_name, user_id, tag=tag)

@@ -7,7 +7,8 @@ allows), which posts to ``/{owner}/{repo}/pulls/{n}/merge``.
 """
 from __future__ import annotations
 
-from chalicelib.api import pull_records, records, status_records
+from chalicelib.api import pull_records, records
+from chalicelib.statuses import records as status_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.issues import Renderer
@@ -15,7 +16,8 @@ from chalicelib.api.pulls import PullRenderer
 from chalicelib.api.repos import caller, current_repo
 from chalicelib.errors import NotFoundError
 from chalicelib.services import issue_comments, issue_context, issues, pull_views, pulls
-from chalicelib.services import merge_settings, statuses
+from chalicelib.services import merge_settings
+from chalicelib.statuses import service as statuses
 from chalicelib.web import present
 from chalicelib.web.pages import pager, repo_values
 from chalicelib.web.view import Web, page, render

@@ -6,10 +6,11 @@ from __future__ import annotations
 from chalicelib.api import pull_records, records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.releases import ctx_of as release_ctx
-from chalicelib.api.releases import render as release_record
+from chalicelib.releases.routes import ctx_of as release_ctx
+from chalicelib.releases.routes import render as release_record
 from chalicelib.api.repos import current_repo
-from chalicelib.services import branches, commit_views, releases
+from chalicelib.services import branches, commit_views
+from chalicelib.releases import service as releases
 from chalicelib.web import present
 from chalicelib.web.pages import pager, repo_values, tag_records
 from chalicelib.web.view import Web, page, render

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib.api import records, release_records
+from chalicelib.api import records
+from chalicelib.releases import records as release_records
 from chalicelib.services import webhook_sources
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import ADMIN
-from tests.test_attachments import R, upload
+from tests.releases.test_attachments import R, upload
 from tests.test_quota import quota_on, recount, rule, usage  # noqa: F401 - fixtures
-from tests.test_releases import people  # noqa: F401 - a fixture
-from tests.test_statuses import atomic_requests  # noqa: F401 - a fixture
+from tests.releases.test_releases import people  # noqa: F401 - a fixture
+from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
 
 
 @pytest.fixture

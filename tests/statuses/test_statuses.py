@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib import events
 from chalicelib.api import schemas
-from chalicelib.services import statuses as svc
+from chalicelib.statuses import service as svc
 from tests.conftest import drain_outbox
 from tests.test_users import assert_matches_forgejo as _assert_matches
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib.settings import get_settings
-from chalicelib.store import releases as store
+from chalicelib.releases import store
 from chalicelib.store import repos as repo_store
 
 

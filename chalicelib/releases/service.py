@@ -32,18 +32,19 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                NotFoundError, PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.services import accounts, pushes, quota, release_bytes, repo_files
+from chalicelib.services import accounts, pushes, quota, repo_files
+from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.services.issue_context import account_from, snapshot as account_snapshot
 from chalicelib.services.permissions import Access, HasAccess, access_keys, repo_access
 from chalicelib.services.repo_views import Caller, RepoView, strip_git
 from chalicelib.store import ids
-from chalicelib.store import releases as store
+from chalicelib.releases import store
 from chalicelib.store import repos as repo_store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.store.accounts import Account
-    from chalicelib.store.releases import Asset, Release
+    from chalicelib.releases.store import Asset, Release
     from chalicelib.store.repos import Repo
 
 log = logging.getLogger("nimbus.releases")

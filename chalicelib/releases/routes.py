@@ -9,13 +9,14 @@ cost three calls.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib.api import records, release_records
+from chalicelib.api import records
+from chalicelib.releases import records as release_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
 from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
-from chalicelib.services import releases
+from chalicelib.releases import service as releases
 
 
 def _preload_more(req: ApiRequest, user_id: int | None) -> list:

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from chalicelib.api import schemas
-from tests.test_releases import people  # noqa: F401 - a fixture
-from tests.test_statuses import atomic_requests  # noqa: F401 - a fixture
+from tests.releases.test_releases import people  # noqa: F401 - a fixture
+from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
 from tests.test_users import assert_matches_forgejo
 
 R = "/repos/alice/proj"
@@ -166,7 +166,7 @@ def test_delete_attachment_and_release_remove_bytes(api, people, release):  # no
     assert api.delete(f"{R}/releases/{release}/assets/{first['id']}", token=alice).status == 404
     assert api.delete(f"{R}/releases/{release}", token=alice).status == 204
     assert download(api, second).status == 404 and s3_objects() == {}
-    from chalicelib.store import releases as store
+    from chalicelib.releases import store
 
     assert store.get_link(second["uuid"]) is None
 
@@ -293,8 +293,8 @@ def test_parallel_downloads_count_exactly(api, people, release, atomic_requests)
 
 
 def test_repository_deletion_removes_links_and_bytes(api, people, release):  # noqa: F811
-    from chalicelib.services import release_files
-    from chalicelib.store import releases as store
+    from chalicelib.releases import assets as release_files
+    from chalicelib.releases import store
 
     alice = people["alice"]
     record = upload(api, alice, release, b"gone soon").json

@@ -8,7 +8,7 @@ import pytest
 from chalicelib import events
 from chalicelib.api import schemas
 from tests.conftest import drain_outbox
-from tests.test_statuses import atomic_requests  # noqa: F401 - a fixture
+from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
 from tests.test_users import assert_matches_forgejo
 
 R = "/repos/alice/proj"

@@ -10,14 +10,16 @@ costs those two calls.  Uploads take ``multipart/form-data`` (field ``attachment
 """
 from __future__ import annotations
 
-from chalicelib.api import release_records
+from chalicelib.releases import records as release_records
 from chalicelib.http.errors import BadRequest
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.releases import RELEASES, ctx_of
+from chalicelib.releases.routes import RELEASES, ctx_of
 from chalicelib.api.repos import caller
 from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.errors import NotFoundError
-from chalicelib.services import input_rules, release_files, releases
+from chalicelib.services import input_rules
+from chalicelib.releases import assets as release_files
+from chalicelib.releases import service as releases
 
 
 def _int_or_none(text: str | None) -> int | None:

@@ -39,13 +39,13 @@ from chalicelib.services.permissions import access_keys
 from chalicelib.services.repo_views import Caller, RepoView, strip_git
 from chalicelib.store import branches as branch_store
 from chalicelib.store import repos as repo_store
-from chalicelib.store import statuses as store
+from chalicelib.statuses import store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.store.accounts import Account
     from chalicelib.store.repos import Repo
-    from chalicelib.store.statuses import Status, Summary
+    from chalicelib.statuses.store import Status, Summary
 
 # Forgejo's states; ``skipped`` came with Forgejo Actions and is in Forgejo 16's description.
 STATES = ("pending", "success", "error", "failure", "warning", "skipped")

@@ -38,19 +38,21 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                TooLarge)
-from chalicelib.services import accounts, input_rules, quota, release_bytes, releases
+from chalicelib.services import accounts, input_rules, quota
+from chalicelib.releases import s3_objects as release_bytes
+from chalicelib.releases import service as releases
 from chalicelib.services.permissions import access_keys
 from chalicelib.services.repo_views import Caller, view_of
 from chalicelib.settings import get_settings
 from chalicelib.store import accounts as account_store
 from chalicelib.store import ids
-from chalicelib.store import releases as store
+from chalicelib.releases import store
 from chalicelib.store import repos as repo_store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.services.releases import Ctx
-    from chalicelib.store.releases import Asset
+    from chalicelib.releases.service import Ctx
+    from chalicelib.releases.store import Asset
 
 # A Lambda response carries 6 MB, base64 included: larger files leave through S3.
 DIRECT_LIMIT = 4_400_000

@@ -1,0 +1,18 @@
+"""Commit statuses: what CI systems report on a commit, and the combined state.
+
+Operations (``routes.py``): repoListStatuses, repoCreateStatus,
+repoGetCombinedStatusByRef (``[api] STATUS_ROUTES``: the combined status or, with
+``forgejo``, the list), repoGetCombinedStatusByRefModern.
+
+| layer | modules |
+|---|---|
+| routes (thin handlers) | ``routes`` |
+| records (Forgejo JSON) | ``records`` (CommitStatus, CombinedStatus) |
+| rules | ``service`` (who may report, validation, the latest status per context, events) |
+| storage | ``store`` (statuses and the per-commit summary item) |
+
+Registered by ``chalicelib/api/areas.py``.  Pull requests read it (scheduled merges wait
+on it: ``services/pull_merging.py``, ``services/pull_sync.py``) and the pull request page
+shows it (``web/issue_pages.py``).  It takes repositories, access and accounts from
+``services`` and the repository record from ``api.records``.
+"""

@@ -1,0 +1,1 @@
+"""Tests of the releases domain (chalicelib/releases)."""

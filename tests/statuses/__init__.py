@@ -1,0 +1,1 @@
+"""Tests of the commit statuses domain (chalicelib/statuses)."""
