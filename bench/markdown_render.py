@@ -6,8 +6,8 @@
 2. Cold-import cost: a fresh interpreter imports ``app`` and the route modules (what the
    first request of any Lambda pays) and reports which of mistune, nh3 and pgpy got
    imported (target: none) and the import time of the new modules
-   (``chalicelib.markup``, ``chalicelib.api.markdown``, ``chalicelib.api.signing``,
-   ``chalicelib.api.gpg_keys``, ``chalicelib.services.signing*``).
+   (``chalicelib.markup``, ``chalicelib.api.markdown``, ``chalicelib.signing.routes``,
+   ``chalicelib.signing.key_routes``, ``chalicelib.signing.service*``).
 3. For reference, the one-off cost paid by the first request that does render or verify:
    importing mistune + nh3, and pgpy.
 
@@ -28,10 +28,10 @@ import time
 import _harness
 
 HEAVY = ("mistune", "nh3", "pgpy")
-OURS = ("chalicelib.markup", "chalicelib.api.markdown", "chalicelib.api.signing",
-        "chalicelib.api.gpg_keys", "chalicelib.services.signing",
-        "chalicelib.services.signing_ssh", "chalicelib.services.signing_verify",
-        "chalicelib.services.gpg_keys")
+OURS = ("chalicelib.markup", "chalicelib.api.markdown", "chalicelib.signing.routes",
+        "chalicelib.signing.key_routes", "chalicelib.signing.service",
+        "chalicelib.signing.ssh", "chalicelib.signing.verify",
+        "chalicelib.signing.gpg_keys")
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)")
 
 SECTION = """\

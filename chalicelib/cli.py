@@ -260,7 +260,7 @@ def _repair(args) -> int:
 
 def _quota_recount(args) -> int:
     """Recompute every account's quota usage and repair drift (services.quota_check)."""
-    from chalicelib.services import quota_check
+    from chalicelib.quota import check as quota_check
 
     found = quota_check.recount(dry_run=args.dry_run)
     for correction in found:

@@ -158,7 +158,7 @@ class WebhookSettings:
 
 @_section("quota")
 class QuotaSettings:
-    """Forgejo's quota (services/quota.py, docs/quota.md).  Off: every check passes and
+    """Forgejo's quota (quota/service.py, docs/quota.md).  Off: every check passes and
     the quota routes answer 404 as if they did not exist.  ``DEFAULT_GROUPS``: comma
     list of groups for accounts in none (names that do not exist are ignored)."""
     ENABLED: bool = False

@@ -102,12 +102,21 @@ class Browser:
 
     def submit(self, selector: str) -> None:
         """Click a submit button and wait for the page it loads."""
-        from selenium.webdriver.support import expected_conditions as ready
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
 
         old = self.css("html")
         self.css(selector).click()
-        WebDriverWait(self.driver, WAIT).until(ready.staleness_of(old))
+
+        def replaced(driver) -> bool:
+            try:
+                old.is_enabled()
+            except WebDriverException:
+                # Stale, or, while the new document replaces it, chromedriver's "node does
+                # not belong to the document": either way the old page is gone.
+                return True
+            return False
+        WebDriverWait(self.driver, WAIT).until(replaced)
 
     def sign_in(self, user: str, password: str) -> None:
         self.open("/user/login")

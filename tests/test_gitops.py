@@ -165,7 +165,7 @@ def test_commit_fields():
 
 
 def _pgp_signer():
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -205,7 +205,7 @@ def test_signed_commit_verifies_openpgp(tmp_path):
 def test_signed_commit_verifies_ssh():
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    from chalicelib.services import signing_ssh
+    from chalicelib.signing import ssh as signing_ssh
 
     private = ed25519.Ed25519PrivateKey.generate()
     store = MemoryObjectStore()

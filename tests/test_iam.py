@@ -130,7 +130,7 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from app import (event_worker, mirror_sync, outbox_relay, outbox_sweep, pack_compaction,
                      quota_check, webhook_sweep, webhook_worker)
     from chalicelib.jobs import relay
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
     from chalicelib.settings import get_settings
     from chalicelib.store.table import MirrorDue, keys
     from chalicelib.services import web_sessions as web_session
@@ -340,7 +340,7 @@ def test_every_function_runs_on_its_own_policy(api, stack, remote,  # noqa: F811
 def test_a_missing_right_is_denied(api, stack, action):
     """The check is real: without one right the API needs, the request that needs it is
     denied, and the denial names the action."""
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
     from tests.conftest import ADMIN
 
     made = stack(("APIHandler", action))

@@ -196,7 +196,7 @@ RUN_IN_TARGET = textwrap.dedent('''
     from dulwich.repo import Repo
     from chalicelib import markup
     from chalicelib.gitops.commits import Identity, write_commit
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     armored = signing.generate_pgp_key("Nimbus", "nimbus@example.com")
     key, _ = pgpy.PGPKey.from_blob(armored)

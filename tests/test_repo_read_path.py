@@ -11,7 +11,7 @@ from chalicelib.http import route_index_data
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITE_PATH = ("chalicelib.services.repo_admin", "chalicelib.services.pushes",
-              "chalicelib.services.quota", "chalicelib.services.quota_charges",
+              "chalicelib.quota.service", "chalicelib.quota.charges",
               "chalicelib.services.repo_lifecycle", "chalicelib.services.migrations",
               "chalicelib.api.repo_admin")
 PROBE = ("import json, sys; import chalicelib.api.repos; "

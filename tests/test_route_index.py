@@ -107,7 +107,7 @@ def test_a_cold_first_request_imports_only_the_area_that_serves_it():
     assert "chalicelib.api.users" in report["after_user"]
     assert "chalicelib.api.misc" in report["after_version"]
     for heavy in ("chalicelib.api.issues", "chalicelib.api.pulls", "chalicelib.releases.routes",
-                  "chalicelib.api.git_data", "chalicelib.api.quota_admin"):
+                  "chalicelib.api.git_data", "chalicelib.quota.admin_routes"):
         assert heavy not in report["after_version"], heavy
     everything = {row[4] for row in route_index.route_index_data.ROUTES}
     assert len(report["after_version"]) < len(everything) / 2

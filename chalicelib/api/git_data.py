@@ -14,7 +14,8 @@ from chalicelib.api import pull_records, records
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import IN_REPO, current_repo
 from chalicelib.http.router import Param, route
-from chalicelib.services import commit_views, git_data, git_trees, signing_verify
+from chalicelib.services import commit_views, git_data, git_trees
+from chalicelib.signing import verify as signing_verify
 from chalicelib.settings import get_settings
 
 

@@ -106,7 +106,7 @@ def verification(c) -> dict:
     if not c.gpgsig:
         return {"verified": False, "reason": "gpg.error.not_signed_commit", "signature": "",
                 "signer": None, "payload": ""}
-    from chalicelib.services import signing_verify
+    from chalicelib.signing import verify as signing_verify
 
     committer = _commit_user(c.committer, 0, 0)["email"]
     return signing_verify.verify(c.gpgsig.decode("ascii", "replace"),

@@ -223,7 +223,7 @@ def _verification(info) -> dict:
     if not info.signature:
         return {"verified": False, "reason": "gpg.error.not_signed_commit",
                 "signature": "", "signer": None, "payload": ""}
-    from chalicelib.services import signing_verify
+    from chalicelib.signing import verify as signing_verify
 
     return signing_verify.for_branch(info)
 

@@ -25,7 +25,7 @@ def list_branches(req: ApiRequest) -> ApiResponse:
     page = paging.page_of(req)
     shown = page.slice(found)
     usernames = branches.usernames_for(shown)
-    from chalicelib.services import signing_verify
+    from chalicelib.signing import verify as signing_verify
     signing_verify.prefetch(shown)  # signers' keys for the whole page in batched reads
     resp = ApiResponse.json([records.branch(b, view, usernames=usernames) for b in shown])
     return paging.set_headers(resp, req, page, len(found))

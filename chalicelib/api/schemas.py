@@ -367,7 +367,7 @@ EXTENSION_RECORDS: dict[str, dict[str, dict]] = {
 }
 EXTENSION_LISTS = ("HookDelivery",)
 
-# Quota (api/quota.py, api/quota_admin.py; appended).  Nested records keep Forgejo's
+# Quota (quota/routes.py, quota/admin_routes.py; appended).  Nested records keep Forgejo's
 # definition names; ``groups`` is Forgejo's QuotaGroupList, written out as an array.
 RECORDS.update({
     "QuotaRuleInfo": {"name": S, "limit": I, "subjects": STRINGS},

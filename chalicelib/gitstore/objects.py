@@ -59,7 +59,7 @@ class S3ObjectStore(BucketBasedObjectStore):
         self._infos: dict[str, PackInfo] = {}
         self._listed_at: float | None = None
         # Packs published through this store, in order: the ref change that makes them
-        # reachable charges them to its repository (services/quota_charges.py).
+        # reachable charges them to its repository (quota/charges.py).
         self.added: list[PackInfo] = []
 
     def __repr__(self) -> str:

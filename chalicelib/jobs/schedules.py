@@ -39,9 +39,9 @@ def compact_packs() -> int:
 
 
 def check_quota() -> int:
-    """Recount every account's usage and repair drift (services/quota_check.py); how
+    """Recount every account's usage and repair drift (quota/check.py); how
     many values were wrong (each is logged)."""
-    from chalicelib.services import quota_check
+    from chalicelib.quota import check as quota_check
 
     return len(quota_check.recount())
 

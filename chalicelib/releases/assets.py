@@ -38,7 +38,8 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                TooLarge)
-from chalicelib.services import accounts, input_rules, quota
+from chalicelib.services import accounts, input_rules
+from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
 from chalicelib.services.permissions import access_keys

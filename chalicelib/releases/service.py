@@ -32,7 +32,8 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                NotFoundError, PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.services import accounts, pushes, quota, repo_files
+from chalicelib.services import accounts, pushes, repo_files
+from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.services.issue_context import account_from, snapshot as account_snapshot
 from chalicelib.services.permissions import Access, HasAccess, access_keys, repo_access

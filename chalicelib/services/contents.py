@@ -301,7 +301,8 @@ def change_files(view: RepoView, user, data: dict, files: list[dict] | None = No
     """One commit with ``files`` (None: the body's ``files``) applied on ``branch`` (or a
     ``new_branch`` from it)."""
     from chalicelib.gitops import commits, objects
-    from chalicelib.services import pushes, signing
+    from chalicelib.services import pushes
+    from chalicelib.signing import service as signing
     from chalicelib.services.repo_init import validate_branch_name
 
     _require_writer(view, user)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from chalicelib.services import pushes, quota_charges
+from chalicelib.services import pushes
+from chalicelib.quota import charges as quota_charges
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo

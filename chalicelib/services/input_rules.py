@@ -95,7 +95,7 @@ FIELD_MAXIMA: dict[str, dict[str, int]] = {
     # one summary item (statuses/service.py), so they stay short.
     "CreateStatusOption": {"state": 16, "target_url": 2048, "description": 1024,
                            "context": 255},
-    # Quota names become keys (store/quota.py); subjects are short words.
+    # Quota names become keys (quota/store.py); subjects are short words.
     "CreateQuotaRuleOptions": {"name": 255, "subjects": 64},
     "EditQuotaRuleOptions": {"subjects": 64},
     "CreateQuotaGroupOptions": {"name": 255, "rules.name": 255, "rules.subjects": 64},

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from chalicelib import aws
 from chalicelib.errors import (BadInput, InvalidInput, NotFoundError)
-from chalicelib.services import git_transport, pushes, quota, quota_charges
+from chalicelib.services import git_transport, pushes
+from chalicelib.quota import service as quota
+from chalicelib.quota import charges as quota_charges
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.settings import get_settings

@@ -25,7 +25,8 @@ from chalicelib import aws, events
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
-from chalicelib.services import accounts, netguard, pushes, quota, repo_lifecycle
+from chalicelib.services import accounts, netguard, pushes, repo_lifecycle
+from chalicelib.quota import service as quota
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import accounts as account_store

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError,
                                InvalidInput, NotAllowed, NotFoundError, PermissionDenied)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.services import (accounts, issues, merge_settings, pull_checks, pulls,
-                                 pushes, quota, repo_files)
+from chalicelib.quota import service as quota
+from chalicelib.services import (accounts, issues, merge_settings, pull_checks, pulls, pushes,
+                                 repo_files)
 from chalicelib.services.issue_context import Ctx, now, snapshot
 from chalicelib.services.repo_init import identity
 from chalicelib.store import issues as issue_store
@@ -134,7 +135,7 @@ def merge_now(ctx: Ctx, number: int, request: dict) -> None:
 
 def _attempt(ctx: Ctx, number: int, request: dict) -> None:
     from chalicelib.gitops import objects, pull_merge
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     issue = pulls.get_pull(ctx, number, consistent=True)
     pull = store.fields_of(issue)

@@ -36,7 +36,7 @@ from chalicelib import events
 from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDenied
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
-from chalicelib.services import quota_charges
+from chalicelib.quota import charges as quota_charges
 from chalicelib.store import accounts as account_store
 from chalicelib.store import branches as branch_store
 from chalicelib.store import repos as repo_store

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import (accounts, input_rules, merge_settings, pushes, quota,
-                                 quota_charges, repo_lifecycle)
+from chalicelib.quota import charges as quota_charges
+from chalicelib.quota import service as quota
+from chalicelib.services import accounts, input_rules, merge_settings, pushes, repo_lifecycle
 from chalicelib.services.permissions import Access, can_create_in
 from chalicelib.services.repo_views import Caller, RepoView
 from chalicelib.store import accounts as account_store

@@ -127,7 +127,8 @@ def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) ->
     writer of the same branch makes this fail rather than be overwritten."""
     from chalicelib.gitops import commits, objects
     from chalicelib.gitstore import repo as gitrepo
-    from chalicelib.services import pushes, signing
+    from chalicelib.services import pushes
+    from chalicelib.signing import service as signing
 
     git = gitrepo.init_repo(int(repo.id), int(repo.pool_id), repo.default_branch)
     if plan_ is None:

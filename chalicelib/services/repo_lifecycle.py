@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                ServiceError)
-from chalicelib.services import pushes, quota_charges
+from chalicelib.services import pushes
+from chalicelib.quota import charges as quota_charges
 from chalicelib.settings import get_settings
 from chalicelib.store import access as access_store
 from chalicelib.store import branches as branch_store

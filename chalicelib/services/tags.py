@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import (ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.services import pushes, quota, repo_files
+from chalicelib.services import pushes, repo_files
+from chalicelib.quota import service as quota
 from chalicelib.releases.service import check_tag_name
 from chalicelib.releases import store as release_store
 from chalicelib.store import unit_of_work
@@ -170,7 +171,7 @@ def create_tag(caller: Caller, view: RepoView, data: dict) -> TagView:
     """repoCreateTag: ``data`` is a CreateTagOption."""
     from chalicelib.gitops import objects
     from chalicelib.gitops import tags as gittags
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
     from chalicelib.services.repo_init import identity
 
     pushes.require_ref_writer(caller, view, "tags")

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from chalicelib.store import gpg_keys, public_keys, tokens, unit_of_work
+from chalicelib.store import public_keys, tokens, unit_of_work
+from chalicelib.signing import gpg_key_store as gpg_keys
 from chalicelib.store.table import Account, Claim, Item, keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",

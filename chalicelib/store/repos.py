@@ -135,7 +135,7 @@ def stage_create(repo: Repo, *, parent: Repo | None = None) -> None:
 
 def stage_delete(repo: Repo, *, parent: Repo | None) -> None:
     uow = unit_of_work.current()
-    # quota_size too: the deletion releases exactly the bytes it read (services/quota_charges).
+    # quota_size too: the deletion releases exactly the bytes it read (quota/charges).
     uow.delete(repo, label=REPO, condition=(Repo.version == repo.version)
                & (Repo.num_forks == repo.num_forks) & unchanged_quota_size(repo))
     uow.delete(RepoName(*keys.repo_name(repo.id)), label=REPO_ID)

@@ -165,7 +165,7 @@ class Repo(Item, discriminator="repo"):
     object_format = UnicodeAttribute(default="sha1")
     size = NumberAttribute(default=0)           # bytes of live packs in its object pool
     # Bytes of the packs charged to this repository (its quota usage): the packs its
-    # ref changes brought in, as received (services/quota_charges.py, docs/quota.md).
+    # ref changes brought in, as received (quota/charges.py, docs/quota.md).
     quota_size = NumberAttribute(default=0)
     # Teams of the owning organization that were given this repository.
     team_ids = NumberSetAttribute(null=True)

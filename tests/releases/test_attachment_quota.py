@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import ADMIN
 from tests.releases.test_attachments import R, upload
-from tests.test_quota import quota_on, recount, rule, usage  # noqa: F401 - fixtures
+from tests.quota.test_quota import quota_on, recount, rule, usage  # noqa: F401 - fixtures
 from tests.releases.test_releases import people  # noqa: F401 - a fixture
 from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
 

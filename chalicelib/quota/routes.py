@@ -15,8 +15,8 @@ from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.api.repos import PAGE
 from chalicelib.http.router import Param, route
-from chalicelib.services import quota
-from chalicelib.services.quota_rules import Group, Rule, Used
+from chalicelib.quota import service as quota
+from chalicelib.quota.rules import Group, Rule, Used
 
 
 # Records -------------------------------------------------------------------------------------

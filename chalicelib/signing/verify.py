@@ -58,7 +58,7 @@ def _pgp_ok(public, signature: str, payload: bytes) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def _instance_pgp_ok(key_id: str, signature: str, payload: bytes) -> bool:
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     key = signing.signing_key(create=False)
     return key is not None and key.key_id == key_id and _pgp_ok(key.public, signature, payload)
@@ -87,7 +87,7 @@ def _committer_account(email: str):
 
 
 def _instance_key():
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     try:
         return signing.signing_key(create=False)
@@ -110,7 +110,7 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
                            _signer(key.name, key.email))
         bad = True
     # Step 5: a user's key with this id (primary or subkey) vouching for the committer e-mail.
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     try:
         item = gpg_keys.keys_by_ids([issuer]).get(issuer)
@@ -136,7 +136,7 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
 
 
 def verify_ssh(signature: str, payload: str, committer_email: str) -> dict:
-    from chalicelib.services import signing_ssh
+    from chalicelib.signing import ssh as signing_ssh
 
     data = payload.encode("utf-8")
     try:
@@ -179,7 +179,7 @@ def for_branch(info) -> dict:
 
 def prefetch(infos) -> None:
     """Read what verifying these branches needs in batched reads (call before records)."""
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
     from chalicelib.store import claims
 
     signed = [i for i in infos if i.signature]

@@ -34,8 +34,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chalicelib.services import quota
-from chalicelib.store import quota as store
+from chalicelib.quota import service as quota
+from chalicelib.quota import store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from chalicelib.services import quota_rules
-from chalicelib.services.quota_rules import Group, Rule, Used
+from chalicelib.quota import rules as quota_rules
+from chalicelib.quota.rules import Group, Rule, Used
 from tests.conftest import ADMIN
 from tests.test_migrations import local_networks_allowed, remote  # noqa: F401 - fixtures
 
@@ -298,7 +298,8 @@ def test_org_quota_needs_an_owner(quota_on, admin):
 # Accounting ----------------------------------------------------------------------------------
 
 def usage(owner: str) -> dict:
-    from chalicelib.store import accounts, quota
+    from chalicelib.store import accounts
+    from chalicelib.quota import store as quota
 
     return quota.get_usage(int(accounts.get_by_name(owner).id), consistent=True).counts
 
@@ -310,7 +311,7 @@ def repo_size(owner: str, name: str) -> int:
 
 
 def recount() -> list:
-    from chalicelib.services import quota_check
+    from chalicelib.quota import check as quota_check
 
     return quota_check.recount()
 
@@ -385,7 +386,8 @@ def test_pushes_forks_deletions_and_visibility_move_usage(quota_on):
 
 
 def test_recount_repairs_drift(quota_on):
-    from chalicelib.store import accounts, quota, unit_of_work
+    from chalicelib.store import accounts, unit_of_work
+    from chalicelib.quota import store as quota
 
     api = quota_on
     api.create_user("alice")
@@ -486,7 +488,7 @@ def test_compaction_keeps_the_charges(quota_on):
 
 def test_attachment_accounting_for_the_integrator(quota_on, admin):
     from chalicelib.errors import QuotaExceeded
-    from chalicelib.services import quota
+    from chalicelib.quota import service as quota
     from chalicelib.store import accounts, unit_of_work
 
     api = quota_on

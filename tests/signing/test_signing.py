@@ -18,7 +18,8 @@ SSH_KEY_ENV = "NIMBUS__REPOSITORY_0X2E_SIGNING__SIGNING_KEY"
 
 @pytest.fixture(autouse=True)
 def fresh_signing():
-    from chalicelib.services import signing, signing_verify
+    from chalicelib.signing import service as signing
+    from chalicelib.signing import verify as signing_verify
     from chalicelib.settings import reset_settings_cache
 
     def reset():
@@ -87,7 +88,7 @@ def test_signing_keys_are_the_same_armored_key(api, alice):
 
 def test_generation_race_keeps_the_first_key(api, monkeypatch):
     from chalicelib.aws import client
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     winner = signing.generate_pgp_key("Nimbus", "noreply@nimbus.invalid")
     client("ssm").put_parameter(Name="/nimbus/signing-key", Value=winner, Type="SecureString")
@@ -105,7 +106,7 @@ def test_generation_race_keeps_the_first_key(api, monkeypatch):
 
 
 def test_gpg_export_failure_is_a_labelled_500(api, monkeypatch):
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     def broken(*a, **kw):
         raise signing.SigningKeyError("SSM unavailable")
@@ -233,7 +234,7 @@ def test_missing_ssh_key_is_a_labelled_500(api, tmp_path, monkeypatch):
 @pytest.mark.skipif(not SSH_KEYGEN, reason="needs ssh-keygen")
 @pytest.mark.parametrize("kind", ["ed25519", "rsa", "ecdsa"])
 def test_sshsig_interoperates_with_ssh_keygen(tmp_path, kind):
-    from chalicelib.services import signing_ssh
+    from chalicelib.signing import ssh as signing_ssh
 
     private, path, public = _ssh_keypair(tmp_path, kind)
     message = tmp_path / "msg"
@@ -255,7 +256,7 @@ def test_sshsig_interoperates_with_ssh_keygen(tmp_path, kind):
 
 
 def test_git_ssh_rule():
-    from chalicelib.services import signing_ssh
+    from chalicelib.signing import ssh as signing_ssh
 
     expected = bool(GIT and SSH_KEYGEN)  # git here is >= 2.34
     assert signing_ssh.git_can_sign_with_ssh() is expected
@@ -265,7 +266,7 @@ def test_git_ssh_rule():
 # --- rules ---------------------------------------------------------------------------------
 
 def test_rule_parsing():
-    from chalicelib.services.signing import parse_rules
+    from chalicelib.signing.service import parse_rules
 
     assert parse_rules("pubkey, TwoFA , nonsense") == ("pubkey", "twofa")
     assert parse_rules("pubkey, always, twofa") == ("always",)
@@ -340,8 +341,8 @@ def test_gpg_key_endpoints(api, alice):
 
 
 def test_verification_with_users_keys(api, alice, tmp_path):
-    from chalicelib.services import signing_ssh
-    from chalicelib.services.signing_verify import verify
+    from chalicelib.signing import ssh as signing_ssh
+    from chalicelib.signing.verify import verify
 
     payload = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <alice@example.com> 1 +0000\n" \
               "committer A <alice@example.com> 1 +0000\n\nmsg\n"

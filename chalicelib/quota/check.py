@@ -28,9 +28,10 @@ import logging
 from dataclasses import dataclass
 
 from chalicelib.errors import ConditionFailed
-from chalicelib.services import quota, quota_charges
+from chalicelib.quota import service as quota
+from chalicelib.quota import charges as quota_charges
 from chalicelib.store import accounts as account_store
-from chalicelib.store import quota as store
+from chalicelib.quota import store
 from chalicelib.store import repos as repo_store
 from chalicelib.store import unit_of_work
 

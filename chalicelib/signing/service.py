@@ -241,7 +241,8 @@ def public_ssh_key() -> str | None:
 
 
 def _actor_has_pubkey(actor) -> bool:
-    from chalicelib.services import gpg_keys, public_keys
+    from chalicelib.services import public_keys
+    from chalicelib.signing import gpg_keys
 
     return bool(public_keys.list_keys(actor)) or gpg_keys.has_keys(actor)
 
@@ -263,7 +264,7 @@ def decide(rules: tuple[str, ...], actor) -> tuple[bool, str]:
 def sign_payload(key: InstanceKey, payload: bytes) -> bytes:
     """The signature (armored, as git stores it in ``gpgsig``) of ``payload``."""
     if key.format == "ssh":
-        from chalicelib.services import signing_ssh
+        from chalicelib.signing import ssh as signing_ssh
 
         return signing_ssh.sign(_ssh_private(key), payload).encode()
     if key.private is None:

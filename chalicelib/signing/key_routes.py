@@ -14,7 +14,7 @@ USER = dict(tag="user", scope="user")
 
 
 def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     return gpg_keys.preload_keys(user_id, req.params["id"])
 
@@ -48,7 +48,7 @@ def gpg_key_record(item) -> dict:
        summary="List the authenticated user's GPG keys", signed_in=True, query=PAGE,
        responses={200: "GPGKeyList", 401: "unauthorized", 403: "forbidden"}, **USER)
 def list_own(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     return paging.paged_json(req, gpg_keys.list_keys(req.actor), gpg_key_record)
 
@@ -59,7 +59,7 @@ def list_own(req: ApiRequest) -> ApiResponse:
        responses={201: "GPGKey", 401: "unauthorized", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **USER)
 def create(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     return ApiResponse.json(gpg_key_record(gpg_keys.add_key(req.actor, req.json())), status=201)
 
@@ -69,7 +69,7 @@ def create(req: ApiRequest) -> ApiResponse:
        responses={200: "GPGKey", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def get_own(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     return ApiResponse.json(gpg_key_record(gpg_keys.get_key(req.actor, req.int_param("id"))))
 
@@ -80,7 +80,7 @@ def get_own(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 401: "unauthorized", 403: "forbidden", 404: "notFound"},
        **USER)
 def delete_own(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     gpg_keys.delete_key(req.actor, req.int_param("id"))
     return ApiResponse.empty()
@@ -90,7 +90,7 @@ def delete_own(req: ApiRequest) -> ApiResponse:
        summary="List the given user's GPG keys", query=PAGE,
        responses={200: "GPGKeyList", 404: "notFound"}, **USER)
 def list_for_user(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import gpg_keys
+    from chalicelib.signing import gpg_keys
 
     found, _ = gpg_keys.list_for(req.actor, req.params["username"])
     return paging.paged_json(req, found, gpg_key_record)

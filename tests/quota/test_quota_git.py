@@ -115,7 +115,7 @@ def test_push_over_a_1_mib_rule_is_refused_in_gits_output(server, git_env, tmp_p
 
 def test_racing_pushes_and_forks_leave_usage_equal_to_a_recount(server, git_env,  # noqa: F811
                                                                  tmp_path):
-    from chalicelib.services import quota_check
+    from chalicelib.quota import check as quota_check
 
     assert call(server, "POST", "/user/repos", user="bob",
                 json={"name": "upstream", "auto_init": True}).status_code == 201

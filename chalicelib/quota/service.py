@@ -30,15 +30,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from chalicelib.errors import NotFoundError, PermissionDenied, QuotaExceeded
-from chalicelib.services import quota_rules
+from chalicelib.quota import rules as quota_rules
 from chalicelib.releases import usage as release_usage
 from chalicelib.services.permissions import can_see, is_org, is_org_owner
-from chalicelib.services.quota_rules import Group, Rule, Used
+from chalicelib.quota.rules import Group, Rule, Used
 from chalicelib.settings import get_settings
 from chalicelib.store import accounts as account_store
 from chalicelib.store import claims
 from chalicelib.store import orgs as org_store
-from chalicelib.store import quota as store
+from chalicelib.quota import store
 
 if TYPE_CHECKING:
     from chalicelib.store.accounts import Account

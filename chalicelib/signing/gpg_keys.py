@@ -2,7 +2,7 @@
 ``GET /users/{u}/gpg_keys``, and the look-ups commit verification needs.
 
 The items (a key, and one link per primary and subkey id so a signature's issuer id
-finds its key with one read) are ``chalicelib.store.gpg_keys``'s.  PGPy is imported
+finds its key with one read) are ``chalicelib.signing.gpg_key_store``'s.  PGPy is imported
 inside the functions that parse keys, never at module import.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Iterable
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.services.accounts import actor_of_event, get_user
-from chalicelib.store import gpg_keys as store
+from chalicelib.signing import gpg_key_store as store
 from chalicelib.store import ids, unit_of_work
-from chalicelib.store.gpg_keys import GPGKeyItem
+from chalicelib.signing.gpg_key_store import GPGKeyItem
 
 if TYPE_CHECKING:
     from chalicelib.store.accounts import Account

@@ -15,7 +15,7 @@ TEXT = ("text/plain",)
 
 
 def _gpg_key_response(repo=None) -> ApiResponse:
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     try:
         armored = signing.public_gpg_key(repo)
@@ -33,7 +33,7 @@ def get_signing_key(req: ApiRequest) -> ApiResponse:
 @route("GET", "/signing-key.ssh", "getSSHSigningKey", tag="miscellaneous", scope=None,
        summary="Get default signing-key.ssh", produces=TEXT, responses={404: "notFound"})
 def get_ssh_signing_key(req: ApiRequest) -> ApiResponse:
-    from chalicelib.services import signing
+    from chalicelib.signing import service as signing
 
     if not signing.ssh_configured():
         raise NotFound()

@@ -1,0 +1,24 @@
+"""Quota: Forgejo's rules, groups and memberships, usage kept exact per owner.
+
+Operations (``routes.py``): userGetQuota, userCheckQuota, userListQuotaArtifacts,
+userListQuotaAttachments, userListQuotaPackages, orgGetQuota, orgCheckQuota,
+orgListQuotaArtifacts, orgListQuotaAttachments, orgListQuotaPackages;
+(``admin_routes.py``) adminListQuotaRules, adminCreateQuotaRule, adminGetQuotaRule,
+adminEditQuotaRule, adminDeleteQuotaRule, adminListQuotaGroups, adminCreateQuotaGroup,
+adminGetQuotaGroup, adminDeleteQuotaGroup, adminAddRuleToQuotaGroup,
+adminRemoveRuleFromQuotaGroup, adminListUsersInQuotaGroup, adminAddUserToQuotaGroup,
+adminRemoveUserFromQuotaGroup, adminGetUserQuota, adminSetUserQuotaGroups.
+
+| layer | modules |
+|---|---|
+| routes (thin handlers) | ``routes``, ``admin_routes`` |
+| schedule | ``check`` (the daily recount that repairs drift) |
+| rules | ``admin`` (managing rules and groups), ``charges`` (what a write costs, staged in its unit of work), ``service`` (usage, limits, the 413 decision) |
+| model | ``rules`` (Forgejo's subjects and how rules combine; no I/O) |
+| storage | ``store`` (configuration, usage counters) |
+
+Registered by ``chalicelib/api/areas.py``; the schedule runs from ``app.py``.  Off unless
+``[quota] ENABLED`` (its routes then answer 404).  Pushes, forks, migrations, mirror
+syncs, releases and uploads call ``charges``/``service`` in their own transactions;
+``docs/quota.md`` has the model.
+"""

@@ -1,0 +1,20 @@
+"""Signing: the instance's key that signs the commits Nimbus makes, users' GPG keys, and
+the verification of commits' signatures.
+
+Operations (``routes.py``): getSigningKey (``/signing-key.gpg``), getSSHSigningKey,
+repoSigningKey (``/repos/{owner}/{repo}/signing-key.gpg``); (``key_routes.py``)
+userCurrentListGPGKeys, userCurrentPostGPGKey, userCurrentGetGPGKey,
+userCurrentDeleteGPGKey, userListGPGKeys.
+
+| layer | modules |
+|---|---|
+| routes (thin handlers) | ``routes``, ``key_routes`` |
+| verification | ``verify`` (a commit's signature against the instance key, users' GPG and SSH keys) |
+| the instance key | ``service`` (OpenPGP key made on first use and kept in SSM, or the configured SSH key; signs payloads) |
+| keys | ``gpg_keys`` (users' GPG keys: parsing, e-mails, rules), ``ssh`` (SSH signatures) |
+| storage | ``gpg_key_store`` |
+
+Registered by ``chalicelib/api/areas.py``.  Services that make commits (contents, merges,
+initial commits) take a signer from ``service``; branch and commit records call
+``verify``.  SSH public keys themselves belong to accounts (``services.public_keys``).
+"""

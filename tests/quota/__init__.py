@@ -1,0 +1,1 @@
+"""Tests of the quota domain (chalicelib/quota)."""
