@@ -102,5 +102,10 @@ BUDGETS = {
     ("webRepoHome", "session"): 4,
     ("webRepoSource", "anon"): 4,
     ("webAsset", "anon"): 0,
+    # A diff or patch: the two preload batches, the pull request (or the repository's
+    # refs) and the repository's pack list; the same as the API's.
+    ("webPullDiffOrPatch", "anon"): 4,
+    ("webPullDiffOrPatch", "session"): 4,
+    ("webCommitDiffOrPatch", "anon"): 4,
     ("webLoginForm", "anon"): 2,
 }

@@ -8,8 +8,10 @@ first page of a long list costs one Query, and ``X-Total-Count`` is exact when t
 matches end within that and otherwise what was seen (the page's end plus
 ``COUNT_AHEAD``), so clients still get a ``next`` link, as the commit list counts
 (``services/commit_views``).  The orders by time (``oldest``, ``newest``,
-``recentupdate``, ``leastupdate``) cannot be read from a name index: they read every
-match and sort them, once per request.
+``recentupdate``, ``leastupdate``) cannot be read from a name index: they sort the
+first ``SORTED_AT_MOST`` matches in name order, so a request never reads more than that
+however many users the instance has; past it the order holds within those matches only
+(a time-ordered index would lift this; docs/compatibility.md).
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from chalicelib.store.accounts import Account
 
 COUNT_AHEAD = 1000
+# The matches a time order sorts: a bound on what one request reads.
+SORTED_AT_MOST = 1000
 
 # Forgejo's SearchOrderBy values by their query names: (key, descending); None for the
 # name orders the index serves directly.
@@ -85,8 +89,13 @@ def search(viewer: Account | None, query: UserQuery, offset: int,
     timed = _TIME_ORDERS.get(query.sort)
     if timed is not None:
         key, descending = timed
-        found = sorted((a for a in _candidates(query, False) if matches(a)), key=key,
-                       reverse=descending)
+        found = []
+        for account in _candidates(query, False):
+            if matches(account):
+                found.append(account)
+                if len(found) >= SORTED_AT_MOST:
+                    break
+        found.sort(key=key, reverse=descending)
         return found[offset:offset + limit], len(found)
     page, seen = [], 0
     for account in _candidates(query, query.sort == "reversealphabetically"):
