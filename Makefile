@@ -23,7 +23,7 @@ test: $(STAMP) browser
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
 
-# Debian's headless Chromium and its matching chromedriver, for tests/test_browser.py;
+# Debian's headless Chromium and its matching chromedriver, for tests/web/test_browser.py;
 # nothing to do (and no network) when both are installed.  Run as root, as CI does.
 browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \

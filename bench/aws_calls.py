@@ -127,7 +127,7 @@ BUDGETS = {
 # if at all possible: a route listed here is not measured.
 EXEMPT: dict[str, str] = {
     "applyLargePush": "needs a bundle uploaded to S3 through the presigned URL first "
-                      "(tests/test_large_push.py runs the whole path)",
+                      "(tests/git_transport/test_large_push.py runs the whole path)",
 }
 
 # operationId -> scenario: a function of the scene that may prepare state (not counted)
@@ -278,7 +278,7 @@ def summarize(rows: list, missing: list, broken: list, warm: Counter) -> dict:
 
 def password_check_ms() -> dict[int, float]:
     """Calls are not the whole cost of a password login: time one check per cost."""
-    from chalicelib.services.passwords import hash_password, verify_password
+    from chalicelib.accounts.passwords import hash_password, verify_password
 
     timed = {}
     for cost in (1024, 16384):

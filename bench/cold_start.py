@@ -164,7 +164,7 @@ def whole_scene(tmp: Path) -> tuple[dict, Path, object]:
     ensure_resources()
     from app import app
     from chalicelib.local.events import build_event, read_result
-    from chalicelib.services.accounts import ensure_admin
+    from chalicelib.accounts.service import ensure_admin
 
     def call(method, target, headers, body=None):
         status, _, out = read_result(app(build_event(
@@ -315,7 +315,7 @@ def main() -> int:
                for stat in ("min", "median")}
         for kind in ("import_ms", "process_ms")}
     result["heaviest"] = heaviest_packages(nodes, args.top)
-    routes = [n for n in nodes if n["depth"] == 0 and n["name"] == "chalicelib.api.areas"]
+    routes = [n for n in nodes if n["depth"] == 0 and n["name"] == "chalicelib.areas"]
     result["routes_first_request_ms"] = round(sum(n["cum_us"] for n in routes) / 1e3, 1)
     imported = {n["name"].split(".")[0] for n in nodes}
     result["forbidden_imported"] = [m for m in FORBIDDEN if m in imported]
@@ -363,7 +363,7 @@ def main() -> int:
         for p in result["heaviest"]:
             print(f"  {p['package']:24} {p['cum_ms']:>7.1f} ms {p['self_ms']:>5.1f} ms  {p['via']}")
         print(f"  + route modules, imported by the first request: "
-              f"{result['routes_first_request_ms']} ms (chalicelib.api.areas)")
+              f"{result['routes_first_request_ms']} ms (chalicelib.areas)")
         if result["forbidden_imported"]:
             print(f"\nFAIL: {', '.join(result['forbidden_imported'])} imported at cold start; "
                   "import them inside the functions that need them.")

@@ -199,7 +199,7 @@ def compact_all() -> int:
     its minimum pack age), in this process: NIMBUS__AWS__ENDPOINT_URL names moto."""
     sys.path.insert(0, str(REPO_ROOT))
     from chalicelib.gitstore.compaction import compact_pool
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     for pool in repos.pools():
         result = compact_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ()),

@@ -1,12 +1,12 @@
 """Markdown rendering cost, and what markdown and signing add to requests that skip them.
 
 1. Render time of a ~100 KB markdown document (headings, lists, tables, code, links,
-   mentions, issue references, raw HTML) in each mode, through ``chalicelib.markup.render``
+   mentions, issue references, raw HTML) in each mode, through ``chalicelib.markup.render.render``
    (mistune + nh3), after one warm-up render; min and median of ``--runs``.
 2. Cold-import cost: a fresh interpreter imports ``app`` and the route modules (what the
    first request of any Lambda pays) and reports which of mistune, nh3 and pgpy got
    imported (target: none) and the import time of the new modules
-   (``chalicelib.markup``, ``chalicelib.api.markdown``, ``chalicelib.signing.routes``,
+   (``chalicelib.markup.render``, ``chalicelib.markup.routes``, ``chalicelib.signing.routes``,
    ``chalicelib.signing.key_routes``, ``chalicelib.signing.service*``).
 3. For reference, the one-off cost paid by the first request that does render or verify:
    importing mistune + nh3, and pgpy.
@@ -28,7 +28,7 @@ import time
 import _harness
 
 HEAVY = ("mistune", "nh3", "pgpy")
-OURS = ("chalicelib.markup", "chalicelib.api.markdown", "chalicelib.signing.routes",
+OURS = ("chalicelib.markup.render", "chalicelib.markup.routes", "chalicelib.signing.routes",
         "chalicelib.signing.key_routes", "chalicelib.signing.service",
         "chalicelib.signing.ssh", "chalicelib.signing.verify",
         "chalicelib.signing.gpg_keys")
@@ -73,7 +73,7 @@ def document(kb: int) -> str:
 
 
 def render_times(text: str, runs: int) -> dict:
-    from chalicelib import markup
+    from chalicelib.markup import render as markup
 
     out = {}
     for mode in ("markdown", "comment", "gfm"):

@@ -26,8 +26,8 @@ BUDGETS = {
 def head_of(s, branch: str = "main") -> str:
     """The commit id ``branch`` points at (set-up: not counted)."""
     def read() -> str:
-        from chalicelib.services import repo_files
-        from chalicelib.store import repos as repo_store
+        from chalicelib.contents import files as repo_files
+        from chalicelib.repos import store as repo_store
         from chalicelib.store import unit_of_work
 
         with unit_of_work.start():

@@ -13,8 +13,9 @@ DEMO = "/repos/alice/demo"
 def new_branch(s, name: str | None = None, start: str = "main") -> str:
     """A branch off ``start`` with one new file; returns its name."""
     from chalicelib.gitops import commits, objects, trees
-    from chalicelib.services import pushes, repo_files
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import pushes
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repo_store
     from chalicelib.store import unit_of_work
 
     name = name or s.unique("topic-")
@@ -61,8 +62,9 @@ def behind_pull(s) -> int:
     base = new_branch(s, s.unique("base-"))
     head = new_branch(s, s.unique("head-"), start=base)
     from chalicelib.gitops import commits, objects, trees
-    from chalicelib.services import pushes, repo_files
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import pushes
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repo_store
     from chalicelib.store import unit_of_work
 
     with unit_of_work.start():

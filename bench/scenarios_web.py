@@ -6,7 +6,7 @@ the same batch).  Raw files are downloads, which a token may fetch too.
 pull request, a tag, a release and an issue with a comment.
 
 The sign-in and sign-out POSTs carry a session cookie and a CSRF token, which the
-bench's requests cannot: they are EXEMPT here and covered by tests/test_web_session.py.
+bench's requests cannot: they are EXEMPT here and covered by tests/web/test_web_session.py.
 """
 from __future__ import annotations
 
@@ -82,12 +82,12 @@ def scenarios() -> dict:
     }
 
 
-_FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/test_web_actions.py)"
+_FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/web/test_web_actions.py)"
 EXEMPT = {
     "webRepoPageNotFound": "its only answer is a 404 page that reads nothing, so it has no "
-                           "success path to count (tests/test_web_pages.py)",
-    "webLogin": "needs the sign-in form's cookie and CSRF token (tests/test_web_session.py)",
-    "webLogout": "needs a session cookie and its CSRF token (tests/test_web_session.py)",
+                           "success path to count (tests/web/test_web_pages.py)",
+    "webLogin": "needs the sign-in form's cookie and CSRF token (tests/web/test_web_session.py)",
+    "webLogout": "needs a session cookie and its CSRF token (tests/web/test_web_session.py)",
     **{op: _FORM_POST for op in (
         "webRepoCreate", "webIssueNew", "webIssueComment", "webCompareOpenPull",
         "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete")},

@@ -43,11 +43,11 @@ def delivery_of(s, kind: str, owner_id: int, hook_id: int) -> int:
 
 def _owner_id(kind: str, name: str) -> int:
     if kind == "repo":
-        from chalicelib.store import repos as repo_store
+        from chalicelib.repos import store as repo_store
 
         owner, repo = name.split("/")
         return int(repo_store.get(owner, repo).id)
-    from chalicelib.store import accounts as account_store
+    from chalicelib.accounts import store as account_store
 
     return int(account_store.get_by_name(name).id)
 

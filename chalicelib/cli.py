@@ -210,7 +210,7 @@ def describe_failure(exc: BaseException) -> str:
 
 def _create_user(args) -> int:
     from chalicelib.errors import ServiceError
-    from chalicelib.services import accounts
+    from chalicelib.accounts import service as accounts
 
     try:
         account = accounts.create_account({"username": args.username, "password": args.password,
@@ -225,7 +225,8 @@ def _create_user(args) -> int:
 
 def _generate_token(args) -> int:
     from chalicelib.errors import NotFoundError, ServiceError
-    from chalicelib.services import accounts, tokens
+    from chalicelib.accounts import service as accounts
+    from chalicelib.accounts import tokens
 
     try:
         user = accounts.get_user(args.username)
@@ -244,8 +245,8 @@ def _generate_token(args) -> int:
 
 
 def _repair(args) -> int:
-    """Fix stored records that break today's input rules (services.repair)."""
-    from chalicelib.services import repair
+    """Fix stored records that break today's input rules (repair)."""
+    from chalicelib import repair
 
     fixed = set()
     for finding in repair.repair(dry_run=args.dry_run):

@@ -57,7 +57,7 @@ class ServerSettings:
     REQUEST_LIMIT: int = 6_291_456
     BUFFERED_RESPONSE_LIMIT: int = 6_291_456
     STREAMED_RESPONSE_LIMIT: int = 209_715_200
-    # Largest bundle the large-push path accepts (chalicelib/services/large_push.py).
+    # Largest bundle the large-push path accepts (chalicelib/git_transport/large_push.py).
     LARGE_PUSH_LIMIT: int = 2_147_483_648
 
 

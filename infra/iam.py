@@ -26,7 +26,7 @@ granted right no call used unless it names the reason):
 """
 from __future__ import annotations
 
-from chalicelib.services import web_sessions as web_session
+from chalicelib.http import sessions as web_session
 
 # chalice package names each function's role after the function (``<Name>Role``; the
 # API handler's is ``ApiHandlerRole``).  Reusing those names overrides chalice's roles.

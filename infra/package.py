@@ -57,7 +57,7 @@ PRUNED_DISTRIBUTIONS = ("pycparser",)
 # large pushes, and the stored-record repair it drives.  No packaged module may import
 # them (the build checks every import, lazy ones included).
 APP_EXCLUDED = ("chalicelib/local", "chalicelib/cli.py", "chalicelib/push_bundle.py",
-                "chalicelib/services/repair.py", "chalicelib/store/maintenance.py")
+                "chalicelib/repair.py", "chalicelib/store/maintenance.py")
 # botocore ships the models of every AWS service (60% of the zip); the zip
 # keeps those the code names (aws_services) and these: PynamoDB's, and STS for credentials.
 AWS_SERVICES_ALWAYS = ("dynamodb", "sts")

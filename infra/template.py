@@ -103,7 +103,7 @@ def resources(settings) -> dict:
     # timeout (120), so a message is not handed to a second worker while the first runs.
     out["WebhookWorker"]["Properties"]["Timeout"] = 100
     out.update(streaming_resources(env, settings))
-    # Bundles of large pushes that were uploaded and never applied (services/large_push.py).
+    # Bundles of large pushes that were uploaded and never applied (git_transport/large_push.py).
     out["NimbusBucket"]["Properties"]["LifecycleConfiguration"]["Rules"].append(
         {"Id": "abandoned-large-pushes", "Status": "Enabled", "Prefix": "large-push/",
          "ExpirationInDays": 2})

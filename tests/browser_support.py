@@ -1,4 +1,4 @@
-"""Headless Chromium for tests/test_browser.py: Debian's ``chromium`` driven through
+"""Headless Chromium for tests/web/test_browser.py: Debian's ``chromium`` driven through
 Debian's ``chromedriver`` (same version by construction) with Selenium.
 
 Selenium is told both paths, so Selenium Manager never tries to download a driver or a

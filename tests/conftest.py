@@ -112,7 +112,7 @@ def moto_world():
 
     with mock_aws(), serialized_mock_aws():
         from chalicelib import aws as aws_clients
-        from chalicelib.services import web_sessions
+        from chalicelib.http import sessions as web_sessions
         from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
 
@@ -131,7 +131,7 @@ def moto_world():
 def admin_client() -> ApiClient:
     """The app with the site admin ``ADMIN`` made (inside a moto world)."""
     from app import app
-    from chalicelib.services.accounts import ensure_admin
+    from chalicelib.accounts.service import ensure_admin
 
     ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
     return ApiClient(app)

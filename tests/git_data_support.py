@@ -1,4 +1,4 @@
-"""The scene the git data API's tests read (tests/test_git_trees.py, tests/test_git_data.py):
+"""The scene the git data API's tests read (tests/contents/test_git_trees.py, tests/contents/test_git_data.py):
 alice's repositories built here with dulwich and pushed through the smart HTTP route, in
 one moto world per test module, and helpers to look into the stored packs."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import io
 import pytest
 
 from tests.conftest import ADMIN, ApiClient
-from tests.test_events_repos import ZERO, push
+from tests.repos.test_events_repos import ZERO, push
 
 R = "/repos/alice/proj"
 API = "http://nimbus.test/api/v1" + R
@@ -111,7 +111,7 @@ def module_api():
     with mock_aws(), serialized_mock_aws():
         from app import app
         from chalicelib import aws
-        from chalicelib.services.accounts import ensure_admin
+        from chalicelib.accounts.service import ensure_admin
         from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
 
@@ -172,8 +172,8 @@ def module_scene(api) -> dict:
 @contextlib.contextmanager
 def store_of(name: str):
     """The object store of alice's repository ``name``."""
-    from chalicelib.services import repo_files
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repo_store
     from chalicelib.store import unit_of_work
 
     with unit_of_work.start():

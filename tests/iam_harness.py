@@ -265,7 +265,7 @@ class Stack:
         from moto.core.authorization import enable_iam_authentication
 
         from chalicelib import aws
-        from chalicelib.services import web_sessions
+        from chalicelib.http import sessions as web_sessions
         from chalicelib.signing import service as signing
         from chalicelib.webhooks import deliveries as webhook_deliveries
         from chalicelib.store import table

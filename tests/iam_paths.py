@@ -28,7 +28,7 @@ def s3_keys(prefix: str) -> list[str]:
 
 def schedule_merge(api, must, token: str, repo: str) -> int:
     """A pull request whose merge waits for its checks, then a green status: the event
-    worker completes the merge (jobs/pull_requests.py).  Its number."""
+    worker completes the merge (pulls/consumers.py).  Its number."""
     import base64
 
     must(api.post(f"{repo}/contents/auto.md", token=token, json={
@@ -48,7 +48,7 @@ def schedule_merge(api, must, token: str, repo: str) -> int:
 
 def archive_and_attach(api, must, form, token: str, repo: str) -> int:
     """A cached archive and a release attachment of ``repo`` in S3; the repository's id."""
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     assert api.get(f"{repo}/archive/main.zip").status in (200, 302)
     release = must(api.post(f"{repo}/releases", token=token, json={"tag_name": "v1", "name": "v1"}), 201)

@@ -34,7 +34,7 @@ def write() -> None:
 
     ensure_resources()
     from chalicelib.local.events import build_event
-    from chalicelib.services.accounts import ensure_admin
+    from chalicelib.accounts.service import ensure_admin
 
     ensure_admin("root", "root-password-1", "root@example.com")
     from app import app

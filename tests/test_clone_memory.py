@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from chalicelib.streaming.handler import CHUNK_SIZE, bounded
-from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-from tests.test_pulls_git import runtime_with_users
+from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
+from tests.pulls.test_pulls_git import runtime_with_users
 
 
 def test_long_chunks_are_cut_and_short_ones_pass_as_they_are():

@@ -27,7 +27,7 @@ def refuse_every_key(monkeypatch):
 
 def test_refused_deletions_of_a_deleted_repository_are_raised(aws, monkeypatch):
     from chalicelib import aws as aws_clients
-    from chalicelib.services import archives
+    from chalicelib.contents import archives
     from chalicelib.releases import s3_objects as release_bytes
 
     s3 = aws_clients.client("s3")
@@ -96,7 +96,7 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
 
     from chalicelib.gitstore import compaction
     from chalicelib.jobs import schedules
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     ran = []
 
@@ -120,7 +120,7 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
 def test_mirror_sync_runs_every_mirror_then_fails_on_a_denial(monkeypatch):
     from botocore.exceptions import ClientError
 
-    from chalicelib.services import migrations
+    from chalicelib.repo_admin import migrations
 
     mirrors = [types.SimpleNamespace(id=n, owner_id=1) for n in (1, 2)]
     synced = []

@@ -271,7 +271,7 @@ def test_merges_on_the_s3_store_write_nothing_until_asked(s3_git):
 
 def test_auto_init_writes_one_pack_and_creates_the_branch(api):
     from chalicelib.gitstore import repo as gitrepo
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     api.create_user("ada")
     token = api.create_token("ada")

@@ -19,7 +19,7 @@ import pytest
 from tests import iam_paths
 from tests.iam_harness import (Authorizer, Stack, consume, rendered_roles, schedule_event,
                                stream_records, unused_rights)
-from tests.test_migrations import git, local_networks_allowed, remote  # noqa: F401 - fixtures
+from tests.repo_admin.test_migrations import git, local_networks_allowed, remote  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,7 +71,7 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
     must(api.get("/user", token=token))
     # The first web sign-in creates the session key (an SSM parameter beside the
     # signing key's).
-    from tests.test_web_session import sign_in
+    from tests.web.test_web_session import sign_in
 
     assert sign_in(api).status == 303
     # A fresh stack: the first signed commit creates the instance signing key.
@@ -133,7 +133,7 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from chalicelib.signing import service as signing
     from chalicelib.settings import get_settings
     from chalicelib.store.table import MirrorDue, keys
-    from chalicelib.services import web_sessions as web_session
+    from chalicelib.http import sessions as web_session
 
     # Keys cached by an earlier test in this process would skip SSM: start cold.
     signing.reset_cache()
@@ -195,7 +195,7 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
         assert consume(urls[settings.WEBHOOK_QUEUE], webhook_worker) >= 1
     with stack.run_as("WebhookSweep"):
         webhook_sweep(schedule_event(), None)
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
     mirror = repo_store.get("alice", "mirror")
     MirrorDue(*keys.mirror_due(mirror.id), repo_pk=mirror.pk, due=1).save()
     (remote["work"] / "new.txt").write_text("new\n")
@@ -231,7 +231,7 @@ def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch
     name ends, and sweeps orphaned uploads; the second sweeps what the first retired.
     Returns the mirror pool's pack list from before them: packs now swept."""
     from chalicelib.gitstore import compaction, packdb
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     demo_pool = int(repo_store.get("alice", "demo").pool_id)
     orphans = iam_paths.many_packs_and_orphans(demo_pool)

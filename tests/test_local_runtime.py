@@ -351,7 +351,7 @@ def test_the_no_admin_hint_appears_only_without_a_site_admin(api):
     """In-process, on the test table: root is a site admin, then is not."""
     from chalicelib import aws
     from chalicelib.local.__main__ import ensure_admin_from_env
-    from chalicelib.store.accounts import get_by_name
+    from chalicelib.accounts.store import get_by_name
     from chalicelib.store.table import Item
 
     assert ensure_admin_from_env({}) == ""

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from chalicelib.services import netguard
+from chalicelib import netguard
 from chalicelib.errors import InvalidInput
 from chalicelib.settings import load_settings
 

@@ -15,8 +15,8 @@ from dulwich.pack import pack_object_header
 from chalicelib.gitstore import object_sizes
 from chalicelib.gitstore.object_sizes import (BLOB, COMMIT, OFS_DELTA, REF_DELTA, TAG, TREE,
                                               ObjectSizes, delta_result_size, entry_header)
-from tests.test_events_repos import ZERO
-from tests.test_git_http import git, git_env  # noqa: F401 - git_env: a fixture
+from tests.repos.test_events_repos import ZERO
+from tests.git_transport.test_git_http import git, git_env  # noqa: F401 - git_env: a fixture
 
 SHA1 = get_object_format("sha1")
 TYPES = {"commit": COMMIT, "tree": TREE, "blob": BLOB, "tag": TAG}
@@ -108,7 +108,7 @@ def test_pushed_pack_read_by_ranges_is_not_downloaded(api, git_env, tmp_path,  #
     from chalicelib.gitstore.cache import DiskCache
     from chalicelib.gitstore.objects import S3ObjectStore
     from chalicelib.gitstore.ranged import RangedPackData
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     work = tmp_path / "work"
     expected = history(git_env, work)

@@ -11,7 +11,7 @@ import pytest
 
 from chalicelib import events
 from tests.conftest import drain_outbox
-from tests.test_migrations import local_networks_allowed, remote  # noqa: F401 - fixtures
+from tests.repo_admin.test_migrations import local_networks_allowed, remote  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
 

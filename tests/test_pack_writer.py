@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.test_git_http import git, git_env  # noqa: F401 - git_env: a fixture
+from tests.git_transport.test_git_http import git, git_env  # noqa: F401 - git_env: a fixture
 
 OLD_TEXT = b"".join(b"line %d of the file\n" % i for i in range(20000))
 NEW_TEXT = OLD_TEXT + b"one more line\n"

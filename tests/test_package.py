@@ -82,7 +82,7 @@ def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
     # What operators run from a clone stays out; so does cffi's build side (its binary
     # backend, which cryptography loads, stays).
     assert not [n for n in names if package.excluded(n)]
-    assert "chalicelib/cli.py" not in names and "chalicelib/services/repair.py" not in names
+    assert "chalicelib/cli.py" not in names and "chalicelib/repair.py" not in names
     assert not tops & {"cffi", "pycparser"} and "_cffi_backend" in {t.split(".")[0] for t in tops}
     # Bytecode only for the runtime's Python (Lambda cannot write it at run time), and
     # only for the app's own modules and the dependency modules a cold start imports:
@@ -138,11 +138,11 @@ def test_zip_carries_bytecode_of_the_app_when_the_runtime_python_is_here(built, 
 
 def test_a_packaged_module_importing_a_left_out_one_stops_the_build(tmp_path):
     source = tmp_path / "tool.py"
-    source.write_text("def run():\n    from chalicelib.services import repair\n"
+    source.write_text("def run():\n    from chalicelib import repair\n"
                       "    from chalicelib import cli, markup\n")
-    assert package.excluded_imports([(source, "chalicelib/services/tool.py")]) == [
-        "chalicelib/services/tool.py:2 chalicelib.services.repair",
-        "chalicelib/services/tool.py:3 chalicelib.cli"]
+    assert package.excluded_imports([(source, "chalicelib/repos/tool.py")]) == [
+        "chalicelib/repos/tool.py:2 chalicelib.repair",
+        "chalicelib/repos/tool.py:3 chalicelib.cli"]
     assert package.excluded_imports(package.app_files()) == []
 
 
@@ -194,7 +194,7 @@ RUN_IN_TARGET = textwrap.dedent('''
     import boto3, pgpy
     from dulwich.objects import Blob, Tree
     from dulwich.repo import Repo
-    from chalicelib import markup
+    from chalicelib.markup import render as markup
     from chalicelib.gitops.commits import Identity, write_commit
     from chalicelib.signing import service as signing
 

@@ -12,7 +12,7 @@ from chalicelib.local.runtime import LocalRuntime
 def server(tmp_path_factory):
     with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("pyforgejo"),
                       access_log=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
+        from chalicelib.accounts.service import ensure_admin
 
         ensure_admin("boss", "boss-password", "boss@example.com")
         yield runtime

@@ -2,7 +2,8 @@
 (issue 10, item 2)."""
 from __future__ import annotations
 
-from chalicelib.services import input_rules, repair
+from chalicelib.http import input_rules
+from chalicelib import repair
 from tests.conftest import ADMIN, drain_outbox
 
 R = "/repos/alice/proj"
@@ -75,7 +76,7 @@ def test_repair_cuts_oversized_stored_texts(api, capsys):
 
 
 def test_lone_surrogates_are_found_and_replaced(aws):
-    from chalicelib.store.issues import Comment, IssueTracker
+    from chalicelib.issues.store import Comment, IssueTracker
 
     comment = Comment(pk="R#1", sk="COMMENT#1#1", id=1, repo_id=1, issue_number=1, issue_id=1,
                       poster_id=1, body="a\ud800b", created=0, updated=0)

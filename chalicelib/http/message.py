@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 
 from chalicelib.http.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
                                    ValidationFailed)
-from chalicelib.services import input_rules
+from chalicelib.http import input_rules
 
 JSON_CONTENT_TYPE = "application/json;charset=utf-8"
 # The policy of a repository's files served as they are (raw, media): a file must never

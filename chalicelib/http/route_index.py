@@ -1,6 +1,6 @@
 """The route index: which area module serves a request, known before any area is imported.
 
-A cold Lambda would otherwise import every API area (``chalicelib.api.areas``) on its
+A cold Lambda would otherwise import every API area (``chalicelib.areas``) on its
 first request.  ``route_index_data`` lists the full route table in its order: method,
 pattern, raw, operationId and the area module whose import registers the route.  The
 gateway matches a request against that list with the router's own rules (same regular
@@ -14,7 +14,7 @@ The list is generated from the full table and checked by the tests:
     python -m chalicelib.http.route_index --write    # after adding or changing routes
     python -m chalicelib.http.route_index --check    # exit status 1 when stale
 
-Generation imports the modules listed in ``chalicelib/api/areas.py`` one at a time, in
+Generation imports the modules listed in ``chalicelib/areas.py`` one at a time, in
 its order, in a fresh interpreter, and credits each new route to the module whose
 import registered it; then it proves, in a forked child per module, that importing
 that module alone registers those routes (with the same handlers).
@@ -32,7 +32,7 @@ DATA_FILE = "chalicelib/http/route_index_data.py"
 WRITE_COMMAND = "python -m chalicelib.http.route_index --write"
 # Modules whose handlers read the whole route table (the swagger document): their
 # routes load every area first.
-NEEDS_EVERY_AREA = frozenset({"chalicelib.api.swagger"})
+NEEDS_EVERY_AREA = frozenset({"chalicelib.http.swagger"})
 
 
 class Entry:
@@ -98,7 +98,7 @@ def resolve(method: str, path: str, *, raw: bool = False):
 # --- generation (run as a command; never on the request path) ------------------------
 
 def area_modules() -> list[str]:
-    """The modules ``chalicelib/api/areas.py`` imports, in its order."""
+    """The modules ``chalicelib/areas.py`` imports, in its order."""
     import ast
     import importlib.util
 
@@ -131,7 +131,7 @@ def build() -> tuple[list[tuple], dict[tuple, str]]:
     before = len(TABLE.routes)
     importlib.import_module(route_index_data.EVERY_AREA)
     if len(TABLE.routes) != before:
-        raise SystemExit("importing chalicelib.api.areas registered routes its imports did not")
+        raise SystemExit("importing chalicelib.areas registered routes its imports did not")
     keys = [route.key for route in TABLE.routes]
     if len(set(keys)) != len(keys):
         raise SystemExit("two routes share method, pattern and operationId")

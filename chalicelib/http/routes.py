@@ -1,7 +1,7 @@
 """The route table with every area loaded: the one loader that swagger, 404/405 answers,
 the CLI, the benchmarks and the tests use.
 
-Importing an area module (``chalicelib.api.areas``) registers its routes.  A request
+Importing an area module (``chalicelib.areas``) registers its routes.  A request
 that matches a route imports only that route's module (``chalicelib.http.route_index``);
 when some modules came in that way first, the table is put back in the order one
 import of every area gives, so precedence never depends on which request came first.

@@ -115,7 +115,10 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib.jobs import cleanup, issue_references, languages, pull_requests
+    from chalicelib.repo_admin import consumers as cleanup
+    from chalicelib.issues import consumers as issue_references
+    from chalicelib.languages import consumers as languages
+    from chalicelib.pulls import consumers as pull_requests
     from chalicelib.webhooks import consumers as webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),

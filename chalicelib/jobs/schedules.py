@@ -10,7 +10,7 @@ log = logging.getLogger("nimbus.jobs")
 
 
 def sync_mirrors() -> int:
-    from chalicelib.services import migrations
+    from chalicelib.repo_admin import migrations
 
     return migrations.sync_due(time.time())
 
@@ -22,7 +22,7 @@ def compact_packs() -> int:
     the same way, and only a failed invocation shows in the function's error metric)."""
     from chalicelib import aws
     from chalicelib.gitstore import compaction
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     compacted, denied = 0, None
     for pool in repos.pools():

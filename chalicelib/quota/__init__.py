@@ -17,7 +17,7 @@ adminRemoveUserFromQuotaGroup, adminGetUserQuota, adminSetUserQuotaGroups.
 | model | ``rules`` (Forgejo's subjects and how rules combine; no I/O) |
 | storage | ``store`` (configuration, usage counters) |
 
-Registered by ``chalicelib/api/areas.py``; the schedule runs from ``app.py``.  Off unless
+Registered by ``chalicelib/areas.py``; the schedule runs from ``app.py``.  Off unless
 ``[quota] ENABLED`` (its routes then answer 404).  Pushes, forks, migrations, mirror
 syncs, releases and uploads call ``charges``/``service`` in their own transactions;
 ``docs/quota.md`` has the model.

@@ -13,17 +13,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError)
-from chalicelib.services import accounts
+from chalicelib.accounts import service as accounts
 from chalicelib.quota import service as quota
 from chalicelib.quota import rules as quota_rules
 from chalicelib.quota.rules import Group, Rule
-from chalicelib.store import orgs as org_store
+from chalicelib.orgs import store as org_store
 from chalicelib.quota import store
 from chalicelib.store import unit_of_work
 from chalicelib.quota.store import Config, RuleData
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
+    from chalicelib.accounts.store import Account
 
 T = TypeVar("T")
 ATTEMPTS = 8

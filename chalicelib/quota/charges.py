@@ -40,7 +40,7 @@ from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
-    from chalicelib.store.repos import Repo
+    from chalicelib.repos.store import Repo
 
 VISIBILITY = store.REPO          # ConditionFailed label of the charge's repository update
 PUSH_SUBJECT = "size:repos:all"  # what Forgejo's pre-receive hook checks
@@ -123,7 +123,7 @@ def refresh(charge: Charge, repo: Repo) -> bool:
 
 def stage_release(repo: Repo) -> None:
     """A repository being deleted: its bytes leave the owner's usage (the deletion is
-    conditional on ``quota_size`` as read, ``store.repos.stage_delete``)."""
+    conditional on ``quota_size`` as read, ``repos.store.stage_delete``)."""
     amount = int(repo.quota_size or 0)
     if amount:
         store.stage_usage(int(repo.owner_id), {counter(bool(repo.private)): -amount})
@@ -131,7 +131,7 @@ def stage_release(repo: Repo) -> None:
 
 def stage_visibility(repo: Repo, was_private: bool) -> None:
     """An edit that changes visibility moves the repository's bytes between the owner's
-    public and private usage (after ``store.repos.stage_save`` in the same unit)."""
+    public and private usage (after ``repos.store.stage_save`` in the same unit)."""
     amount = int(repo.quota_size or 0)
     if bool(repo.private) == bool(was_private):
         return

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from chalicelib.errors import ConditionFailed
 from chalicelib.quota import service as quota
 from chalicelib.quota import charges as quota_charges
-from chalicelib.store import accounts as account_store
+from chalicelib.accounts import store as account_store
 from chalicelib.quota import store
-from chalicelib.store import repos as repo_store
+from chalicelib.repos import store as repo_store
 from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.quota")

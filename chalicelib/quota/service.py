@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING, Callable
 from chalicelib.errors import NotFoundError, PermissionDenied, QuotaExceeded
 from chalicelib.quota import rules as quota_rules
 from chalicelib.releases import usage as release_usage
-from chalicelib.services.permissions import can_see, is_org, is_org_owner
+from chalicelib.repos.permissions import can_see, is_org, is_org_owner
 from chalicelib.quota.rules import Group, Rule, Used
 from chalicelib.settings import get_settings
-from chalicelib.store import accounts as account_store
-from chalicelib.store import claims
-from chalicelib.store import orgs as org_store
+from chalicelib.accounts import store as account_store
+from chalicelib.accounts import claims
+from chalicelib.orgs import store as org_store
 from chalicelib.quota import store
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
+    from chalicelib.accounts.store import Account
 
 ATTACHMENT_KINDS = {"issues": "attachments_issues", "releases": "attachments_releases"}
 

@@ -23,7 +23,7 @@ from typing import Iterator
 from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.repos import unchanged_quota_size
+from chalicelib.repos.store import unchanged_quota_size
 from chalicelib.store.table import Claim, Item, Repo, RepoName, keys
 
 CONFIG = "quota config"      # ConditionFailed label: rules or groups changed since read

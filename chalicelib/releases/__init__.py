@@ -16,7 +16,7 @@ downloadAttachment (``/attachments/{uuid}``).
 | bytes and usage | ``s3_objects`` (attachments' objects in S3, presigned URLs), ``usage`` (what counts toward quota) |
 | storage | ``store`` (releases, assets, tag claims) |
 
-Registered by ``chalicelib/api/areas.py``; the web's release pages and form call the
+Registered by ``chalicelib/areas.py``; the web's release pages and form call the
 same services.  It takes repositories, access, accounts, quota and pushes (a release's
 tag) from ``services``, and ``services.quota`` reads its ``usage``.
 """

@@ -13,11 +13,11 @@ from __future__ import annotations
 from chalicelib.releases import records as release_records
 from chalicelib.http.errors import BadRequest
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.releases.routes import RELEASES, ctx_of
-from chalicelib.api.repos import caller
+from chalicelib.releases.request import RELEASES, ctx_of
+from chalicelib.repos.request import caller
 from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.errors import NotFoundError
-from chalicelib.services import input_rules
+from chalicelib.http import input_rules
 from chalicelib.releases import assets as release_files
 from chalicelib.releases import service as releases
 

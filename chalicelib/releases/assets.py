@@ -38,17 +38,18 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                TooLarge)
-from chalicelib.services import accounts, input_rules
+from chalicelib.accounts import service as accounts
+from chalicelib.http import input_rules
 from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
-from chalicelib.services.permissions import access_keys
-from chalicelib.services.repo_views import Caller, view_of
+from chalicelib.repos.permissions import access_keys
+from chalicelib.repos.views import Caller, view_of
 from chalicelib.settings import get_settings
-from chalicelib.store import accounts as account_store
+from chalicelib.accounts import store as account_store
 from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib.store import repos as repo_store
+from chalicelib.repos import store as repo_store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.api import records
+from chalicelib.http import formats
+from chalicelib.repos import records
 from chalicelib.settings import get_settings
 
 
@@ -28,7 +29,7 @@ def attachment(asset) -> dict:
         "name": asset.name,
         "size": int(asset.size),
         "download_count": int(asset.download_count),
-        "created_at": records.rfc3339(asset.created),
+        "created_at": formats.rfc3339(asset.created),
         "uuid": asset.uuid,
         "browser_download_url": download_url(asset),
         "type": "external" if asset.external_url else "attachment",
@@ -39,7 +40,7 @@ def upload(found) -> dict:
     """A presigned upload (``services.release_files.Upload``): the pending Attachment with
     where and until when to PUT its bytes (our extension, not a Forgejo record)."""
     return {**attachment(found.asset), "upload_url": found.url, "upload_method": "PUT",
-            "upload_expires_at": records.rfc3339(found.expires_at)}
+            "upload_expires_at": formats.rfc3339(found.expires_at)}
 
 
 def release(item, view, author: dict) -> dict:
@@ -63,8 +64,8 @@ def release(item, view, author: dict) -> dict:
         "upload_url": f"{url}/assets",
         "draft": bool(item.draft),
         "prerelease": bool(item.prerelease),
-        "created_at": records.rfc3339(item.created),
-        "published_at": records.rfc3339(item.created),
+        "created_at": formats.rfc3339(item.created),
+        "published_at": formats.rfc3339(item.created),
         "author": author,
         "assets": [attachment(a) for a in item.assets],
         "archive_download_count": {"zip": int(item.archive_zip),

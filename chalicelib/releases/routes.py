@@ -9,33 +9,16 @@ cost three calls.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib.api import records
-from chalicelib.releases import records as release_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import PAGE, caller, current_repo, repo_preload
+from chalicelib.repos.request import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
 from chalicelib.releases import service as releases
+from chalicelib.releases.request import RELEASES, ctx_of, render
 
 
-def _preload_more(req: ApiRequest, user_id: int | None) -> list:
-    return releases.preload_more_keys(req.params["owner"], req.params["repo"], user_id,
-                                      tag=req.params.get("tag"))
-
-
-RELEASES = dict(tag="repository", scope="repository", preload=repo_preload,
-                preload_more=_preload_more)
 SIGNED = dict(RELEASES, signed_in=True)
-
-
-def ctx_of(req: ApiRequest) -> releases.Ctx:
-    return releases.context(caller(req), current_repo(req))
-
-
-def render(req: ApiRequest, ctx: releases.Ctx, release) -> dict:
-    return release_records.release(release, ctx.view,
-                                   records.user(ctx.publisher(release), None))
 
 
 def _bool_arg(req: ApiRequest, name: str) -> bool | None:

@@ -7,7 +7,7 @@ draft answers 404, as a missing release does); writers create, edit and delete.
 What a release does to git (Forgejo's ``createTag``): publishing (creating a non-draft
 release, or making a draft non-draft) creates the tag when it does not exist yet — a
 lightweight tag on ``target_commitish`` (the default branch when empty), moved from
-"absent" by compare-and-swap through ``services.pushes`` in the SAME transaction as the
+"absent" by compare-and-swap through ``contents.pushes`` in the SAME transaction as the
 release item, so the refs, the repository's metadata, the push events and the release
 commit together or not at all.  A draft creates no tag.  Deleting a release keeps its
 tag.  A tag that already exists is used as it is: the release takes its commit.
@@ -32,21 +32,23 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                NotFoundError, PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.services import accounts, pushes, repo_files
+from chalicelib.accounts import service as accounts
+from chalicelib.contents import pushes
+from chalicelib.contents import files as repo_files
 from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
-from chalicelib.services.issue_context import account_from, snapshot as account_snapshot
-from chalicelib.services.permissions import Access, HasAccess, access_keys, repo_access
-from chalicelib.services.repo_views import Caller, RepoView, strip_git
+from chalicelib.issues.context import account_from, snapshot as account_snapshot
+from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
+from chalicelib.repos.views import Caller, RepoView, strip_git
 from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib.store import repos as repo_store
+from chalicelib.repos import store as repo_store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
+    from chalicelib.accounts.store import Account
     from chalicelib.releases.store import Asset, Release
-    from chalicelib.store.repos import Repo
+    from chalicelib.repos.store import Repo
 
 log = logging.getLogger("nimbus.releases")
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from chalicelib.settings import get_settings
 from chalicelib.releases import store
-from chalicelib.store import repos as repo_store
+from chalicelib.repos import store as repo_store
 
 
 def _stored(asset) -> bool:

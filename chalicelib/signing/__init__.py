@@ -14,7 +14,7 @@ userCurrentDeleteGPGKey, userListGPGKeys.
 | keys | ``gpg_keys`` (users' GPG keys: parsing, e-mails, rules), ``ssh`` (SSH signatures) |
 | storage | ``gpg_key_store`` |
 
-Registered by ``chalicelib/api/areas.py``.  Services that make commits (contents, merges,
+Registered by ``chalicelib/areas.py``.  Services that make commits (contents, merges,
 initial commits) take a signer from ``service``; branch and commit records call
-``verify``.  SSH public keys themselves belong to accounts (``services.public_keys``).
+``verify``.  SSH public keys themselves belong to accounts (``accounts.public_keys``).
 """

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Iterable
 
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.services.accounts import actor_of_event, get_user
+from chalicelib.accounts.service import actor_of_event, get_user
 from chalicelib.signing import gpg_key_store as store
 from chalicelib.store import ids, unit_of_work
 from chalicelib.signing.gpg_key_store import GPGKeyItem
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
+    from chalicelib.accounts.store import Account
 
 
 @dataclass(frozen=True)

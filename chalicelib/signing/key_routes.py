@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from chalicelib.api import records
+from chalicelib.http import formats
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
@@ -20,7 +20,7 @@ def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
 
 
 def _time(seconds: int) -> str:
-    return records.rfc3339(seconds) if seconds else "0001-01-01T00:00:00Z"
+    return formats.rfc3339(seconds) if seconds else "0001-01-01T00:00:00Z"
 
 
 def gpg_key_record(item) -> dict:

@@ -76,7 +76,7 @@ def _parse_armored_public(armored: str):
 
 def _committer_account(email: str):
     """(account or None, lookup failed?) for a committer e-mail."""
-    from chalicelib.store import claims
+    from chalicelib.accounts import claims
 
     if not email:
         return None, False
@@ -125,7 +125,7 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
             candidates = [key, *key.subkeys.values()]
             if any(_pgp_ok(k, signature, data) for k in candidates
                    if k.fingerprint.keyid.upper() == issuer):
-                from chalicelib.store import accounts as account_store
+                from chalicelib.accounts import store as account_store
 
                 owner = account_store.get_by_id(int(item.user_id))
                 name = owner.login if owner is not None else ""
@@ -149,7 +149,7 @@ def verify_ssh(signature: str, payload: str, committer_email: str) -> dict:
     # Users' SSH keys: the committer's account must own the signing key.
     account, _ = _committer_account(committer_email)
     if account is not None and committer_email.lower() == (account.email or "").lower():
-        from chalicelib.store import claims
+        from chalicelib.accounts import claims
 
         if claims.key_holder(fingerprint) == int(account.id):
             return _result(True, f"{account.login} / {fingerprint}", signature, payload,
@@ -180,7 +180,7 @@ def for_branch(info) -> dict:
 def prefetch(infos) -> None:
     """Read what verifying these branches needs in batched reads (call before records)."""
     from chalicelib.signing import gpg_keys
-    from chalicelib.store import claims
+    from chalicelib.accounts import claims
 
     signed = [i for i in infos if i.signature]
     if not signed:

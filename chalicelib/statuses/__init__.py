@@ -11,8 +11,8 @@ repoGetCombinedStatusByRef (``[api] STATUS_ROUTES``: the combined status or, wit
 | rules | ``service`` (who may report, validation, the latest status per context, events) |
 | storage | ``store`` (statuses and the per-commit summary item) |
 
-Registered by ``chalicelib/api/areas.py``.  Pull requests read it (scheduled merges wait
-on it: ``services/pull_merging.py``, ``services/pull_sync.py``) and the pull request page
+Registered by ``chalicelib/areas.py``.  Pull requests read it (scheduled merges wait
+on it: ``pulls/merging.py``, ``pulls/sync.py``) and the pull request page
 shows it (``web/issue_pages.py``).  It takes repositories, access and accounts from
-``services`` and the repository record from ``api.records``.
+``services`` and the repository record from ``repos.records``.
 """

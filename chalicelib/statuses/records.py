@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.api import records
+from chalicelib.accounts import records as account_records
+from chalicelib.http import formats
+from chalicelib.repos import records
 
 
 def commit_status(shown, view) -> dict:
@@ -20,9 +22,9 @@ def commit_status(shown, view) -> dict:
         "url": (f"{records.repo_api_url(view.owner.login, view.repo.name)}/statuses/"
                 f"{quote(status.sha, safe='')}"),
         "context": status.context,
-        "creator": records.user(shown.creator, None),
-        "created_at": records.rfc3339(status.created),
-        "updated_at": records.rfc3339(status.created),
+        "creator": account_records.user(shown.creator, None),
+        "created_at": formats.rfc3339(status.created),
+        "updated_at": formats.rfc3339(status.created),
     }
 
 

@@ -33,18 +33,20 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, \
     PermissionDenied
-from chalicelib.services import accounts, input_rules, repo_files
-from chalicelib.services.issue_context import account_from, snapshot
-from chalicelib.services.permissions import access_keys
-from chalicelib.services.repo_views import Caller, RepoView, strip_git
-from chalicelib.store import branches as branch_store
-from chalicelib.store import repos as repo_store
+from chalicelib.accounts import service as accounts
+from chalicelib.http import input_rules
+from chalicelib.contents import files as repo_files
+from chalicelib.issues.context import account_from, snapshot
+from chalicelib.repos.permissions import access_keys
+from chalicelib.repos.views import Caller, RepoView, strip_git
+from chalicelib.contents import branch_store
+from chalicelib.repos import store as repo_store
 from chalicelib.statuses import store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.store.accounts import Account
-    from chalicelib.store.repos import Repo
+    from chalicelib.accounts.store import Account
+    from chalicelib.repos.store import Repo
     from chalicelib.statuses.store import Status, Summary
 
 # Forgejo's states; ``skipped`` came with Forgejo Actions and is in Forgejo 16's description.

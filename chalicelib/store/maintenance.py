@@ -1,4 +1,4 @@
-"""Whole-table passes for operator maintenance (``chalicelib.services.repair``).
+"""Whole-table passes for operator maintenance (``chalicelib.repair``).
 
 The only module that scans the table: a request never does.  Records come back as
 their model instances (every store module is imported so each kind is known) and
@@ -12,7 +12,7 @@ import pkgutil
 from typing import Any, Iterator
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.issues import plain
+from chalicelib.store.attributes import plain
 from chalicelib.store.table import Item
 
 # Key and index attributes identify the item: a repair never rewrites them.

@@ -186,7 +186,7 @@ class Repo(Item, discriminator="repo"):
     original_url = UnicodeAttribute(default="")      # without credentials
     # Credentials for pulling a private mirror (table is encrypted at rest).
     mirror_auth = UnicodeAttribute(default="")
-    # Pull request settings (allow_* merge styles, defaults), JSON; services/merge_settings.py.
+    # Pull request settings (allow_* merge styles, defaults), JSON; repos/merge_settings.py.
     merge_settings = UnicodeAttribute(default="")
     created = NumberAttribute()
     updated = NumberAttribute()

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from chalicelib.api import git_http
+from chalicelib.git_transport import routes as git_http
 from chalicelib.http import gateway
 from chalicelib.settings import get_settings
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import caller, current_repo
-from chalicelib.services import issue_comments, issue_context, issues
+from chalicelib.repos.request import caller, current_repo
+from chalicelib.issues import comments as issue_comments
+from chalicelib.issues import context as issue_context
+from chalicelib.issues import service as issues
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 

@@ -13,8 +13,12 @@ from urllib.parse import quote
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import caller, current_repo
-from chalicelib.services import branches, commit_views, merge_settings, pull_merging, pulls
+from chalicelib.repos.request import caller, current_repo
+from chalicelib.contents import branches
+from chalicelib.contents import commits as commit_views
+from chalicelib.repos import merge_settings
+from chalicelib.pulls import merging as pull_merging
+from chalicelib.pulls import service as pulls
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.actions_forms import show_form
 from chalicelib.web.view import Web, page, path_url, redirect

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import caller, current_repo
-from chalicelib.services import branches
+from chalicelib.repos.request import caller, current_repo
+from chalicelib.contents import branches
 from chalicelib.releases import service as releases
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.actions_forms import show_form

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import caller
-from chalicelib.services import repo_admin
+from chalicelib.repos.request import caller
+from chalicelib.repo_admin import service as repo_admin
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 

@@ -11,9 +11,10 @@ password, so the browser may make them.
 from __future__ import annotations
 
 from chalicelib import errors
-from chalicelib.api import records
+from chalicelib.accounts import records as account_records
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.services import scopes, tokens
+from chalicelib.http import scopes
+from chalicelib.accounts import tokens
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, redirect
 
@@ -24,7 +25,7 @@ PATH = "/user/settings/applications"
 def _page(web: Web, *, created: dict | None = None, error=None, name: str = "",
           chosen: tuple[str, ...] = ()) -> ApiResponse:
     user = web.user
-    shown = [records.access_token(t) for t in tokens.list_tokens(user, user.login)]
+    shown = [account_records.access_token(t) for t in tokens.list_tokens(user, user.login)]
     return show_form(web, TEMPLATE, error=error, title="Applications", tokens=shown,
                      created=created, name=name, chosen=chosen,
                      categories=scopes.CATEGORIES, all_scope=scopes.ALL,
@@ -48,7 +49,7 @@ def create(req: ApiRequest, web: Web) -> ApiResponse:
             raise
         return _page(web, error=err, name=name, chosen=chosen)
     # The one answer that may carry the secret: rendered, not redirected, and not cached.
-    response = _page(web, created=records.access_token(token, secret))
+    response = _page(web, created=account_records.access_token(token, secret))
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -7,20 +7,25 @@ allows), which posts to ``/{owner}/{repo}/pulls/{n}/merge``.
 """
 from __future__ import annotations
 
-from chalicelib.api import pull_records, records
+from chalicelib.repos import records
 from chalicelib.statuses import records as status_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.issues import Renderer
-from chalicelib.api.pulls import PullRenderer
-from chalicelib.api.repos import caller, current_repo
+from chalicelib.issues.request import Renderer
+from chalicelib.pulls.request import PullRenderer
+from chalicelib.repos.request import caller, current_repo
 from chalicelib.errors import NotFoundError
-from chalicelib.services import issue_comments, issue_context, issues, pull_views, pulls
-from chalicelib.services import merge_settings
+from chalicelib.issues import comments as issue_comments
+from chalicelib.issues import context as issue_context
+from chalicelib.issues import service as issues
+from chalicelib.pulls import views as pull_views
+from chalicelib.pulls import service as pulls
+from chalicelib.repos import merge_settings
 from chalicelib.statuses import service as statuses
 from chalicelib.web import present
 from chalicelib.web.pages import pager, repo_values
 from chalicelib.web.view import Web, page, render
+from chalicelib.contents import commit_records
 
 STATES = ("open", "closed", "all")
 MERGE_STYLES = (("merge", "Create merge commit"), ("rebase", "Rebase and fast-forward"),
@@ -139,12 +144,12 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     html = records.repo_html_url(view)
     api = records.repo_api_url(view.owner.login, view.repo.name)
     try:
-        commit_records = [pull_records.commit(c, html, api) for c in pull_views.commits(ctx, item)]
+        commits_shown = [commit_records.commit(c, html, api) for c in pull_views.commits(ctx, item)]
         changes, head = pull_views.files(ctx, item)
-        files = [pull_records.changed_file(f, html, api, head) for f in changes]
+        files = [commit_records.changed_file(f, html, api, head) for f in changes]
         diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
     except NotFoundError:
-        commit_records, files, diff = [], [], ""
+        commits_shown, files, diff = [], [], ""
     base_repo = record["base"].get("repo") or {}
     settings = {**merge_settings.DEFAULTS,
                 **{k: v for k, v in base_repo.items() if k in merge_settings.DEFAULTS}}
@@ -153,7 +158,7 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     can_merge = bool(view.can_write) and record["state"] == "open" and not record["merged"]
     return render(web, "pull.html", title=f"{record['title']} #{record['number']}",
                   pull=record, issue=record, body_html=body_html, comments=comments,
-                  commits=commit_records, files=files, diff_html=present.diff_html(diff),
+                  commits=commits_shown, files=files, diff_html=present.diff_html(diff),
                   checks=_statuses(req, view, record["head"]["sha"]),
                   merge_styles=styles if can_merge else [],
                   default_style=settings.get("default_merge_style", "merge"),

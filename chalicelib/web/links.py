@@ -1,7 +1,7 @@
 """Which URLs a page may put in ``href``/``src``: the output half of "a URL from a user
 is a link only when it is http(s)".
 
-Input rules refuse other schemes (``services.input_rules.check_url``), but records
+Input rules refuse other schemes (``http.input_rules.check_url``), but records
 stored before those rules, or written by another path, may still hold ``javascript:``
 or ``data:`` URLs.  Autoescaping keeps such a value inside its attribute, yet the
 browser would still follow the scheme, so templates pass every user-supplied URL

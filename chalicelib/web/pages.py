@@ -9,13 +9,20 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from chalicelib.api import records
+from chalicelib.accounts import records as account_records
+from chalicelib.orgs import records as org_records
+from chalicelib.repos import records
 from chalicelib.http import paging
 from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
-from chalicelib.api.repos import caller, current_repo, repo_record
-from chalicelib.api.tags import tag_record
+from chalicelib.repos.request import caller, current_repo, repo_record
+from chalicelib.contents.tag_records import tag_record
 from chalicelib.errors import NotFoundError
-from chalicelib.services import accounts, contents, orgs, repo_files, repos, tags
+from chalicelib.accounts import service as accounts
+from chalicelib.contents import service as contents
+from chalicelib.orgs import service as orgs
+from chalicelib.contents import files as repo_files
+from chalicelib.repos import service as repos
+from chalicelib.contents import tags
 from chalicelib.settings import get_settings
 from chalicelib.web import present
 from chalicelib.web.view import Web, page, path_url, render
@@ -63,10 +70,10 @@ def profile(req: ApiRequest, web: Web) -> ApiResponse:
     name = req.params["username"]
     try:
         owner = accounts.get_visible_user(req.actor, name)
-        record = records.user(owner, req.actor)
+        record = account_records.user(owner, req.actor)
     except NotFoundError:
         owner = orgs.get_org(req.actor, name)
-        record = {**records.organization(owner), "login": owner.login,
+        record = {**org_records.organization(owner), "login": owner.login,
                   "html_url": get_settings().app_url + quote(owner.login)}
     views = repos.order(repos.owned_by(caller(req), owner), "recentupdate")
     paged = pager(req, len(views))

@@ -10,9 +10,11 @@ the pages, whose ``/pulls/{index}`` and ``/commit/{sha}`` would match ``4.diff``
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import caller, current_repo
+from chalicelib.repos.request import caller, current_repo
 from chalicelib.errors import NotFoundError
-from chalicelib.services import commit_views, pull_views, pulls
+from chalicelib.contents import commits as commit_views
+from chalicelib.pulls import views as pull_views
+from chalicelib.pulls import service as pulls
 from chalicelib.web.view import Web, page
 
 KINDS = ("diff", "patch")

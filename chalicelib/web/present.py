@@ -2,15 +2,15 @@
 diffs, and the ref a ``/src/...`` path names.
 
 Markdown goes through the same renderer and sanitizer as the API's ``/markdown``
-(``chalicelib.markup``); code through Pygments with CSS classes (the stylesheet holds
+(``chalicelib.markup.render``); code through Pygments with CSS classes (the stylesheet holds
 the light and dark colours), both imported on first use.
 """
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest
-from chalicelib.api.repos import caller
+from chalicelib.repos.request import caller
 from chalicelib.errors import NotFoundError
-from chalicelib.services import contents
+from chalicelib.contents import service as contents
 from chalicelib.settings import get_settings
 
 # Larger files and diffs are not highlighted (Pygments' time grows with the text).
@@ -22,8 +22,8 @@ README_NAMES = ("readme.md", "readme.markdown", "readme.mdown", "readme.mkd", "r
 
 
 def markdown_context(req: ApiRequest, view, *, mode: str = "comment", branch_path: str = ""):
-    from chalicelib import markup
-    from chalicelib.services import render_context
+    from chalicelib.markup import render as markup
+    from chalicelib.markup import context as render_context
 
     app = get_settings().app_url
     owner, name = view.owner.login, view.repo.name
@@ -41,7 +41,7 @@ def markdown_context(req: ApiRequest, view, *, mode: str = "comment", branch_pat
 def markdown(req: ApiRequest, view, texts: list[str], *, mode: str = "comment",
              branch_path: str = "") -> list[str]:
     """Sanitized HTML of each text (in order)."""
-    from chalicelib import markup
+    from chalicelib.markup import render as markup
 
     if not any(texts):
         return ["" for _ in texts]

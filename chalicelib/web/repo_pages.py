@@ -3,17 +3,20 @@ branches, tags, releases and one release (``/releases/tag/{tag}``, a Release's
 ``html_url``)."""
 from __future__ import annotations
 
-from chalicelib.api import pull_records, records
+from chalicelib.contents import branch_records
+from chalicelib.repos import records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.releases.routes import ctx_of as release_ctx
-from chalicelib.releases.routes import render as release_record
-from chalicelib.api.repos import current_repo
-from chalicelib.services import branches, commit_views
+from chalicelib.releases.request import ctx_of as release_ctx
+from chalicelib.releases.request import render as release_record
+from chalicelib.repos.request import current_repo
+from chalicelib.contents import branches
+from chalicelib.contents import commits as commit_views
 from chalicelib.releases import service as releases
 from chalicelib.web import present
 from chalicelib.web.pages import pager, repo_values, tag_records
 from chalicelib.web.view import Web, page, render
+from chalicelib.contents import commit_records
 
 
 def _addresses(view) -> tuple[str, str]:
@@ -27,7 +30,7 @@ def _commit_list(req: ApiRequest, web: Web, ref: str, kind: str) -> ApiResponse:
     found = commit_views.list_commits(view.repo, commit_views.CommitQuery(sha=ref),
                                       page_.offset, page_.limit)
     html, api = _addresses(view)
-    shown = [pull_records.commit(c, html, api) for c in found.commits]
+    shown = [commit_records.commit(c, html, api) for c in found.commits]
     return render(web, "commits.html", title=f"Commits · {ref}", commits=shown, ref=ref,
                   ref_kind=kind, pager=pager(req, found.total), **repo_values(req, view, "code"))
 
@@ -48,7 +51,7 @@ def commit(req: ApiRequest, web: Web) -> ApiResponse:
     found, git = commit_views.get_commit(view.repo, req.params["sha"])
     stats, files = commit_views.stats_and_files(git, found)
     html, api = _addresses(view)
-    record = pull_records.commit(found, html, api, stats=stats, files=files)
+    record = commit_records.commit(found, html, api, stats=stats, files=files)
     sha = record["sha"]
     diff = commit_views.diff_or_patch(view.repo, sha, "diff").decode("utf-8", "replace")
     title, _, rest = record["commit"]["message"].partition("\n")
@@ -67,7 +70,7 @@ def branch_list(req: ApiRequest, web: Web) -> ApiResponse:
     shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
     usernames = branches.usernames_for(shown)
     return render(web, "branches.html", title="Branches", default_branch=default,
-                  branches=[records.branch(b, view, usernames=usernames) for b in shown],
+                  branches=[branch_records.branch(b, view, usernames=usernames) for b in shown],
                   pager=paged, **repo_values(req, view, "branches"))
 
 

@@ -15,9 +15,9 @@ orgRedeliverHookDelivery.
 | rules | ``service`` (hooks: who may manage which, validation, events), ``deliveries`` (the ordered, retried queue per hook), ``history`` (delivery history, redelivery), ``sender`` (one HTTP attempt through the SSRF guard) |
 | storage | ``store`` (hook items), ``delivery_store`` (deliveries, leases, history) |
 
-Registered by ``chalicelib/api/areas.py`` (routes) and ``chalicelib/jobs/consumers.py``
+Registered by ``chalicelib/areas.py`` (routes) and ``chalicelib/jobs/consumers.py``
 (the consumer); ``.importlinter`` keeps the layers inside the package pointing down.
-What it takes from other domains: repositories and access (``services.permissions``,
-``api.repos``), accounts, the records of users, repositories, issues, pull requests and
-releases (``api.records`` …) and the SSRF guard (``services.netguard``).
+What it takes from other domains: repositories and access (``repos.permissions``,
+``repos.routes``), accounts, the records of users, repositories, issues, pull requests and
+releases (``repos.records`` …) and the SSRF guard (``netguard``).
 """

@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from chalicelib.api import records
+from chalicelib.http import formats
 from chalicelib.webhooks import formats as webhook_formats
 from chalicelib.webhooks import payloads as webhook_payloads
 from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import current_repo
+from chalicelib.repos.request import current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks import history as webhook_history
@@ -35,7 +35,7 @@ PAGING = (Param("per_page", "integer", "deliveries per page (at most 100)"),
 
 
 def _time(unix) -> str | None:
-    return records.rfc3339(unix) if unix else None
+    return formats.rfc3339(unix) if unix else None
 
 
 def delivery(d) -> dict:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from chalicelib.webhooks import chat as webhook_chat
 from chalicelib.webhooks.payloads import Payload
-from chalicelib.services import input_rules
+from chalicelib.http import input_rules
 
 DEFAULT_TYPES = ("forgejo", "gitea", "gogs")
 

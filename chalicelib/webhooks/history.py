@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from chalicelib import events
 from chalicelib.errors import InvalidInput, NotFoundError
-from chalicelib.services import webhook_sources
+from chalicelib.webhooks import sources as webhook_sources
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks import deliveries as webhook_deliveries
 from chalicelib.webhooks import delivery_store as store

@@ -4,7 +4,7 @@ Forgejo builds one payload per notification (``services/webhook/notifier.go``) f
 ``modules/structs/hook.go``'s structs; the records inside (User, Repository, Issue,
 PullRequest, Comment) are the API's, so they come from the API's own builders
 (``records``, ``issue_records``, ``pull_records``) over the records the event's
-snapshots describe (``services.webhook_sources``).  Who sees what follows Forgejo's
+snapshots describe (``webhooks.sources``).  Who sees what follows Forgejo's
 converters: the sender is a User as an anonymous viewer sees it (``ToUser(doer,
 nil)``), a repository's owner as a signed-in stranger sees it when the permission
 passed is not "none", and ``permissions`` is that permission (the poster's, the
@@ -21,9 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import events
-from chalicelib.api import issue_records, pull_records, records
-from chalicelib.services import pulls, webhook_sources
-from chalicelib.services.permissions import Access
+from chalicelib.issues import records as issue_records
+from chalicelib.pulls import records as pull_records
+from chalicelib.accounts import records as account_records
+from chalicelib.http import formats
+from chalicelib.repos import records
+from chalicelib.pulls import service as pulls
+from chalicelib.webhooks import sources as webhook_sources
+from chalicelib.repos.permissions import Access
 from chalicelib.settings import get_settings
 
 ZERO = "0" * 40
@@ -87,7 +92,7 @@ class _Builder:
 
     def sender(self) -> dict | None:
         actor = self.src.actor
-        return records.user(actor, None) if actor is not None else None
+        return account_records.user(actor, None) if actor is not None else None
 
     def repository(self, access: Access, repo=None, owner=None) -> dict:
         """ToRepo(repo, permission): the owner as a signed-in stranger sees it unless
@@ -135,7 +140,7 @@ class _Builder:
                     if found else None)
         merged_by = None
         if pull.merged and pull.merged_by:
-            merged_by = records.user(webhook_sources.account(pull.merged_by), None)
+            merged_by = account_records.user(webhook_sources.account(pull.merged_by), None)
         return pull_records.pull_request(self.issue(item), item, pull,
                                          number=int(item.number), base_repo=base,
                                          head_repo=head, merged_by=merged_by)
@@ -145,12 +150,12 @@ class _Builder:
         added, removed, modified = webhook_sources.file_status(self.src.repo, c.id)
         return {
             "id": c.id, "message": c.message, "url": f"{html}/commit/{c.id}",
-            "author": records.payload_user(c.author_name, c.author_email,
+            "author": account_records.payload_user(c.author_name, c.author_email,
                                            names.get(c.author_email.lower(), "")),
-            "committer": records.payload_user(c.committer_name, c.committer_email,
+            "committer": account_records.payload_user(c.committer_name, c.committer_email,
                                               names.get(c.committer_email.lower(), "")),
             "verification": None,
-            "timestamp": records.rfc3339_offset(c.timestamp, c.tz_offset),
+            "timestamp": formats.rfc3339_offset(c.timestamp, c.tz_offset),
             "added": added, "removed": removed, "modified": modified,
         }
 
@@ -227,7 +232,7 @@ def _ref(b: _Builder, e, created: bool) -> list[Payload]:
 
 def _repository(b: _Builder, action: str) -> Payload:
     data = {"action": action, "repository": b.repository(Access.OWNER),
-            "organization": records.user(b.src.owner, None), "sender": b.sender()}
+            "organization": account_records.user(b.src.owner, None), "sender": b.sender()}
     return b.payload("repository", action, data, indent=" ")
 
 
@@ -308,7 +313,7 @@ def _status(b: _Builder, e: events.CommitStatusCreated) -> list[Payload]:
     commit = webhook_sources.commit_at(b.src.repo, e.sha)
     names = webhook_sources.usernames([commit.author_email, commit.committer_email]) \
         if commit else {}
-    created = records.rfc3339(e.occurred_at)
+    created = formats.rfc3339(e.occurred_at)
     data = {"commit": b.commit(commit, names) if commit else None, "context": e.context,
             "created_at": created, "description": e.description, "id": int(e.status_id),
             "repository": b.repository(Access.OWNER), "sender": b.sender(), "sha": e.sha,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib.api import records
+from chalicelib.accounts import records as account_records
 from chalicelib.releases import records as release_records
-from chalicelib.services import webhook_sources
+from chalicelib.webhooks import sources as webhook_sources
 
 
 def _asset(item: dict) -> SimpleNamespace:
@@ -30,5 +30,5 @@ def release_record(event, view) -> dict:
         archive_tar_gz=int(data.get("archive_tar_gz") or 0),
         assets=[_asset(a) for a in data.get("assets") or ()])
     publisher = webhook_sources.account(data.get("publisher") or {})
-    author = records.user(publisher, None) if publisher is not None else None
+    author = account_records.user(publisher, None) if publisher is not None else None
     return release_records.release(item, view, author)

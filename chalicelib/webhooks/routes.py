@@ -7,10 +7,10 @@ default hooks (``/admin/hooks``) a site admin.  Deliveries and ``repoTestHook`` 
 """
 from __future__ import annotations
 
-from chalicelib.api import records
+from chalicelib.webhooks import hook_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.api.repos import IN_REPO, PAGE, current_repo
+from chalicelib.repos.request import IN_REPO, PAGE, current_repo
 from chalicelib.http.router import route
 from chalicelib.webhooks import service as hooks
 
@@ -29,21 +29,21 @@ def org_scope(req: ApiRequest) -> hooks.Scope:
 
 
 def _list(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    return paging.paged_json(req, hooks.list_hooks(scope), records.hook)
+    return paging.paged_json(req, hooks.list_hooks(scope), hook_records.hook)
 
 
 def _create(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    return ApiResponse.json(records.hook(hooks.create_hook(req.actor, scope, req.json())),
+    return ApiResponse.json(hook_records.hook(hooks.create_hook(req.actor, scope, req.json())),
                             status=201)
 
 
 def _get(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    return ApiResponse.json(records.hook(hooks.get_hook(scope, req.int_param("id"))))
+    return ApiResponse.json(hook_records.hook(hooks.get_hook(scope, req.int_param("id"))))
 
 
 def _edit(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
     hook = hooks.edit_hook(req.actor, scope, req.int_param("id"), req.json(required=False))
-    return ApiResponse.json(records.hook(hook))
+    return ApiResponse.json(hook_records.hook(hook))
 
 
 def _delete(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from chalicelib.errors import InvalidInput
-from chalicelib.services import netguard
+from chalicelib import netguard
 from chalicelib.settings import Settings, get_settings
 
 MAX_REDIRECTS = 10

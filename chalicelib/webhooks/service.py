@@ -29,15 +29,15 @@ from typing import Callable, TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.services import netguard
-from chalicelib.services.accounts import go_field, optional
-from chalicelib.services.permissions import can_see, is_org, is_org_owner
-from chalicelib.store import accounts as account_store
+from chalicelib import netguard
+from chalicelib.accounts.service import go_field, optional
+from chalicelib.repos.permissions import can_see, is_org, is_org_owner
+from chalicelib.accounts import store as account_store
 from chalicelib.webhooks import store
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.store.access import Account, Repo
+    from chalicelib.repos.access_store import Account, Repo
     from chalicelib.webhooks.store import Hook
 
 HOOK_TYPES = ("forgejo", "gitea", "gogs", "slack", "discord", "dingtalk", "telegram",

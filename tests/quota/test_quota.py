@@ -11,7 +11,7 @@ import pytest
 from chalicelib.quota import rules as quota_rules
 from chalicelib.quota.rules import Group, Rule, Used
 from tests.conftest import ADMIN
-from tests.test_migrations import local_networks_allowed, remote  # noqa: F401 - fixtures
+from tests.repo_admin.test_migrations import local_networks_allowed, remote  # noqa: F401 - fixtures
 
 MiB = 1 << 20
 QUOTA_ENV = ("NIMBUS__QUOTA__ENABLED", "NIMBUS__QUOTA__DEFAULT_GROUPS",
@@ -298,14 +298,14 @@ def test_org_quota_needs_an_owner(quota_on, admin):
 # Accounting ----------------------------------------------------------------------------------
 
 def usage(owner: str) -> dict:
-    from chalicelib.store import accounts
+    from chalicelib.accounts import store as accounts
     from chalicelib.quota import store as quota
 
     return quota.get_usage(int(accounts.get_by_name(owner).id), consistent=True).counts
 
 
 def repo_size(owner: str, name: str) -> int:
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     return int(repos.get(owner, name).quota_size or 0)
 
@@ -322,8 +322,9 @@ def prepared_push(owner: str, name: str, content: bytes):
     from dulwich.objects import Blob, Commit, Tree
 
     from chalicelib.gitops import objects
-    from chalicelib.services import pushes, repo_files
-    from chalicelib.store import repos
+    from chalicelib.contents import pushes
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repos
 
     repo = repos.get(owner, name)
     git = repo_files.open_git(repo)
@@ -345,7 +346,7 @@ def prepared_push(owner: str, name: str, content: bytes):
 
 
 def push_commit(owner: str, name: str, content: bytes) -> None:
-    from chalicelib.services import pushes
+    from chalicelib.contents import pushes
 
     pushes.commit(prepared_push(owner, name, content))
 
@@ -386,7 +387,8 @@ def test_pushes_forks_deletions_and_visibility_move_usage(quota_on):
 
 
 def test_recount_repairs_drift(quota_on):
-    from chalicelib.store import accounts, unit_of_work
+    from chalicelib.store import unit_of_work
+    from chalicelib.accounts import store as accounts
     from chalicelib.quota import store as quota
 
     api = quota_on
@@ -428,7 +430,7 @@ def test_over_quota_refuses_create_fork_and_merge_with_413(quota_on, admin):
 def test_migration_and_mirror_sync_are_charged_and_checked(
         quota_on, admin, remote, local_networks_allowed):  # noqa: F811 - fixtures
     from chalicelib.jobs import schedules
-    from tests.test_migrations import git
+    from tests.repo_admin.test_migrations import git
 
     api = quota_on
     api.create_user("alice")
@@ -457,7 +459,9 @@ def test_migration_and_mirror_sync_are_charged_and_checked(
         "clone_addr": remote["url"], "repo_name": "copy"})
     assert again.status == 413 and again.json["username"] == "alice"
     assert api.post("/repos/alice/mirror/mirror-sync", token=alice).status == 413
-    from chalicelib.store import mirrors, repos, unit_of_work
+    from chalicelib.store import unit_of_work
+    from chalicelib.repo_admin import mirror_store as mirrors
+    from chalicelib.repos import store as repos
 
     with unit_of_work.writing():
         mirrors.stage_schedule(repos.get("alice", "mirror"), 1)
@@ -466,7 +470,7 @@ def test_migration_and_mirror_sync_are_charged_and_checked(
 
 def test_compaction_keeps_the_charges(quota_on):
     from chalicelib.gitstore import compaction, packdb
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     api = quota_on
     api.create_user("alice")
@@ -489,7 +493,8 @@ def test_compaction_keeps_the_charges(quota_on):
 def test_attachment_accounting_for_the_integrator(quota_on, admin):
     from chalicelib.errors import QuotaExceeded
     from chalicelib.quota import service as quota
-    from chalicelib.store import accounts, unit_of_work
+    from chalicelib.store import unit_of_work
+    from chalicelib.accounts import store as accounts
 
     api = quota_on
     api.create_user("alice")
@@ -527,7 +532,7 @@ def test_attachment_accounting_for_the_integrator(quota_on, admin):
 
 
 def test_a_push_racing_a_visibility_change_is_charged_to_the_new_visibility(quota_on):
-    from chalicelib.services import pushes
+    from chalicelib.contents import pushes
 
     api = quota_on
     api.create_user("alice")
@@ -543,8 +548,8 @@ def test_a_push_racing_a_visibility_change_is_charged_to_the_new_visibility(quot
 
 def test_a_deletion_racing_a_push_releases_exactly_what_it_read(quota_on):
     from chalicelib.errors import ConflictError
-    from chalicelib.services import repo_lifecycle
-    from chalicelib.store import repos
+    from chalicelib.repo_admin import lifecycle as repo_lifecycle
+    from chalicelib.repos import store as repos
 
     api = quota_on
     api.create_user("alice")

@@ -13,7 +13,7 @@ import pytest
 
 from chalicelib.local.runtime import LocalRuntime
 from tests.environment import settings_env
-from tests.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
+from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
 
 PASSWORD = "alice-password"
 QUOTA = "NIMBUS__QUOTA__ENABLED"
@@ -24,7 +24,7 @@ KiB, MiB = 1 << 10, 1 << 20
 def server(tmp_path_factory):
     with settings_env({QUOTA: "true"}), LocalRuntime(
             port=0, data_dir=tmp_path_factory.mktemp("quota-git"), access_log=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
+        from chalicelib.accounts.service import ensure_admin
 
         ensure_admin("boss", "boss-password", "boss@example.com")
         runtime.admin = ("boss", "boss-password")
@@ -161,7 +161,7 @@ def test_racing_pushes_and_forks_leave_usage_equal_to_a_recount(server, git_env,
 
     # Every push was charged exactly once: the counter equals what the packs say.
     assert quota_check.recount(dry_run=True) == []
-    from chalicelib.store import repos
+    from chalicelib.repos import store as repos
 
     sizes = sum(int(repos.get("alice", name).quota_size or 0)
                 for name in names + [f"fork{i}" for i in range(4)])

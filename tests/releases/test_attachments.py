@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from chalicelib.api import schemas
+from chalicelib.http import schemas
 from tests.releases.test_releases import people  # noqa: F401 - a fixture
 from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
-from tests.test_users import assert_matches_forgejo
+from tests.accounts.test_users import assert_matches_forgejo
 
 R = "/repos/alice/proj"
 BOUNDARY = "test-boundary-1"

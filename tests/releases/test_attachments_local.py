@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from chalicelib.local.runtime import LocalRuntime
-from tests.test_git_http import TIMEOUT, Api, git, git_env  # noqa: F401 - git_env: a fixture
+from tests.git_transport.test_git_http import TIMEOUT, Api, git, git_env  # noqa: F401 - git_env: a fixture
 
 PASSWORD = "alice-password"
 R = "/repos/alice/tool"
@@ -24,7 +24,7 @@ MB = 1024 * 1024
 def server(tmp_path_factory):
     with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("attachments-local"),
                       access_log=False, sync_journal=False) as runtime:
-        from chalicelib.services.accounts import ensure_admin
+        from chalicelib.accounts.service import ensure_admin
 
         ensure_admin("boss", "boss-password", "boss@example.com")
         api = Api(runtime.url)

@@ -6,10 +6,10 @@ from collections import Counter
 import pytest
 
 from chalicelib import events
-from chalicelib.api import schemas
+from chalicelib.http import schemas
 from tests.conftest import drain_outbox
 from tests.statuses.test_statuses import atomic_requests  # noqa: F401 - a fixture
-from tests.test_users import assert_matches_forgejo
+from tests.accounts.test_users import assert_matches_forgejo
 
 R = "/repos/alice/proj"
 
@@ -110,8 +110,9 @@ def test_create_rules(api, people):
 
 def test_release_on_another_branch_and_on_an_existing_tag(api, people):
     from chalicelib.gitops import commits, objects, trees
-    from chalicelib.services import pushes, repo_files
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import pushes
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repo_store
     from chalicelib.store import unit_of_work
 
     alice = people["alice"]

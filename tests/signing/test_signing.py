@@ -42,7 +42,7 @@ def _export_commit(repo_name: str, sha: str, dest) -> None:
     from dulwich.repo import Repo as LocalRepo
 
     from chalicelib.gitstore import repo as gitrepo
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     repo = repo_store.get("alice", repo_name)
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
@@ -319,7 +319,7 @@ def test_gpg_key_endpoints(api, alice):
     assert record["key_id"] == key.fingerprint.keyid.upper()
     assert record["emails"] == [{"email": "alice@example.com", "verified": True}]
     assert record["can_sign"] is True and record["can_certify"] is True
-    from tests.test_users import assert_matches_forgejo
+    from tests.accounts.test_users import assert_matches_forgejo
 
     assert_matches_forgejo(record, "GPGKey")
     assert api.post("/user/gpg_keys", token=alice,

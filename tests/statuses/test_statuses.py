@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from chalicelib import events
-from chalicelib.api import schemas
+from chalicelib.http import schemas
 from chalicelib.statuses import service as svc
 from tests.conftest import drain_outbox
-from tests.test_users import assert_matches_forgejo as _assert_matches
+from tests.accounts.test_users import assert_matches_forgejo as _assert_matches
 
 R = "/repos/alice/ci"
 STATES = ("pending", "success", "error", "failure", "warning", "skipped")

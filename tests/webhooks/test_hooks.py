@@ -1,29 +1,29 @@
 """Webhook records of repositories and organizations, and which hooks an event reaches."""
 import pytest
 
-from chalicelib.api import schemas
+from chalicelib.http import schemas
 from tests.conftest import ADMIN
-from tests.test_users import assert_matches_forgejo
+from tests.accounts.test_users import assert_matches_forgejo
 
 HOOK = {"type": "gitea", "config": {"url": "https://ci.example.com/hook", "content_type": "json",
                                     "secret": "s3cret-value"}}
 
 
 def account(name):
-    from chalicelib.store.accounts import get_by_name
+    from chalicelib.accounts.store import get_by_name
 
     return get_by_name(name)
 
 
 def make_org(owner: str, name: str, **extra):
-    from chalicelib.services import orgs
+    from chalicelib.orgs import service as orgs
 
     actor = account(owner)
     return orgs.create_org(actor, actor, {"username": name, **extra})
 
 
 def collaborate(owner: str, repo: str, user: str, mode: str) -> None:
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
     from chalicelib.store.table import Collaboration, keys
 
     repo_id, user_id = int(repo_store.get(owner, repo).id), int(account(user).id)
@@ -89,7 +89,7 @@ def test_list_is_paged_in_creation_order(api, scene):
 
 def test_edit_follows_forgejo(api, scene):
     from chalicelib.store.table import Hook, keys
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos import store as repo_store
 
     alice = scene["alice"]
     hook = api.post("/repos/alice/app/hooks", token=alice, json={
@@ -202,7 +202,7 @@ def test_who_may_manage_repository_hooks(api, scene):
 
 
 def test_organization_hooks(api, scene):
-    from chalicelib.services import orgs
+    from chalicelib.orgs import service as orgs
 
     org = make_org("alice", "acme")
     team = orgs.create_team(account("alice"), org, {"name": "devs", "permission": "admin"})
@@ -263,10 +263,10 @@ def _hook(api, token, path, *, events=("push",), branch_filter="", active=True):
 
 
 def test_matching_hooks(api, scene):
-    from chalicelib.services import repo_admin
+    from chalicelib.repo_admin import service as repo_admin
     from chalicelib.webhooks import service as hooks
-    from chalicelib.services.repo_views import Caller
-    from chalicelib.store import repos as repo_store
+    from chalicelib.repos.views import Caller
+    from chalicelib.repos import store as repo_store
     from chalicelib.store.table import Hook, keys
 
     alice = scene["alice"]

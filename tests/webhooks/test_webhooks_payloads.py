@@ -29,9 +29,11 @@ COMMIT = ["id", "message", "url", "author", "committer", "verification", "timest
 
 def set_ref(name: str, ref: str, old: str | None, new: str | None) -> None:
     """Move a ref of alice/<name> as the API does (with its events)."""
-    from chalicelib.services import pushes, repo_files
-    from chalicelib.store import accounts, unit_of_work
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import pushes
+    from chalicelib.contents import files as repo_files
+    from chalicelib.store import unit_of_work
+    from chalicelib.accounts import store as accounts
+    from chalicelib.repos import store as repo_store
 
     with unit_of_work.start():
         repo = repo_store.get("alice", name)
@@ -98,8 +100,8 @@ def test_issue_comment_and_pull_request_payloads(api, alice):
     api.post("/user/repos", token=alice, json={"name": "lib", "auto_init": True})
     base = next(p for p in made(drain_outbox()) if p.event_type == "push").data["after"]
     from chalicelib.gitops import commits, objects, trees
-    from chalicelib.services import repo_files
-    from chalicelib.store import repos as repo_store
+    from chalicelib.contents import files as repo_files
+    from chalicelib.repos import store as repo_store
 
     git = repo_files.open_git(repo_store.get("alice", "lib"))
     with objects.staged(git.object_store) as staged:

@@ -29,7 +29,7 @@ def server(tmp_path_factory):
             port=0, data_dir=tmp_path_factory.mktemp("webhooks"), access_log=False) as runtime:
         for task in EventPipeline().tasks() + WebhookWorker().tasks():
             runtime.add_background(task)
-        from chalicelib.services.accounts import ensure_admin
+        from chalicelib.accounts.service import ensure_admin
 
         ensure_admin("root", ADMIN_PASSWORD, "root@example.test")
         yield runtime

@@ -1,0 +1,94 @@
+"""User, PublicKey and AccessToken records (fj:services/convert/user.go), field for field."""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from chalicelib.http.formats import GO_ZERO_TIME, app_url, rfc3339
+from chalicelib.settings import get_settings
+
+if TYPE_CHECKING:
+    from chalicelib.accounts.key_store import PublicKey
+    from chalicelib.accounts.store import Account
+    from chalicelib.accounts.token_store import TokenRef
+
+
+def avatar_url(account: Account) -> str:
+    digest = hashlib.md5(account.email.strip().lower().encode(), usedforsecurity=False).hexdigest()
+    return f"https://secure.gravatar.com/avatar/{digest}?d=identicon"
+
+
+def visible_email(account: Account, viewer: Account | None) -> str:
+    """Anonymous callers, and others when the user hides it, see the no-reply address."""
+    settings = get_settings()
+    placeholder = f"{account.lower_name}@{settings.no_reply_address}"
+    if viewer is None:
+        return placeholder
+    if account.keep_email_private and viewer.id != account.id and not viewer.is_admin:
+        return placeholder
+    return account.email
+
+
+def user(account: Account, viewer: Account | None) -> dict:
+    """A User record as ``viewer`` may see it: private fields only for self and admins."""
+    privileged = viewer is not None and (viewer.id == account.id or viewer.is_admin)
+    return {
+        "id": int(account.id),
+        "login": account.login,
+        "login_name": account.login_name if privileged else "",
+        "source_id": int(account.source_id) if privileged else 0,
+        "full_name": account.full_name,
+        "email": visible_email(account, viewer),
+        "avatar_url": avatar_url(account),
+        "html_url": app_url() + quote(account.login),
+        "language": account.language if privileged else "",
+        "is_admin": bool(account.is_admin) if privileged else False,
+        "last_login": rfc3339(account.last_login) if privileged else GO_ZERO_TIME,
+        "created": rfc3339(account.created),
+        "restricted": bool(account.restricted),
+        "active": bool(account.active) if privileged else False,
+        "prohibit_login": bool(account.prohibit_login) if privileged else False,
+        "location": account.location,
+        "pronouns": account.pronouns,
+        "website": account.website,
+        "description": account.description,
+        "visibility": account.visibility,
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": 0,
+        "username": account.login,
+    }
+
+
+def public_key(key: PublicKey, owner: Account, viewer: Account | None) -> dict:
+    return {
+        "id": int(key.id),
+        "key": key.content,
+        "url": f"{app_url()}api/v1/user/keys/{int(key.id)}",
+        "title": key.title,
+        "fingerprint": key.fingerprint,
+        "created_at": rfc3339(key.created),
+        "updated_at": rfc3339(key.updated),
+        "user": user(owner, viewer),
+        "read_only": bool(key.read_only),
+        "key_type": key.key_type,
+        "verified": False,
+    }
+
+
+def access_token(token: TokenRef, secret: str = "") -> dict:
+    """``sha1`` holds the secret only in the creation response."""
+    return {
+        "id": int(token.id),
+        "name": token.name,
+        "sha1": secret,
+        "token_last_eight": token.last_eight,
+        "scopes": list(token.scopes),
+        "created_at": rfc3339(token.created),
+        "repositories": None,
+    }
+
+
+def payload_user(name: str, email: str, username: str = "") -> dict:
+    return {"name": name, "email": email, "username": username}

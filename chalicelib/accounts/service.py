@@ -1,0 +1,294 @@
+"""Users: creation, editing, deletion and visibility rules.
+
+Every function takes the acting user (``actor``, ``None`` for anonymous) and enforces
+the rules itself, so the CLI and the API share them.
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from chalicelib import events
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               PermissionDenied)
+from chalicelib.http import input_rules
+from chalicelib.accounts.passwords import hash_password, verify_password
+from chalicelib.repos.permissions import can_see
+from chalicelib.settings import get_settings
+from chalicelib.accounts import store
+from chalicelib.store import ids, unit_of_work
+from chalicelib.accounts.store import Account
+
+VISIBILITIES = ("public", "limited", "private")
+MAX_NAME_LENGTH = 40
+# Names that collide with top-level paths (Forgejo reserves these too).  "admin" is
+# allowed: we serve no web admin pages, and it is the name operators reach for first.
+RESERVED_NAMES = frozenset({
+    ".", "..", ".well-known", "api", "assets", "attachments", "avatar", "avatars",
+    "captcha", "commits", "debug", "devtest", "error", "explore", "favicon.ico", "ghost",
+    "issues", "login", "manifest.json", "metrics", "milestones", "new", "notifications",
+    "org", "pulls", "raw", "repo", "repo-avatars", "robots.txt", "search", "serviceworker.js",
+    "ssh_info", "swagger.v1.json", "user", "v2", "gitea-actions", "forgejo-actions",
+})
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|[-_.](?=[A-Za-z0-9]))*$")
+_EMAIL = re.compile(r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$")
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def validate_name(name: str, field: str = "Username") -> str:
+    if not name:
+        raise InvalidInput(f"[{field}]: Required")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidInput(f"[{field}]: MaxSize")
+    if not _NAME.match(name):
+        raise InvalidInput(f"[{field}]: invalid name: only letters, digits, '-', '_' and '.' "
+                           "are allowed, not at the start or end and not twice in a row")
+    if name.lower() in RESERVED_NAMES:
+        raise InvalidInput(f"name is reserved [name: {name}]")
+    return name
+
+
+def validate_email(email: str) -> str:
+    email = (email or "").strip()
+    if not email:
+        raise InvalidInput("[Email]: Required")
+    if len(email) > 254 or not _EMAIL.match(email):
+        raise InvalidInput(f"[Email]: Email: e-mail invalid [email: {email}]")
+    return email
+
+
+def validate_visibility(value: str) -> str:
+    if value not in VISIBILITIES:
+        raise InvalidInput(f"[Visibility]: must be one of {', '.join(VISIBILITIES)}")
+    return value
+
+
+def _check_password(password: str) -> str:
+    minimum = get_settings().security.MIN_PASSWORD_LENGTH
+    if len(password) < minimum:
+        raise InvalidInput(f"[Password]: password is too short: at least {minimum} characters")
+    return password
+
+
+def _require_site_admin(actor: Account | None) -> None:
+    if actor is None or not actor.is_admin:
+        raise PermissionDenied("user should be the site admin")
+
+
+def go_field(name: str) -> str:
+    """Forgejo names fields in 422 messages by their Go name: full_name -> FullName."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def optional(data: dict, name: str, kind: type):
+    """A typed optional field of a JSON option record; a wrong type is a 422."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        raise InvalidInput(f"[{go_field(name)}]: expected {_TYPE_NAMES[kind]}")
+    return value
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list"}
+
+
+def actor_of_event(actor: Account | None) -> dict:
+    """The ``actor_id``/``actor`` fields of an event raised by ``actor`` (None: the
+    operator, through the CLI or a bootstrap)."""
+    return {"actor_id": int(actor.id) if actor is not None else None,
+            "actor": events.snapshot(store.stored_values(actor))}
+
+
+def create_user(actor: Account | None, data: dict, *, is_admin: bool = False) -> Account:
+    """adminCreateUser: ``data`` is a CreateUserOption."""
+    _require_site_admin(actor)
+    return create_account(data, is_admin=is_admin, actor=actor)
+
+
+def create_account(data: dict, *, is_admin: bool, actor: Account | None = None) -> Account:
+    """Create a user from a CreateUserOption without a permission check (operator use).
+
+    One transaction: the account, its name and e-mail claims and the event; a taken
+    name or e-mail fails the claim (no read beforehand)."""
+    username = validate_name(optional(data, "username", str) or "")
+    email = validate_email(optional(data, "email", str) or "")
+    source_id = optional(data, "source_id", int) or 0
+    password = optional(data, "password", str) or ""
+    if source_id == 0:
+        _check_password(password)
+    visibility = validate_visibility(optional(data, "visibility", str) or "public")
+    created_at = optional(data, "created_at", str)
+    settings = get_settings()
+    fields = dict(
+        email=email, created=_parse_time(created_at) if created_at else now(),
+        full_name=optional(data, "full_name", str) or "",
+        login_name=optional(data, "login_name", str) or username,
+        source_id=source_id,
+        password_hash=hash_password(password, settings.security.PASSWORD_HASH_COST)
+        if password else "",
+        is_admin=is_admin, restricted=bool(optional(data, "restricted", bool)),
+        must_change_password=bool(optional(data, "must_change_password", bool)),
+        keep_email_private=settings.service.DEFAULT_KEEP_EMAIL_PRIVATE,
+        visibility=visibility,
+    )
+    account = store.new_account(ids.next_id("account"), username, account_type="user",
+                                **fields)
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_create(account)
+            uow.raise_event(events.UserCreated(**actor_of_event(actor), user_id=int(account.id),
+                                               login=username))
+    except ConditionFailed as exc:
+        if exc.label == store.EMAIL_TAKEN:
+            raise InvalidInput(f"e-mail already in use [email: {email}]") from None
+        raise InvalidInput(f"user already exists [name: {username}]") from None
+    return account
+
+
+def _parse_time(value: str) -> int:
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        raise InvalidInput("[CreatedAt]: invalid RFC 3339 time") from None
+
+
+def ensure_admin(username: str, password: str, email: str) -> bool:
+    """Create a site admin unless the name exists (operator bootstrap). True if created."""
+    if store.name_taken(username):
+        return False
+    create_account({"username": username, "password": password, "email": email},
+                   is_admin=True)
+    return True
+
+
+def account_key(account_id: int) -> tuple[str, str]:
+    """The table key of an account (for a request's batched preload)."""
+    return store.account_key(account_id)
+
+
+def account_by_id(account_id: int) -> Account | None:
+    return store.get_by_id(account_id)
+
+
+def end_sessions(account: Account) -> None:
+    """Sign the user out everywhere: every web session cookie issued so far stops
+    verifying (see ``chalicelib.http.sessions``).  An account deleted meanwhile has no
+    sessions left to end."""
+    try:
+        with unit_of_work.writing():
+            store.stage_end_sessions(int(account.id))
+    except ConditionFailed:
+        return
+
+
+def get_user(name: str, actor: Account | None = None) -> Account:
+    """The user called ``name``; the caller's own account needs no read."""
+    if actor is not None and actor.lower_name == name.lower():
+        return actor
+    account = store.get_by_name(name)
+    if account is None or account.account_type != "user":
+        raise NotFoundError(f"user redirect does not exist [name: {name}]")
+    return account
+
+
+def get_visible_user(viewer: Account | None, name: str) -> Account:
+    account = get_user(name, viewer)
+    if not can_see(viewer, account):
+        raise NotFoundError(f"user redirect does not exist [name: {name}]")
+    return account
+
+
+_BOOL_FIELDS = {
+    "active": "active", "admin": "is_admin", "allow_create_organization": "allow_create_organization",
+    "allow_git_hook": "allow_git_hook", "allow_import_local": "allow_import_local",
+    "hide_email": "keep_email_private", "must_change_password": "must_change_password",
+    "prohibit_login": "prohibit_login", "restricted": "restricted",
+}
+_TEXT_FIELDS = ("full_name", "location", "website", "description", "pronouns", "login_name")
+
+
+def edit_user(actor: Account | None, name: str, data: dict) -> Account:
+    """adminEditUser: ``data`` is an EditUserOption; absent fields stay as they are."""
+    _require_site_admin(actor)
+    # Forgejo's binding rule answers before the handler looks the user up.
+    input_rules.check_url(optional(data, "website", str) or "", "website")
+    account = get_user(name)
+    old_email = account.email
+    changed = []
+    for option, attr in _BOOL_FIELDS.items():
+        value = optional(data, option, bool)
+        if value is not None and getattr(account, attr) != value:
+            setattr(account, attr, value)
+            changed.append(option)
+    for option in _TEXT_FIELDS:
+        value = optional(data, option, str)
+        if value is not None and getattr(account, option) != value:
+            setattr(account, option, value)
+            changed.append(option)
+    for option in ("source_id", "max_repo_creation"):
+        value = optional(data, option, int)
+        if value is not None and getattr(account, option) != value:
+            setattr(account, option, value)
+            changed.append(option)
+    visibility = optional(data, "visibility", str)
+    if visibility is not None and visibility != account.visibility:
+        account.visibility = validate_visibility(visibility)
+        changed.append("visibility")
+    email = optional(data, "email", str)
+    if email is not None and email.lower() != account.email.lower():
+        account.email = validate_email(email)
+        changed.append("email")
+    password = optional(data, "password", str)
+    if password:
+        account.password_hash = hash_password(_check_password(password),
+                                              get_settings().security.PASSWORD_HASH_COST)
+        changed.append("password")
+    if not changed:
+        return account
+    account.updated = now()
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_save(account, old_email=old_email if "email" in changed else None)
+            uow.raise_event(events.UserEdited(**actor_of_event(actor), user_id=int(account.id),
+                                              changed=tuple(changed)))
+    except ConditionFailed as exc:
+        if exc.label == store.EMAIL_TAKEN:
+            raise InvalidInput(f"e-mail already in use [email: {account.email}]") from None
+        raise ConflictError("the account changed while it was being edited") from None
+    return account
+
+
+def delete_user(actor: Account | None, name: str) -> None:
+    """adminDeleteUser: refused (422) while the user still owns repositories.  One
+    commit removes the account, its claims, tokens and keys (see
+    ``accounts.store.stage_delete`` for a partition past the transaction limit)."""
+    _require_site_admin(actor)
+    account = get_user(name)
+    if account.num_repos:
+        raise InvalidInput(f"user still has ownership of repositories [uid: {account.id}]")
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_delete(account)
+            uow.raise_event(events.UserDeleted(**actor_of_event(actor), user_id=int(account.id),
+                                               login=account.login))
+    except ConditionFailed:
+        raise ConflictError("the account changed while it was being deleted") from None
+
+
+def check_password_login(name: str, password: str) -> Account | None:
+    """The account if ``password`` is right and password logins are allowed for it."""
+    account = store.get_by_name(name)
+    if account is None or account.account_type != "user" or not account.password_hash:
+        # Spend the same time as a real check, so timing does not reveal user names.
+        verify_password(password, _DUMMY_HASH)
+        return None
+    return account if verify_password(password, account.password_hash) else None
+
+
+_DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

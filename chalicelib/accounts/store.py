@@ -1,0 +1,184 @@
+"""Users and organizations (accounts) in the table.
+
+Access patterns:
+- by id: GetItem ``A#<id>/A``                              (token auth, owners of records)
+- by name: Query gsi1 ``LOGIN#<lower>``, one call; on a miss a consistent GetItem of the
+  name claim guards against index lag right after a create
+- names and e-mails are unique through claim items, staged as must-not-exist puts in the
+  same transaction as the account (labels ``NAME_TAKEN`` / ``EMAIL_TAKEN``).
+- every user (not organization), by name: Query gsi2 ``USERS`` (sort key the lower-case
+  name), read a DynamoDB page at a time (``users``).  A user is indexed when created or
+  saved; ``admin repair`` indexes users written before the index existed.
+
+Writes are staged in the current unit of work; the caller commits.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from chalicelib.store import unit_of_work
+from chalicelib.accounts import key_store as public_keys
+from chalicelib.accounts import token_store as tokens
+from chalicelib.signing import gpg_key_store as gpg_keys
+from chalicelib.store.table import Account, Claim, Item, keys
+
+__all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
+           "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",
+           "stage_save", "stage_delete", "stage_end_sessions", "index_user", "user_index_key",
+           "users"]
+
+# Labels of staged operations, as a failed commit names them (ConditionFailed.label).
+NAME_TAKEN = "name"
+EMAIL_TAKEN = "email"
+CHANGED = "account"        # the account's version moved since it was read
+
+
+def account_key(account_id: int) -> tuple[str, str]:
+    return keys.account(account_id)
+
+
+def new_account(account_id: int, login: str, *, account_type: str, created: int,
+                **fields) -> Account:
+    """An account item (not yet written) with its keys and name index filled in."""
+    lower = login.lower()
+    gsi1pk, gsi1sk = keys.login_gsi(lower)
+    account = Account(*keys.account(account_id), id=account_id, account_type=account_type,
+                      login=login, lower_name=lower, created=created,
+                      updated=fields.pop("updated", created), gsi1pk=gsi1pk, gsi1sk=gsi1sk,
+                      **fields)
+    index_user(account)
+    return account
+
+
+def user_index_key(account: Account) -> tuple[str, str] | None:
+    """Where a user is listed in gsi2 (None for an organization)."""
+    if account.account_type != "user":
+        return None
+    return keys.ALL_USERS_GSI, account.lower_name
+
+
+def index_user(account: Account) -> None:
+    """List a user in the user index (organizations are not listed there)."""
+    key = user_index_key(account)
+    if key is not None:
+        account.gsi2pk, account.gsi2sk = key
+
+
+def users(*, descending: bool = False) -> Iterator[Account]:
+    """Every user in name order (or reversed), lazily: DynamoDB pages are read only as
+    far as the caller iterates, never a scan."""
+    return Item.gsi2.query(keys.ALL_USERS_GSI, scan_index_forward=not descending)
+
+
+def stored_values(account: Account | None) -> dict:
+    """The account's stored attributes, without PynamoDB's discriminator (a class, which
+    ``events.snapshot`` cannot serialise)."""
+    if account is None:
+        return {}
+    return {name: value for name, value in account.attribute_values.items() if name != "kind"}
+
+
+def get_by_id(account_id: int) -> Account | None:
+    return unit_of_work.get(Account, keys.account(account_id))
+
+
+def get_by_name(name: str) -> Account | None:
+    lower = name.lower()
+    hit = next(iter(Item.gsi1.query(keys.login_gsi(lower)[0],
+                                    Item.gsi1sk == keys.login_gsi(lower)[1], limit=1)), None)
+    if hit is not None:
+        unit_of_work.remember(keys.account(hit.id), hit)
+        return hit
+    claim = unit_of_work.get(Claim, keys.login(lower), consistent=True)
+    return get_by_id(int(claim.owner_id)) if claim is not None else None
+
+
+def name_taken(name: str) -> bool:
+    """One consistent read of the name claim (no index lag)."""
+    return unit_of_work.get(Claim, keys.login(name.lower()), consistent=True) is not None
+
+
+def _claim(key: tuple[str, str], owner_id: int) -> Claim:
+    return Claim(*key, owner_id=owner_id)
+
+
+def stage_create(account: Account) -> None:
+    """The account with its name (and e-mail) claims, all or nothing; the name claim is
+    staged first, so a taken name is reported before a taken e-mail."""
+    uow = unit_of_work.current()
+    uow.put(_claim(keys.login(account.lower_name), account.id), label=NAME_TAKEN,
+            must_not_exist=True)
+    if account.email:
+        uow.put(_claim(keys.email(account.email.lower()), account.id), label=EMAIL_TAKEN,
+                must_not_exist=True)
+    uow.put(account, label=CHANGED, must_not_exist=True)
+
+
+def stage_save(account: Account, *, old_email: str | None = None) -> None:
+    """An edited account, on condition that nobody changed it since it was read
+    (``CHANGED``).  Pass ``old_email`` when the e-mail changed: its claim moves in the
+    same transaction (``EMAIL_TAKEN`` when the new address is someone else's)."""
+    uow = unit_of_work.current()
+    expected = account.version
+    account.version = expected + 1
+    index_user(account)
+    if old_email is not None and old_email.lower() != account.email.lower():
+        _stage_claim_move(account.id, EMAIL_TAKEN,
+                          keys.email(old_email.lower()) if old_email else None,
+                          keys.email(account.email.lower()) if account.email else None)
+    uow.put(account, label=CHANGED, condition=Account.version == expected)
+
+
+def stage_end_sessions(account_id: int) -> None:
+    """Add one to the account's session generation.  ``version`` moves with it because
+    ``stage_save`` puts the whole item: an edit that read the account before this would
+    otherwise write the old generation back and revive the sessions.  ``CHANGED`` when
+    the account is gone."""
+    unit_of_work.current().update(
+        Account(*keys.account(account_id)),
+        [Account.session_generation.add(1), Account.version.add(1)], label=CHANGED,
+        condition=Account.pk.exists())
+
+
+def _stage_claim_move(owner_id: int, label: str, old_key, new_key) -> None:
+    uow = unit_of_work.current()
+    if new_key:
+        uow.put(_claim(new_key, owner_id), label=label, must_not_exist=True)
+    if old_key:
+        uow.delete(Claim(*old_key), label=label)
+
+
+# Partition items that own items elsewhere (a token's lookup item, a key's claim):
+# their store module deletes them together.
+_DELETERS = ((tokens.TokenRef, tokens.stage_delete),
+             (public_keys.PublicKey, public_keys.stage_delete),
+             (gpg_keys.GPGKeyItem, gpg_keys.stage_delete))
+
+
+def stage_delete(account: Account) -> None:
+    """The account, its claims and every item of its partition (with what those items
+    own elsewhere), on condition that the account is unchanged since it was read
+    (``CHANGED``): creating a repository bumps the owner's ``num_repos`` and version, so
+    a repository created meanwhile fails this instead of being orphaned.  Callers stage
+    only what lives outside the partition.  Reads the partition (one Query).
+
+    A partition past DynamoDB's 100-item transaction limit commits as the unit of
+    work's documented sequence.  The account and its claims are staged first, so they
+    go in the first chunk and the version check decides before anything is written;
+    the event goes in the last.  Should a later chunk fail, the account is gone (a
+    retry answers 404) and the items left behind are unreachable through it; only a
+    leftover key claim would still keep that key from being added elsewhere.
+    """
+    uow = unit_of_work.current()
+    uow.delete(account, label=CHANGED, condition=Account.version == account.version)
+    uow.delete(Claim(*keys.login(account.lower_name)), label=NAME_TAKEN)
+    if account.email:
+        uow.delete(Claim(*keys.email(account.email.lower())), label=EMAIL_TAKEN)
+    for item in Item.query(keys.account(account.id)[0]):
+        if (item.pk, item.sk) == (account.pk, account.sk):
+            continue
+        deleter = next((stage for kind, stage in _DELETERS if isinstance(item, kind)), None)
+        if deleter is not None:
+            deleter(item)
+        else:
+            uow.delete(item, label="account data")

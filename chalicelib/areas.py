@@ -1,0 +1,43 @@
+"""Every routes module; importing one registers its routes in the route table.
+
+The order is the routes' precedence (first match wins), written out module by module:
+the accounts, the repository reads (whose request helpers every area below
+``/repos/{owner}/{repo}`` uses), git, then the other domains, the web forms, and the
+pages last.
+"""
+# ruff: noqa: F401, E402, I001  (imported for the routes they register, in this order)
+from chalicelib.accounts import routes as users
+from chalicelib.accounts import admin_routes as admin
+from chalicelib.repos import routes as repos
+from chalicelib.git_transport import routes as git_http
+from chalicelib.webhooks import routes as webhook_routes
+from chalicelib.instance import routes as instance
+from chalicelib.orgs import routes as orgs
+from chalicelib.repos import access_routes as repo_access
+from chalicelib.contents import file_routes as repo_content
+from chalicelib.repo_admin import routes as repo_admin
+from chalicelib.http import swagger
+from chalicelib.issues import routes as issues
+from chalicelib.pulls import routes as pulls
+from chalicelib.signing import key_routes as signing_key_routes
+from chalicelib.markup import routes as markdown
+from chalicelib.signing import routes as signing_routes
+from chalicelib.statuses import routes as statuses
+from chalicelib.releases import routes as releases
+from chalicelib.releases import asset_routes as release_assets
+from chalicelib.webhooks import delivery_routes
+from chalicelib.quota import routes as quota_routes
+from chalicelib.quota import admin_routes as quota_admin_routes
+from chalicelib.contents import commit_routes as commits
+from chalicelib.contents import routes as contents   # after repo_content
+from chalicelib.contents import branch_routes as branch_admin
+from chalicelib.languages import routes as languages
+from chalicelib.contents import tag_routes as tags
+from chalicelib.contents import git_data_routes as git_data
+from chalicelib.git_transport import large_push_routes as large_push
+# The web forms before the pages, whose /{owner}/{repo}/… patterns would match their
+# literal paths first (docs/web.md); any other page below a repository last.
+from chalicelib.web import actions_repos, actions_issues, actions_pulls, actions_releases
+from chalicelib.web import actions_tokens, patches
+from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages
+from chalicelib.web import not_found

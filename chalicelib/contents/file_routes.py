@@ -1,0 +1,85 @@
+"""A repository's content: branches, raw files, .editorconfig, archives."""
+from __future__ import annotations
+
+from email.utils import formatdate
+from urllib.parse import quote
+
+from chalicelib.contents import branch_records
+from chalicelib.http import paging
+from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.repos.request import IN_REPO, PAGE, current_repo
+from chalicelib.http.router import Param, route
+from chalicelib.contents import archives
+from chalicelib.contents import branches
+from chalicelib.contents import files as repo_files
+from chalicelib.releases import service as releases
+
+REF = (Param("ref", "string", "The name of the commit/branch/tag. Default the repository's "
+                              "default branch"),)
+
+
+@route("GET", "/repos/{owner}/{repo}/branches", "repoListBranches",
+       summary="List a repository's branches", query=PAGE,
+       responses={200: "BranchList"}, **IN_REPO)
+def list_branches(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    found = branches.list_branches(view)
+    page = paging.page_of(req)
+    shown = page.slice(found)
+    usernames = branches.usernames_for(shown)
+    from chalicelib.signing import verify as signing_verify
+    signing_verify.prefetch(shown)  # signers' keys for the whole page in batched reads
+    resp = ApiResponse.json([branch_records.branch(b, view, usernames=usernames) for b in shown])
+    return paging.set_headers(resp, req, page, len(found))
+
+
+@route("GET", "/repos/{owner}/{repo}/branches/{branch:path}", "repoGetBranch",
+       summary="Retrieve a specific branch from a repository, including its effective "
+               "branch protection", responses={200: "Branch", 404: "notFound"}, **IN_REPO)
+def get_branch(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    info = branches.get_branch(view, req.params["branch"])
+    return ApiResponse.json(branch_records.branch(info, view, usernames=branches.usernames_for([info])))
+
+
+@route("GET", "/repos/{owner}/{repo}/raw/{filepath:path}", "repoGetRawFile",
+       summary="Get a file from a repository", query=REF, produces=("application/octet-stream",),
+       responses={200: "empty", 404: "notFound"}, **IN_REPO)
+def get_raw_file(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    raw = repo_files.raw_file(view.repo, req.params["filepath"], req.arg("ref"))
+    return ApiResponse(status=200, body=raw.content, headers={
+        "Content-Type": raw.content_type,
+        "Content-Disposition": f"inline; filename*=UTF-8''{quote(raw.name)}",
+        "Content-Security-Policy": FILE_CSP,
+    })
+
+
+@route("GET", "/repos/{owner}/{repo}/editorconfig/{filepath:path}", "repoGetEditorConfig",
+       summary="Get the EditorConfig definitions of a file in a repository", query=REF,
+       responses={200: "empty", 404: "notFound"}, **IN_REPO)
+def get_editorconfig(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    return ApiResponse.json(repo_files.editorconfig(view.repo, req.params["filepath"],
+                                                    req.arg("ref")))
+
+
+@route("GET", "/repos/{owner}/{repo}/archive/{archive:path}", "repoGetArchive",
+       summary="Get an archive of a repository",
+       produces=("application/octet-stream", "application/zip", "application/gzip"),
+       responses={200: "empty", 404: "notFound"}, **IN_REPO)
+def get_archive(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    found = archives.get_archive(view.repo, req.params["archive"])
+    if req.method == "GET":
+        # A release's tag counts its archive downloads (Release.archive_download_count).
+        releases.count_archive_download(view.repo, req.params["archive"])
+    disposition = (f'attachment; filename="{found.filename}"; '
+                   f"filename*=UTF-8''{quote(found.filename)}")
+    if found.url:
+        return ApiResponse(status=302, headers={"Location": found.url})
+    return ApiResponse(status=200, body=found.data, headers={
+        "Content-Type": found.content_type, "Content-Disposition": disposition,
+        "Last-Modified": formatdate(found.created, usegmt=True),
+        "Cache-Control": "private, max-age=300",
+    })

@@ -1,0 +1,373 @@
+"""The contents API (issue 14 item 1): reading a path at a ref as Forgejo's
+ContentsResponse data, and changing files in one commit per request.
+
+Reading resolves the ref, walks the tree to the path and finds the last commit that
+changed each entry shown (first-parent history, bounded).  Writing builds one commit
+with ``chalicelib.gitops`` (signed per ``[repository.signing] CRUD_ACTIONS``) and moves
+the branch by compare-and-swap through ``pushes.apply_ref_updates``: a concurrent
+writer of the same branch makes the request fail with 409 and nothing is written.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import posixpath
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.contents import files as repo_files
+
+if TYPE_CHECKING:
+    from chalicelib.repos.views import RepoView
+
+HISTORY_LIMIT = 500      # commits walked back to find an entry's last change
+OPERATIONS = ("create", "update", "delete")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One path at a commit: what a ContentsResponse shows."""
+    path: str
+    kind: str                      # file, dir, symlink, submodule
+    sha: str                       # blob, tree or (submodule) commit id
+    size: int
+    content: bytes | None = None   # files (not in a directory listing)
+    target: str | None = None      # symlinks
+    submodule_url: str | None = None
+    last_commit_sha: str = ""
+    last_commit_time: int = 0
+    last_commit_tz: int = 0
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+    @property
+    def object_type(self) -> str:
+        return {"dir": "tree", "submodule": "commit"}.get(self.kind, "blob")
+
+
+@dataclass(frozen=True)
+class At:
+    """The ref a read or write is at: its name as given, its kind (branch/tag/commit)."""
+    ref: str
+    ref_type: str
+    commit_id: str
+
+
+@dataclass
+class Written:
+    """The outcome of a write: the commit, the branch and the files as now stored."""
+    commit: object                 # dulwich Commit
+    at: At
+    files: list[Entry | None] = field(default_factory=list)
+
+
+MAX_NAME_BYTES = 255     # a file name longer than this cannot be checked out anywhere
+MAX_PATH_BYTES = 4096
+
+
+def _clean(path: str) -> str:
+    return "/".join(part for part in (path or "").split("/") if part)
+
+
+def _written_path(path: str, label: str) -> str:
+    """A path to write: cleaned, and short enough for every file system to check out."""
+    clean = _clean(path)
+    if not clean:
+        raise InvalidInput(f"[{label}]: Required")
+    if len(clean.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES or any(
+            len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES
+            for part in clean.split("/")):
+        raise InvalidInput(f"file name is too long [path: {clean[:100]}...]")
+    return clean
+
+
+def _ref_type(git, name: str, commit_id: bytes) -> str:
+    if f"refs/heads/{name}".encode() in git.refs:
+        return "branch"
+    if f"refs/tags/{name}".encode() in git.refs:
+        return "tag"
+    return "commit"
+
+
+def _at(git, repo, ref: str | None) -> At:
+    name = ref or repo.default_branch
+    commit_id = repo_files.resolve(git, repo, name)
+    return At(name, _ref_type(git, name, commit_id), commit_id.decode())
+
+
+def _entry_id(git, tree_id: bytes, path: str):
+    from chalicelib.gitops import trees
+
+    if not path:
+        return stat.S_IFDIR, tree_id
+    return trees.entry_at(git.object_store, tree_id, path)
+
+
+def _last_changes(git, commit_id: bytes, paths: list[str]) -> dict[str, object]:
+    """The commit (first-parent history) that last changed each of ``paths``."""
+    found: dict[str, object] = {}
+    commit = git[commit_id]
+    ids = {p: _entry_id(git, commit.tree, p) for p in paths}
+    for _ in range(HISTORY_LIMIT):
+        open_paths = [p for p in paths if p not in found]
+        if not open_paths:
+            break
+        parent = git[commit.parents[0]] if commit.parents else None
+        for p in open_paths:
+            if parent is None or _entry_id(git, parent.tree, p) != ids[p]:
+                found[p] = commit
+        if parent is None:
+            break
+        commit = parent
+    for p in paths:
+        found.setdefault(p, commit)
+    return found
+
+
+def _submodule_url(git, tree_id: bytes, path: str) -> str | None:
+    from dulwich.config import ConfigFile, parse_submodules
+
+    found = _entry_id(git, tree_id, ".gitmodules")
+    if found is None:
+        return None
+    try:
+        config = ConfigFile.from_file(io.BytesIO(git[found[1]].as_raw_string()))
+        for sub_path, url, _ in parse_submodules(config):
+            if sub_path.decode("utf-8", "replace") == path:
+                return url.decode("utf-8", "replace")
+    except (NotFoundError, ValueError, KeyError):
+        return None
+    return None
+
+
+def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
+           with_content: bool) -> Entry:
+    common = dict(path=path, sha=sha.decode(), last_commit_sha=last.id.decode(),
+                  last_commit_time=int(last.commit_time),
+                  last_commit_tz=int(last.commit_timezone))
+    if stat.S_ISDIR(mode):
+        return Entry(kind="dir", size=0, **common)
+    if mode == 0o160000:
+        return Entry(kind="submodule", size=0,
+                     submodule_url=_submodule_url(git, tree_id, path), **common)
+    data = git[sha].as_raw_string()
+    if stat.S_ISLNK(mode):
+        return Entry(kind="symlink", size=len(data), target=data.decode("utf-8", "replace"),
+                     **common)
+    return Entry(kind="file", size=len(data), content=data if with_content else None,
+                 **common)
+
+
+def get_contents(view: RepoView, path: str, ref: str | None, *,
+                 git=None) -> tuple[At, Entry | list[Entry]]:
+    """The entry at ``path`` (a file with its content), or a directory's entries.
+    ``git``: the repository already opened by the caller (its refs and pack list are
+    read once per open), else it is opened here."""
+    repo = view.repo
+    git = git if git is not None else repo_files.open_git(repo)
+    at = _at(git, repo, ref)
+    commit_id = at.commit_id.encode()
+    tree_id = git[commit_id].tree
+    path = _clean(path)
+    try:
+        found = _entry_id(git, tree_id, path)
+    except InvalidInput:
+        found = None
+    if found is None:
+        raise NotFoundError(f"object does not exist [id: , rel_path: {path}]")
+    mode, sha = found
+    if not stat.S_ISDIR(mode):
+        last = _last_changes(git, commit_id, [path])[path]
+        return at, _entry(git, tree_id, path, mode, sha, last, with_content=True)
+    children = sorted(git[sha].iteritems(), key=lambda e: e.path)
+    paths = [posixpath.join(path, e.path.decode("utf-8", "replace")) for e in children]
+    lasts = _last_changes(git, commit_id, paths)
+    return at, [_entry(git, tree_id, p, e.mode, e.sha, lasts[p], with_content=False)
+                for p, e in zip(paths, children)]
+
+
+# Writing ------------------------------------------------------------------------------
+
+def _decode(text, field_name: str) -> bytes:
+    if text is None:
+        return b""
+    if not isinstance(text, str):
+        raise InvalidInput(f"[{field_name}]: must be a base64 string")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput(f"[{field_name}]: invalid base64 content") from None
+
+
+def _date(text, label: str) -> tuple[int | None, int]:
+    if not text:
+        return None, 0
+    try:
+        parsed = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"[Dates.{label}]: invalid date {text!r}") from None
+    offset = parsed.utcoffset()
+    return int(parsed.timestamp()), int(offset.total_seconds()) if offset else 0
+
+
+def _identities(data: dict, user):
+    """(author, committer): one given is used for both; neither given, the caller."""
+    from chalicelib.gitops.commits import Identity
+    from chalicelib.contents.authorship import identity
+
+    def given(key):
+        value = data.get(key)
+        if isinstance(value, dict) and (value.get("name") or value.get("email")):
+            return (str(value.get("name") or ""), str(value.get("email") or ""))
+        return None
+
+    me = identity(user)
+    author, committer = given("author"), given("committer")
+    author = author or committer
+    committer = committer or author
+    dates = data.get("dates") if isinstance(data.get("dates"), dict) else {}
+    a_time, a_tz = _date(dates.get("author"), "Author")
+    c_time, c_tz = _date(dates.get("committer"), "Committer")
+
+    def make(pair, when, tz):
+        name, email = pair or (me.name, me.email)
+        return Identity(name or me.name, email or me.email, when, tz)
+    return make(author, a_time, a_tz), make(committer, c_time, c_tz)
+
+
+def default_message(files: list[dict]) -> str:
+    """Forgejo's default: "Add 'a'", "Update 'b'", "Delete 'c'", one line per kind."""
+    lines = []
+    for op, verb in (("create", "Add"), ("update", "Update"), ("delete", "Delete")):
+        paths = [f"'{f['path']}'" for f in files if f["operation"] == op]
+        if paths:
+            lines.append(f"{verb} {', '.join(paths)}")
+    return "\n".join(lines)
+
+
+def _edits(files: list[dict]):
+    from chalicelib.gitops import trees
+
+    edits = []
+    for f in files:
+        if f["operation"] == "create":
+            edits.append(trees.create(f["path"], f["content"]))
+        elif f["operation"] == "update":
+            edits.append(trees.update(f["path"], f["content"], sha=f["sha"],
+                                      from_path=f.get("from_path") or None))
+        else:
+            edits.append(trees.delete(f["path"], sha=f["sha"]))
+    return edits
+
+
+def parse_files(raw) -> list[dict]:
+    """ChangeFileOperation items, checked: operation, path, base64 content, sha."""
+    if not isinstance(raw, list) or not raw:
+        raise InvalidInput("[Files]: Required")
+    files = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise InvalidInput("[Files]: each item must be an object")
+        op = item.get("operation")
+        if op not in OPERATIONS:
+            raise InvalidInput(f"[Files.Operation]: must be one of {', '.join(OPERATIONS)}")
+        path = item.get("path")
+        if not isinstance(path, str):
+            raise InvalidInput("[Files.Path]: Required")
+        sha = item.get("sha") or None
+        if op != "create" and not sha:
+            raise InvalidInput("[Files.SHA]: Required for update and delete")
+        from_path = item.get("from_path") or None
+        files.append({"operation": op, "path": _written_path(path, "Files.Path"), "sha": sha,
+                      "from_path": _clean(from_path) if isinstance(from_path, str) else None,
+                      "content": _decode(item.get("content"), "Files.ContentBase64")})
+    return files
+
+
+def _require_writer(view: RepoView, user) -> None:
+    if user is None or not view.can_write:
+        raise PermissionDenied("user should have a permission to write to a repo")
+    if view.repo.archived:
+        raise ArchivedRepository("repository is archived")
+
+
+def change_files(view: RepoView, user, data: dict, files: list[dict] | None = None) -> Written:
+    """One commit with ``files`` (None: the body's ``files``) applied on ``branch`` (or a
+    ``new_branch`` from it)."""
+    from chalicelib.gitops import commits, objects
+    from chalicelib.contents import pushes
+    from chalicelib.signing import service as signing
+    from chalicelib.contents.authorship import validate_branch_name
+
+    _require_writer(view, user)
+    if files is None:
+        files = parse_files(data.get("files"))
+    repo = view.repo
+    git = repo_files.open_git(repo)
+    branch = str(data.get("branch") or repo.default_branch)
+    new_branch = str(data.get("new_branch") or "")
+    try:
+        head = git.refs[f"refs/heads/{branch}".encode()]
+    except KeyError:
+        head = None
+    if head is None and not (repo.empty and branch == repo.default_branch):
+        raise NotFoundError(f"branch does not exist [name: {branch}]")
+    target, replaced = branch, None
+    if new_branch and new_branch != branch:
+        try:
+            validate_branch_name(new_branch)
+        except InvalidInput:
+            raise InvalidInput(f"[NewBranchName]: invalid branch name {new_branch!r}") from None
+        try:
+            replaced = git.refs[f"refs/heads/{new_branch}".encode()]
+        except KeyError:
+            replaced = None
+        if replaced is not None and not data.get("force_overwrite_new_branch"):
+            raise InvalidInput(f"branch already exists [name: {new_branch}]")
+        target = new_branch
+    author, committer = _identities(data, user)
+    message = str(data.get("message") or "") or default_message(files)
+    if data.get("signoff"):
+        message = message.rstrip("\n") + f"\n\nSigned-off-by: {committer.name} <{committer.email}>"
+    with objects.staged(git.object_store) as staged:
+        made = commits.commit_edits(
+            staged, parent=head, edits=_edits(files), author=author, committer=committer,
+            message=message, sign=signing.commit_signer("CRUD_ACTIONS", user))
+    # The ref moves by compare-and-swap from what this request read: the branch's tip,
+    # or the overwritten new branch's (force_overwrite_new_branch), else absent.
+    old = head.decode() if head is not None and target == branch else None
+    if target != branch and replaced is not None:
+        old = replaced.decode()
+    pushes.apply_ref_updates(repo, git, [(f"refs/heads/{target}", old, made.id.decode())],
+                             actor=user)
+    at = At(target, "branch", made.id.decode())
+    shown: list[Entry | None] = []
+    for f in files:
+        if f["operation"] == "delete":
+            shown.append(None)
+            continue
+        found = _entry_id(git, made.tree, f["path"])
+        mode, sha = found
+        shown.append(_entry(git, made.tree, f["path"], mode, sha, made, with_content=True))
+    return Written(made, at, shown)
+
+
+def change_one(view: RepoView, user, data: dict, path: str, operation: str) -> Written:
+    """POST/PUT/DELETE /contents/{filepath}: one file's operation."""
+    _require_writer(view, user)
+    if operation != "delete" and data.get("content") is None:
+        raise InvalidInput("[ContentBase64]: Required")
+    if operation != "create" and not data.get("sha"):
+        raise InvalidInput("[SHA]: Required")
+    files = [{"operation": operation, "path": _written_path(path, "FilePath"),
+              "sha": data.get("sha") or None,
+              "from_path": _clean(data["from_path"]) if isinstance(data.get("from_path"), str)
+              and data.get("from_path") else None,
+              "content": _decode(data.get("content"), "ContentBase64")}]
+    return change_files(view, user, data, files)

@@ -1,0 +1,100 @@
+"""Git smart HTTP for a repository the caller may use (``git_transport/routes.py`` decides who
+may; this runs the protocol over ``chalicelib.gitstore.smart_http``).
+
+A push's ref transaction is ours (``pushes``): the refs' compare-and-swap, the branch
+records, the repository's metadata and the push events commit together, so a push
+that is reported "ok" has its records and its events, and a refused one has neither.
+
+Each call opens the repository and closes it when its answer is done (for a fetch, when
+the stream ends or is abandoned): a pack read whole is a memory map of its file, and
+the map is not unmapped until the pack is closed, which otherwise waits for a cyclic
+garbage collection (shallow fetches of a 210 MB repository, one after the other, held
+two or three maps of its pack at once).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from chalicelib.contents import pushes
+from chalicelib.quota import charges as quota_charges
+
+if TYPE_CHECKING:
+    from chalicelib.gitstore.repo import NimbusRepo
+    from chalicelib.repos.views import RepoView
+    from chalicelib.accounts.store import Account
+
+UPLOAD_PACK = "git-upload-pack"
+RECEIVE_PACK = "git-receive-pack"
+SERVICES = (UPLOAD_PACK, RECEIVE_PACK)
+
+
+def open_git(view: RepoView) -> NimbusRepo:
+    from chalicelib.gitstore import repo as gitrepo
+
+    return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))
+
+
+def advertise(view: RepoView, service: str, git_protocol: str | None = None) -> bytes:
+    """Body of ``GET info/refs?service=<service>``; ``git_protocol`` is the request's
+    ``Git-Protocol`` header (``version=2`` gets protocol v2 for upload-pack)."""
+    from chalicelib.gitstore import smart_http
+
+    with open_git(view) as git:
+        return smart_http.advertise(git, service, git_protocol)
+
+
+def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None) -> Iterator[bytes]:
+    """Body of ``POST git-upload-pack`` (fetch, clone, partial clone's lazy fetches) as
+    chunks, the pack built as they are taken.  The first ``next`` negotiates (and
+    raises what the request did wrong); take it inside the request."""
+    from chalicelib.gitstore import smart_http
+
+    git = open_git(view)
+    try:
+        yield from smart_http.upload_pack_stream(git, body, git_protocol,
+                                                 any_object=lambda: _pool_is_private(view))
+    finally:
+        git.close()
+
+
+def _pool_is_private(view: RepoView) -> bool:
+    """Whether the repository's object pool holds its objects only.  Forgejo lets a
+    client want any object by id (git's uploadpack.allowAnySHA1InWant); with a pool
+    shared by forks that could hand out another repository's objects, so then only
+    objects reachable from this repository's refs may be wanted."""
+    from chalicelib.repos import store as repo_store
+
+    if int(view.repo.pool_id) != int(view.repo.id):
+        return False
+    pool = repo_store.get_pool(int(view.repo.pool_id))
+    return pool is None or int(pool.members or 0) <= 1
+
+
+def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
+                 before_commit: Callable[[list], None] | None = None) -> bytes:
+    """Body of ``POST git-receive-pack`` (push).  ``before_commit(updates)`` runs after
+    the pack is stored and before the refs move (crash tests)."""
+    from chalicelib.gitstore import smart_http
+
+    git = open_git(view)
+
+    def commit_refs(updates: list[tuple[str, str, str]]) -> None:
+        pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor))
+
+    def check_push(updates: list[tuple[str, str, str]]) -> str | None:
+        return quota_charges.push_refusal(view.repo, updates)
+
+    with git:
+        return smart_http.receive_pack(git, body, commit_refs=commit_refs,
+                                       before_commit=before_commit, check_update=_refuse_hidden,
+                                       check_push=check_push)
+
+
+# Refs the service keeps itself (Forgejo's receive.hideRefs): the pull requests' heads.
+SERVER_REFS = ("refs/pull/",)
+
+
+def _refuse_hidden(ref: str, old: str, new: str) -> str | None:
+    if ref.startswith(SERVER_REFS):
+        return "deny updating a hidden ref"
+    return None

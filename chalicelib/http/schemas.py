@@ -1,0 +1,407 @@
+"""Swagger definitions of the records we send and the options we accept.
+
+Field names and types follow Forgejo's API description.  ``records.py`` builds the
+records; ``swagger.py`` publishes these; tests check all three agree.
+"""
+from __future__ import annotations
+
+from chalicelib.http.schema_types import B, EMAIL, I, S, STRINGS, T, nullable, ref  # noqa: F401
+
+RECORDS: dict[str, dict[str, dict]] = {
+    "User": {
+        "id": I, "login": S, "login_name": S, "source_id": I, "full_name": S, "email": EMAIL,
+        "avatar_url": S, "html_url": S, "language": S, "is_admin": B, "last_login": T,
+        "created": T, "restricted": B, "active": B, "prohibit_login": B, "location": S,
+        "pronouns": S, "website": S, "description": S, "visibility": S, "followers_count": I,
+        "following_count": I, "starred_repos_count": I, "username": S,
+    },
+    "PublicKey": {
+        "id": I, "key": S, "url": S, "title": S, "fingerprint": S, "created_at": T,
+        "updated_at": T, "user": ref("User"), "read_only": B, "key_type": S, "verified": B,
+    },
+    "AccessToken": {
+        "id": I, "name": S, "sha1": S, "token_last_eight": S, "scopes": STRINGS,
+        "created_at": T,
+        "repositories": nullable({"type": "array", "items": {"type": "object"}}),
+    },
+    "ServerVersion": {"version": S},
+    "GeneralAPISettings": {
+        "max_response_items": I, "default_paging_num": I, "default_git_trees_per_page": I,
+        "default_max_blob_size": I,
+    },
+    "APIError": {"message": S, "url": S},
+    "Permission": {"admin": B, "push": B, "pull": B},
+    "InternalTracker": {"enable_time_tracker": B, "allow_only_contributors_to_track_time": B,
+                        "enable_issue_dependencies": B},
+    "Repository": {
+        "id": I, "owner": ref("User"), "name": S, "full_name": S, "description": S, "empty": B,
+        "private": B, "fork": B, "template": B, "parent": nullable(ref("Repository")), "mirror": B,
+        "size": I, "language": S, "languages_url": S, "html_url": S, "url": S, "link": S,
+        "ssh_url": S, "clone_url": S, "original_url": S, "website": S, "stars_count": I,
+        "forks_count": I, "watchers_count": I, "open_issues_count": I, "open_pr_counter": I,
+        "release_counter": I, "default_branch": S, "archived": B, "created_at": T,
+        "updated_at": T, "archived_at": T, "permissions": ref("Permission"), "has_issues": B,
+        "internal_tracker": ref("InternalTracker"), "has_wiki": B, "wiki_branch": S,
+        "globally_editable_wiki": B, "has_pull_requests": B, "has_projects": B,
+        "has_releases": B, "has_packages": B, "has_actions": B, "ignore_whitespace_conflicts": B,
+        "allow_merge_commits": B, "allow_rebase": B, "allow_rebase_explicit": B,
+        "allow_squash_merge": B, "allow_fast_forward_only_merge": B, "allow_rebase_update": B,
+        "default_delete_branch_after_merge": B, "default_merge_style": S,
+        "default_update_style": S, "default_allow_maintainer_edit": B, "avatar_url": S,
+        "internal": B, "mirror_interval": S, "object_format_name": S, "mirror_updated": T,
+        "repo_transfer": nullable(ref("RepoTransfer")), "topics": STRINGS, "wiki_clone_url": S,
+        "wiki_ssh_url": S, "has_wiki_contents": B,
+    },
+    "RepoTransfer": {"doer": ref("User"), "recipient": ref("User"),
+                     "teams": {"type": "array", "items": {"type": "object"}}},
+    "SearchResults": {"ok": B, "data": {"type": "array", "items": ref("Repository")}},
+    "PayloadUser": {"name": S, "email": EMAIL, "username": S},
+    "PayloadCommitVerification": {"verified": B, "reason": S, "signature": S,
+                                  "signer": nullable(ref("PayloadUser")), "payload": S},
+    "PayloadCommit": {
+        "id": S, "message": S, "url": S, "author": ref("PayloadUser"),
+        "committer": ref("PayloadUser"), "verification": ref("PayloadCommitVerification"),
+        "timestamp": T, "added": nullable(STRINGS), "removed": nullable(STRINGS),
+        "modified": nullable(STRINGS),
+    },
+    "Organization": {
+        "id": I, "name": S, "username": S, "full_name": S, "email": S, "avatar_url": S,
+        "description": S, "website": S, "location": S, "visibility": S,
+        "repo_admin_change_team_access": B, "created": T,
+    },
+    "Team": {
+        "id": I, "name": S, "description": S, "organization": ref("Organization"),
+        "includes_all_repositories": B, "permission": S, "units": STRINGS,
+        "units_map": {"type": "object", "additionalProperties": S}, "can_create_org_repo": B,
+    },
+    "Branch": {
+        "name": S, "commit": ref("PayloadCommit"), "protected": B, "required_approvals": I,
+        "enable_status_check": B, "status_check_contexts": STRINGS, "user_can_push": B,
+        "user_can_merge": B, "effective_branch_protection_name": S,
+    },
+}
+
+# Request bodies: (required fields, properties).
+OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
+    "CreateUserOption": (["username", "email"], {
+        "username": S, "email": EMAIL, "password": S, "full_name": S, "login_name": S,
+        "source_id": I, "must_change_password": B, "restricted": B, "send_notify": B,
+        "visibility": S, "created_at": T,
+    }),
+    "EditUserOption": ([], {
+        "active": B, "admin": B, "allow_create_organization": B, "allow_git_hook": B,
+        "allow_import_local": B, "description": S, "email": EMAIL, "full_name": S,
+        "hide_email": B, "location": S, "login_name": S, "max_repo_creation": I,
+        "must_change_password": B, "password": S, "prohibit_login": B, "pronouns": S,
+        "restricted": B, "source_id": I, "visibility": S, "website": S,
+    }),
+    "CreateKeyOption": (["title", "key"], {"title": S, "key": S, "read_only": B}),
+    "CreateAccessTokenOption": (["name"], {"name": S, "scopes": STRINGS}),
+    "CreateRepoOption": (["name"], {
+        "name": S, "description": S, "private": B, "auto_init": B, "gitignores": S,
+        "license": S, "readme": S, "issue_labels": S, "default_branch": S, "template": B,
+        "trust_model": S, "object_format_name": S,
+    }),
+    "CreateForkOption": ([], {"name": S, "organization": S}),
+    "EditRepoOption": ([], {
+        "name": S, "description": S, "website": S, "private": B, "template": B,
+        "archived": B, "default_branch": S, "mirror_interval": S,
+        "ignore_whitespace_conflicts": B, "allow_merge_commits": B, "allow_rebase": B,
+        "allow_rebase_explicit": B, "allow_squash_merge": B,
+        "allow_fast_forward_only_merge": B, "allow_manual_merge": B,
+        "autodetect_manual_merge": B, "allow_rebase_update": B,
+        "default_delete_branch_after_merge": B, "default_merge_style": S,
+        "default_update_style": S, "default_allow_maintainer_edit": B,
+    }),
+    "CreateOrgOption": (["username"], {
+        "username": S, "full_name": S, "email": S, "description": S, "website": S,
+        "location": S, "visibility": S, "repo_admin_change_team_access": B,
+    }),
+    "EditOrgOption": ([], {
+        "full_name": S, "email": S, "description": S, "website": S, "location": S,
+        "visibility": S, "repo_admin_change_team_access": B,
+    }),
+    "CreateTeamOption": (["name"], {
+        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
+        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
+        "can_create_org_repo": B,
+    }),
+    "EditTeamOption": (["name"], {
+        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
+        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
+        "can_create_org_repo": B,
+    }),
+    "MigrateRepoOptions": (["clone_addr", "repo_name"], {
+        "clone_addr": S, "auth_username": S, "auth_password": S, "auth_token": S, "uid": I,
+        "repo_owner": S, "repo_name": S, "service": S, "mirror": B, "mirror_interval": S,
+        "private": B, "description": S, "wiki": B, "milestones": B, "labels": B, "issues": B,
+        "pull_requests": B, "releases": B, "lfs": B, "lfs_endpoint": S,
+    }),
+}
+
+# Lists are arrays of a record: responses named <Record>List.
+LISTS = ("User", "PublicKey", "AccessToken", "Repository", "Branch", "Organization", "Team")
+
+# Collaborators, stars, watches and deploy keys (repos/access_routes.py).
+RECORDS.update({
+    "RepoCollaboratorPermission": {"permission": S, "role_name": S, "user": ref("User")},
+    # reason is an untyped (always null) field in Forgejo's description too.
+    "WatchInfo": {"subscribed": B, "ignored": B, "reason": {}, "created_at": T, "url": S,
+                  "repository_url": S},
+    "DeployKey": {"id": I, "key_id": I, "key": S, "url": S, "title": S, "fingerprint": S,
+                  "created_at": T, "read_only": B, "repository": ref("Repository")},
+})
+OPTIONS.update({
+    "AddCollaboratorOption": ([], {"permission": {"type": "string",
+                                                  "enum": ["read", "write", "admin"]}}),
+})
+LISTS += ("DeployKey",)
+
+# Webhooks (appended: other areas edit the tables above concurrently).
+_STRING_MAP = {"type": "object", "additionalProperties": S}
+RECORDS["Hook"] = {
+    "id": I, "type": S, "branch_filter": S, "url": S, "config": _STRING_MAP, "events": STRINGS,
+    "authorization_header": S, "content_type": S,
+    "metadata": {},   # Forgejo's is untyped: null, or the hook type's settings object
+    "active": B, "updated_at": T, "created_at": T,
+}
+OPTIONS["CreateHookOption"] = (["type", "config"], {
+    "type": S, "config": _STRING_MAP, "events": STRINGS, "branch_filter": S,
+    "authorization_header": S, "active": B,
+})
+OPTIONS["EditHookOption"] = ([], {
+    "config": _STRING_MAP, "events": STRINGS, "branch_filter": S, "authorization_header": S,
+    "active": B,
+})
+LISTS += ("Hook",)
+
+# Markdown and signing (issue 6; appended).
+RECORDS["GPGKeyEmail"] = {"email": S, "verified": B}
+RECORDS["GPGKey"] = {
+    "id": I, "primary_key_id": S, "key_id": S, "public_key": S,
+    "emails": {"type": "array", "items": ref("GPGKeyEmail")},
+    "subkeys": {"type": "array", "items": ref("GPGKey")}, "can_sign": B,
+    "can_encrypt_comms": B, "can_encrypt_storage": B, "can_certify": B, "verified": B,
+    "created_at": T, "expires_at": T,
+}
+OPTIONS["CreateGPGKeyOption"] = (["armored_public_key"], {"armored_public_key": S,
+                                                          "armored_signature": S})
+OPTIONS["MarkdownOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B})
+OPTIONS["MarkupOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B, "FilePath": S,
+                                "BranchPath": S})
+LISTS += ("GPGKey",)
+
+# Issue tracker (issues/routes.py; appended).
+_INTS = {"type": "array", "items": I}
+RECORDS.update({
+    "Label": {"id": I, "name": S, "exclusive": B, "is_archived": B, "color": S,
+              "description": S, "url": S},
+    "Milestone": {"id": I, "title": S, "description": S, "state": S,
+                  "open_issues": I, "closed_issues": I, "created_at": T, "updated_at": T,
+                  "closed_at": nullable(T), "due_on": nullable(T)},
+    "RepositoryMeta": {"id": I, "name": S, "owner": S, "full_name": S},
+    "PullRequestMeta": {"merged": B, "merged_at": nullable(T), "draft": B, "html_url": S},
+    "Attachment": {"id": I, "name": S, "size": I, "download_count": I, "created_at": T,
+                   "uuid": S, "browser_download_url": S,
+                   "type": {"type": "string", "enum": ["attachment", "external"]}},
+    "Issue": {
+        "id": I, "url": S, "html_url": S, "number": I, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "title": S, "body": S, "ref": S,
+        "assets": {"type": "array", "items": ref("Attachment")},
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
+        "state": S, "is_locked": B, "comments": I, "created_at": T,
+        "updated_at": T, "closed_at": nullable(T), "due_date": nullable(T), "pin_order": I,
+        "pull_request": nullable(ref("PullRequestMeta")), "repository": ref("RepositoryMeta"),
+    },
+    "Comment": {
+        "id": I, "html_url": S, "pull_request_url": S, "issue_url": S, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "body": S,
+        "assets": {"type": "array", "items": ref("Attachment")}, "created_at": T,
+        "updated_at": T,
+    },
+    "TrackedTime": {"id": I, "created": T, "time": I, "user_id": I, "user_name": S,
+                    "issue_id": I, "issue": nullable(ref("Issue"))},
+})
+OPTIONS.update({
+    "CreateIssueOption": (["title"], {
+        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS,
+        "milestone": I, "labels": _INTS, "closed": B, "due_date": T,
+    }),
+    "EditIssueOption": ([], {
+        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS, "milestone": I,
+        "state": S, "due_date": T, "unset_due_date": B, "updated_at": T,
+    }),
+    "CreateIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
+    "EditIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
+    "IssueLabelsOption": ([], {"labels": {"type": "array", "items": {}}, "updated_at": T}),
+    "CreateLabelOption": (["name", "color"], {
+        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
+    "EditLabelOption": ([], {
+        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
+    "CreateMilestoneOption": ([], {
+        "title": S, "description": S, "due_on": T,
+        "state": {"type": "string", "enum": ["open", "closed"]}}),
+    "EditMilestoneOption": ([], {"title": S, "description": S, "due_on": T, "state": S}),
+    "AddTimeOption": (["time"], {"time": I, "created": T, "user_name": S}),
+})
+LISTS += ("Issue", "Comment", "Label", "Milestone", "TrackedTime")
+
+# Commit statuses (statuses/routes.py; appended).  Forgejo's state fields are a $ref to
+# CommitStatusState, a string enum.
+_STATUS_STATE = {"type": "string",
+                 "enum": ["pending", "success", "error", "failure", "warning", "skipped"]}
+RECORDS.update({
+    "CommitStatus": {"id": I, "status": _STATUS_STATE, "target_url": S, "description": S,
+                     "url": S, "context": S, "creator": ref("User"), "created_at": T,
+                     "updated_at": T},
+    # Empty (state "", statuses and repository null) for a commit without statuses.
+    "CombinedStatus": {"state": {"type": "string", "enum": ["", *_STATUS_STATE["enum"]]},
+                       "sha": S, "total_count": I,
+                       "statuses": nullable({"type": "array", "items": ref("CommitStatus")}),
+                       "repository": nullable(ref("Repository")), "commit_url": S, "url": S},
+})
+OPTIONS["CreateStatusOption"] = ([], {"state": _STATUS_STATE, "target_url": S,
+                                      "description": S, "context": S})
+LISTS += ("CommitStatus",)
+
+# Pull requests (pulls/routes.py; appended).
+RECORDS.update({
+    "PRBranchInfo": {"label": S, "ref": S, "sha": S, "repo_id": I,
+                     "repo": nullable(ref("Repository"))},
+    "PullRequest": {
+        "id": I, "url": S, "number": I, "user": ref("User"), "title": S, "body": S,
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
+        "requested_reviewers": {"type": "array", "items": ref("User")},
+        "requested_reviewers_teams": {"type": "array", "items": ref("Team")},
+        "state": S, "draft": B, "is_locked": B, "comments": I, "review_comments": I,
+        "additions": I, "deletions": I, "changed_files": I, "html_url": S, "diff_url": S,
+        "patch_url": S, "mergeable": B, "merged": B, "merged_at": nullable(T),
+        "merge_commit_sha": nullable(S), "merged_by": nullable(ref("User")),
+        "allow_maintainer_edit": B, "base": ref("PRBranchInfo"), "head": ref("PRBranchInfo"),
+        "merge_base": S, "due_date": nullable(T), "created_at": T, "updated_at": T,
+        "closed_at": nullable(T), "pin_order": I, "flow": I,
+    },
+    "ChangedFile": {"filename": S, "previous_filename": S, "status": S, "additions": I,
+                    "deletions": I, "changes": I, "html_url": S, "contents_url": S,
+                    "raw_url": S},
+    "CommitUser": {"name": S, "email": S, "date": S},
+    "CommitMeta": {"url": S, "sha": S, "created": T},
+    "RepoCommit": {"url": S, "author": ref("CommitUser"), "committer": ref("CommitUser"),
+                   "message": S, "tree": ref("CommitMeta"),
+                   "verification": ref("PayloadCommitVerification")},
+    "CommitStats": {"total": I, "additions": I, "deletions": I},
+    "CommitAffectedFiles": {"filename": S, "status": S},
+    "Commit": {
+        "url": S, "sha": S, "created": T, "html_url": S, "commit": ref("RepoCommit"),
+        "author": nullable(ref("User")), "committer": nullable(ref("User")),
+        "parents": {"type": "array", "items": ref("CommitMeta")},
+        "files": nullable({"type": "array", "items": ref("CommitAffectedFiles")}),
+        "stats": nullable(ref("CommitStats")),
+    },
+})
+OPTIONS.update({
+    "CreatePullRequestOption": ([], {
+        "head": S, "base": S, "title": S, "body": S, "assignee": S, "assignees": STRINGS,
+        "milestone": I, "labels": _INTS, "due_date": T,
+    }),
+    "EditPullRequestOption": ([], {
+        "title": S, "body": S, "base": S, "assignee": S, "assignees": STRINGS, "milestone": I,
+        "labels": _INTS, "state": S, "due_date": T, "unset_due_date": B,
+        "allow_maintainer_edit": B,
+    }),
+    "MergePullRequestOption": (["Do"], {
+        "Do": {"type": "string", "enum": ["merge", "rebase", "rebase-merge", "squash",
+                                          "fast-forward-only", "manually-merged"]},
+        "MergeTitleField": S, "MergeMessageField": S, "MergeCommitID": S,
+        "head_commit_id": S, "force_merge": B, "merge_when_checks_succeed": B,
+        "delete_branch_after_merge": B,
+    }),
+})
+LISTS += ("PullRequest", "ChangedFile", "Commit")
+
+# Releases and their attachments (releases/routes.py, releases/asset_routes.py; appended).
+# Attachment is declared with the issue tracker above.
+_RELEASE_TEXTS = {"tag_name": S, "target_commitish": S, "name": S, "body": S, "draft": B,
+                  "prerelease": B, "hide_archive_links": B}
+RECORDS.update({
+    "TagArchiveDownloadCount": {"zip": I, "tar_gz": I},
+    "Release": {
+        "id": I, "tag_name": S, "target_commitish": S, "name": S, "body": S, "url": S,
+        "html_url": S, "tarball_url": S, "zipball_url": S, "hide_archive_links": B,
+        "upload_url": S, "draft": B, "prerelease": B, "created_at": T, "published_at": T,
+        "author": ref("User"), "assets": {"type": "array", "items": ref("Attachment")},
+        "archive_download_count": ref("TagArchiveDownloadCount"),
+    },
+})
+OPTIONS.update({
+    "CreateReleaseOption": (["tag_name"], dict(_RELEASE_TEXTS)),
+    "EditReleaseOption": ([], dict(_RELEASE_TEXTS)),
+    "EditAttachmentOptions": ([], {"name": S, "browser_download_url": S}),
+})
+LISTS += ("Release", "Attachment")
+
+# Webhook deliveries (issue 13; appended): GitHub's delivery records, which Forgejo
+# lacks, so they are declared apart from RECORDS (every one of those is Forgejo's).
+_OBJECT = {"type": "object"}
+_NUMBER = {"type": "number"}
+_DELIVERY = {
+    "id": I, "guid": S, "delivered_at": nullable(T), "redelivery": B, "duration": _NUMBER,
+    "status": S, "status_code": I, "event": S, "action": nullable(S),
+    "installation_id": nullable(I), "repository_id": nullable(I), "throttled_at": nullable(T),
+    "hook_id": I, "event_type": S, "state": S, "attempts": I, "next_attempt_at": nullable(T),
+}
+EXTENSION_RECORDS: dict[str, dict[str, dict]] = {
+    "HookDelivery": _DELIVERY,
+    "HookDeliveryDetail": {
+        **_DELIVERY, "url": S,
+        "request": {"type": "object", "properties": {"headers": _OBJECT,
+                                                     "payload": nullable(_OBJECT)}},
+        "response": {"type": "object", "properties": {"headers": _OBJECT,
+                                                      "payload": nullable(S)}},
+        "attempt_history": {"type": "array", "items": _OBJECT},
+    },
+}
+EXTENSION_LISTS = ("HookDelivery",)
+
+# Quota (quota/routes.py, quota/admin_routes.py; appended).  Nested records keep Forgejo's
+# definition names; ``groups`` is Forgejo's QuotaGroupList, written out as an array.
+RECORDS.update({
+    "QuotaRuleInfo": {"name": S, "limit": I, "subjects": STRINGS},
+    "QuotaGroup": {"name": S, "rules": {"type": "array", "items": ref("QuotaRuleInfo")}},
+    "QuotaUsedSizeRepos": {"public": I, "private": I},
+    "QuotaUsedSizeGit": {"LFS": I},
+    "QuotaUsedSizeAssetsAttachments": {"issues": I, "releases": I},
+    "QuotaUsedSizeAssetsPackages": {"all": I},
+    "QuotaUsedSizeAssets": {"attachments": ref("QuotaUsedSizeAssetsAttachments"),
+                            "artifacts": I, "packages": ref("QuotaUsedSizeAssetsPackages")},
+    "QuotaUsedSize": {"repos": ref("QuotaUsedSizeRepos"), "git": ref("QuotaUsedSizeGit"),
+                      "assets": ref("QuotaUsedSizeAssets")},
+    "QuotaUsed": {"size": ref("QuotaUsedSize")},
+    "QuotaInfo": {"used": ref("QuotaUsed"),
+                  "groups": {"type": "array", "items": ref("QuotaGroup")}},
+    "QuotaUsedAttachment": {"name": S, "size": I, "api_url": S,
+                            "contained_in": {"type": "object",
+                                             "properties": {"api_url": S, "html_url": S}}},
+    "QuotaUsedPackage": {"name": S, "type": S, "version": S, "size": I, "html_url": S},
+    "QuotaUsedArtifact": {"name": S, "size": I, "html_url": S},
+})
+OPTIONS.update({
+    "CreateQuotaRuleOptions": ([], {"name": S, "limit": I, "subjects": STRINGS}),
+    "CreateQuotaGroupOptions": ([], {"name": S, "rules": {"type": "array",
+                                                          "items": ref("CreateQuotaRuleOptions")}}),
+    "EditQuotaRuleOptions": ([], {"limit": I, "subjects": STRINGS}),
+    "SetUserQuotaGroupsOptions": (["groups"], {"groups": STRINGS}),
+})
+LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackage",
+          "QuotaUsedArtifact")
+
+# Repository content records (contents, commits, branches, tags, git data).
+from chalicelib.http import schemas_git  # noqa: E402 - merged after the base records
+
+RECORDS.update(schemas_git.RECORDS)
+OPTIONS.update(schemas_git.OPTIONS)
+LISTS += schemas_git.LISTS

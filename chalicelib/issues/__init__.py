@@ -1,0 +1,32 @@
+"""The issue tracker: issues, comments, labels, milestones, tracked times, and issue
+references (``Closes #1``: ``references``, followed by ``consumers``).
+
+Operations (``routes.py``): issueGetRepoComments, issueGetComment, issueEditComment,
+issueDeleteComment, issueListIssues, issueCreateIssue, issueGetIssue, issueEditIssue,
+issueDelete, issueGetComments, issueCreateComment, issueEditCommentDeprecated,
+issueDeleteCommentDeprecated, issueGetLabels, issueAddLabel, issueReplaceLabels,
+issueClearLabels, issueRemoveLabel, issueTrackedTimes, issueAddTime, issueResetTime,
+issueDeleteTime, issueListLabels, issueCreateLabel, issueGetLabel, issueEditLabel,
+issueDeleteLabel, issueGetMilestonesList, issueCreateMilestone, issueGetMilestone,
+issueEditMilestone, issueDeleteMilestone.
+
+| module | what it holds |
+|---|---|
+| ``comment_store`` | Comments and tracked times of issues (keys in ``chalicelib.issues.store``). |
+| ``comments`` | Comments and tracked times of issues. |
+| ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, … |
+| ``context`` | What every issue tracker operation shares: the repository's tracker as one caller sees it (``Ctx``), the … |
+| ``meta`` | Labels and milestones of a repository. |
+| ``records`` | Issue tracker records: Label, Milestone, Issue (with PullRequestMeta), Comment and TrackedTime, field for … |
+| ``reference_parser`` | Issue references in text, as Forgejo finds them: ``#N`` (or ``!N``) for the text's own repository, … |
+| ``reference_store`` | References to an issue from elsewhere: a commit, another issue or pull request, a comment.  Forgejo keeps … |
+| ``references`` | Issue references, as Forgejo handles them (``services/issue/commit.go``, ``models/issues/issue_xref.go``, … |
+| ``request`` | What every issue route and page reads from its request: the tracker as this caller sees it (with the keys … |
+| ``routes`` | Issues, comments, labels, milestones and tracked times (Forgejo's ``issue`` tag). |
+| ``service`` | Issues: list, create, get, edit, delete, and the labels of an issue. |
+| ``store`` | The issue tracker in the table: issues, comments, labels, milestones, tracked times. |
+| ``tracker_store`` | Changes to a repository's tracker item (``chalicelib.issues.store`` describes it). |
+
+Registered by ``chalicelib/areas.py``; the references consumer by
+``chalicelib/jobs/consumers.py``.  Pull requests are issue items (``chalicelib.pulls``).
+"""

@@ -1,0 +1,259 @@
+"""What every issue tracker operation shares: the repository's tracker as one caller
+sees it (``Ctx``), the preload plan, account snapshots, and input parsing.
+
+Permissions (Forgejo's): whoever can read the repository's issues unit may open an issue
+and comment; the author or a writer may edit one (403 otherwise), and only writers set
+labels, milestones, assignees and due dates (on creation those are silently dropped for
+others, as Forgejo does).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from chalicelib import events
+from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.accounts import service as accounts
+from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
+from chalicelib.repos.views import Caller, RepoView, strip_git
+from chalicelib.issues import store
+from chalicelib.repos import store as repo_store
+from chalicelib.issues.tracker_store import TrackerChange
+from chalicelib.issues.store import Account, Issue, Tracker
+
+ISSUES_UNIT = "repo.issues"
+PULLS_UNIT = "repo.pulls"
+MAX_TITLE = 255
+
+
+# Context ----------------------------------------------------------------------------------
+
+@dataclass
+class Ctx(HasAccess):
+    """A repository's issue tracker as one caller sees it.  The tracker is read once per
+    request and, after a write, kept as the write left it (never read again)."""
+    view: RepoView
+    caller: Caller
+    access: Access                      # on the issues unit
+    pulls_access: Access | None = field(default=None, repr=False)
+    known_tracker: Tracker | None = field(default=None, repr=False)
+
+    @property
+    def repo(self):
+        return self.view.repo
+
+    @property
+    def repo_id(self) -> int:
+        return int(self.view.repo.id)
+
+    @property
+    def user(self) -> Account | None:
+        return self.caller.user
+
+
+    def can_write_for(self, issue: Issue) -> bool:
+        if not issue.is_pull:
+            return self.can_write
+        if self.pulls_access is None:
+            self.pulls_access = repo_access(self.user, self.repo, self.view.owner,
+                                            public_only=self.caller.public_only, unit=PULLS_UNIT)
+        return self.pulls_access >= Access.WRITE
+
+    def tracker(self, *, consistent: bool = False) -> Tracker:
+        if consistent or self.known_tracker is None:
+            self.known_tracker = store.get_tracker(self.repo_id, consistent=consistent)
+        return self.known_tracker
+
+    def wrote(self, tracker: Tracker, change: TrackerChange) -> None:
+        """The commit of ``change`` (staged on ``tracker`` as read) succeeded."""
+        self.known_tracker = change.applied(tracker)
+
+    def event_fields(self) -> dict:
+        """Who did it, where: the fields every event of this tracker carries."""
+        return dict(actor_id=int(self.user.id) if self.user else None,
+                    actor=events.snapshot(self.user), repo_id=self.repo_id,
+                    repo=events.snapshot(self.repo))
+
+
+def context(caller: Caller, view: RepoView, unit: str = ISSUES_UNIT) -> Ctx:
+    """The tracker as ``caller`` sees it through ``unit`` (issues, or pull requests)."""
+    access = repo_access(caller.user, view.repo, view.owner, public_only=caller.public_only,
+                         unit=unit)
+    if access < Access.READ:
+        raise NotFoundError("repository does not exist")
+    return Ctx(view, caller, access, pulls_access=access if unit == PULLS_UNIT else None)
+
+
+def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
+                      number: int | None = None, comment_id: int | None = None,
+                      time_id: int | None = None) -> list:
+    """The second preload batch of an issue route: the caller's access items, the
+    tracker, and what the path names (the issue, a comment's lookup item, a time)."""
+    repo = repo_store.get(owner_name, strip_git(repo_name))
+    if repo is None:
+        return []
+    repo_id = int(repo.id)
+    found = access_keys(repo, user_id) + [store.ikeys.tracker(repo_id)]
+    if number is not None:
+        found.append(store.ikeys.issue(repo_id, number))
+        if time_id is not None:
+            found.append(store.ikeys.tracked_time(repo_id, number, time_id))
+    if comment_id is not None:
+        found.append(store.ikeys.comment_ref(repo_id, comment_id))
+    return found
+
+
+def require_writer(ctx: Ctx) -> None:
+    if not ctx.can_write:
+        raise PermissionDenied("user should have a permission to write to a repo")
+
+
+def now() -> int:
+    return int(time.time())
+
+
+# Users inside issues ------------------------------------------------------------------------
+#
+# An issue page must render without reading every poster's account (the call budget is
+# fixed), so issues and comments keep a snapshot of the account taken when written; the
+# caller's and the owner's accounts, which every request has read anyway, are used fresh.
+
+SNAPSHOT_FIELDS = ("id", "login", "lower_name", "full_name", "email", "keep_email_private",
+                   "visibility", "created", "restricted", "location", "website", "description",
+                   "pronouns", "language", "login_name", "source_id", "is_admin", "active",
+                   "prohibit_login", "last_login")
+
+
+def snapshot(account: Account) -> dict:
+    out = {}
+    for name in SNAPSHOT_FIELDS:
+        value = getattr(account, name)
+        out[name] = int(value) if isinstance(value, float) else value
+    return out
+
+
+def account_from(data: dict | str, fresh: dict[int, Account] | None = None) -> Account:
+    if isinstance(data, str):
+        data = json.loads(data or "{}")
+    account_id = int(data.get("id") or 0)
+    if fresh and account_id in fresh:
+        return fresh[account_id]
+    return store.account_from_snapshot({k: data[k] for k in SNAPSHOT_FIELDS if k in data})
+
+
+def assignee_accounts(issue: Issue, fresh: dict[int, Account]) -> list[Account]:
+    return [account_from(a, fresh) for a in json.loads(issue.assignees or "[]")]
+
+
+def fresh_accounts(ctx: Ctx) -> dict[int, Account]:
+    found = {int(ctx.view.owner.id): ctx.view.owner}
+    if ctx.user is not None:
+        found[int(ctx.user.id)] = ctx.user
+    return found
+
+
+def set_assignees(issue: Issue, assigned: list[Account]) -> None:
+    issue.assignee_ids = [int(a.id) for a in assigned]
+    issue.assignees = store.dumps([snapshot(a) for a in assigned])
+
+
+# Parsing ----------------------------------------------------------------------------------
+
+def parse_time(text: str | None, field_name: str) -> int | None:
+    """RFC 3339 -> unix seconds; a bad value is a 422."""
+    if text is None or text == "":
+        return None
+    try:
+        return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+    except (ValueError, TypeError):
+        raise InvalidInput(f"[{field_name}]: invalid time {text!r}") from None
+
+
+def int_list(values, field_name: str) -> list[int]:
+    out = []
+    for raw in values or []:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise InvalidInput(f"[{field_name}]: expected a list of integers")
+        out.append(raw)
+    return out
+
+
+def exclusive_scope(label: dict) -> str:
+    name = label.get("name", "")
+    if not label.get("exclusive") or "/" not in name:
+        return ""
+    return name[:name.rfind("/")]
+
+
+def with_labels(current: list[int], added: list[int], tracker: Tracker) -> list[int]:
+    """``current`` plus ``added`` (known labels only); an exclusive label drops the
+    other labels of its scope, the later one winning."""
+    result = list(current)
+    for label_id in added:
+        label = tracker.labels.get(label_id)
+        if label is None or label_id in result:
+            continue
+        scope = exclusive_scope(label)
+        if scope:
+            result = [i for i in result
+                      if exclusive_scope(tracker.labels.get(i, {})) != scope]
+        result.append(label_id)
+    return result
+
+
+def resolve_labels(values, tracker: Tracker) -> list[int]:
+    """IssueLabelsOption.labels: ids or names."""
+    if values is None:
+        return []
+    if not isinstance(values, list):
+        raise InvalidInput("[Labels]: expected a list")
+    by_name = {}
+    for label_id, label in sorted(tracker.labels.items()):
+        by_name.setdefault(label.get("name", ""), label_id)
+    out = []
+    for raw in values:
+        if isinstance(raw, bool):
+            raise InvalidInput("[Labels]: expected ids or names")
+        if isinstance(raw, int):
+            label_id = raw
+        elif isinstance(raw, str):
+            label_id = int(raw) if raw.isdigit() and int(raw) in tracker.labels \
+                else by_name.get(raw, 0)
+        else:
+            raise InvalidInput("[Labels]: expected ids or names")
+        if label_id in tracker.labels:
+            out.append(label_id)
+    return out
+
+
+def assignees_from(ctx: Ctx, data: dict, is_pull: bool = False) -> list[Account] | None:
+    """assignee/assignees -> accounts that may be assigned (writers), else 422."""
+    single = accounts.optional(data, "assignee", str)
+    many = accounts.optional(data, "assignees", list)
+    if single is None and many is None:
+        return None
+    names = ([single] if single else []) + [n for n in (many or []) if isinstance(n, str)]
+    found: list[Account] = []
+    for name in dict.fromkeys(n for n in names if n):
+        try:
+            user = accounts.get_user(name, ctx.user)
+        except NotFoundError:
+            raise InvalidInput(f"Assignee does not exist: [name: {name}]") from None
+        unit = PULLS_UNIT if is_pull else ISSUES_UNIT
+        if repo_access(user, ctx.repo, ctx.view.owner, unit=unit) < Access.WRITE:
+            raise InvalidInput(f"user does not have access to repository [user: {name}, "
+                               f"repo: {ctx.repo.name}]")
+        found.append(user)
+    return found
+
+
+def milestone_from(tracker: Tracker, milestone_id) -> int:
+    if milestone_id is None or milestone_id == 0:
+        return 0
+    if isinstance(milestone_id, bool) or not isinstance(milestone_id, int):
+        raise InvalidInput("[Milestone]: expected an integer")
+    if milestone_id not in tracker.milestones:
+        raise InvalidInput(f"milestone does not exist [id: {milestone_id}]")
+    return milestone_id

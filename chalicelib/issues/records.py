@@ -1,0 +1,121 @@
+"""Issue tracker records: Label, Milestone, Issue (with PullRequestMeta), Comment and
+TrackedTime, field for field as ``schemas.RECORDS`` declares them."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from chalicelib.accounts.records import user
+from chalicelib.http.formats import rfc3339
+from chalicelib.repos.records import repo_api_url, repo_html_url
+
+if TYPE_CHECKING:
+    from chalicelib.accounts.store import Account
+
+
+def label(label_id: int, item: dict, view) -> dict:
+    """A Label; Forgejo stores the colour with '#' and sends it without."""
+    return {
+        "id": int(label_id),
+        "name": item.get("name", ""),
+        "exclusive": bool(item.get("exclusive")),
+        "is_archived": bool(item.get("archived")),
+        "color": str(item.get("color", "")).lstrip("#"),
+        "description": item.get("description", ""),
+        "url": f"{repo_api_url(view.owner.login, view.repo.name)}/labels/{int(label_id)}",
+    }
+
+
+def milestone(milestone_id: int, item: dict) -> dict:
+    closed = item.get("state") == "closed"
+    return {
+        "id": int(milestone_id),
+        "title": item.get("title", ""),
+        "description": item.get("description", ""),
+        "state": "closed" if closed else "open",
+        "open_issues": int(item.get("o", 0)),
+        "closed_issues": int(item.get("c", 0)),
+        "created_at": rfc3339(item.get("created", 0)),
+        "updated_at": rfc3339(item.get("updated", 0)),
+        "closed_at": rfc3339(item.get("closed_at", 0)) if closed else None,
+        "due_on": rfc3339(item["due"]) if item.get("due") else None,
+    }
+
+
+def issue_html_url(view, number: int, is_pull: bool = False) -> str:
+    return f"{repo_html_url(view)}/{'pulls' if is_pull else 'issues'}/{int(number)}"
+
+
+def issue(item, view, viewer: Account | None, *, poster: Account, assignees: list,
+          labels: list[tuple[int, dict]], milestone_entry: tuple[int, dict] | None) -> dict:
+    """An Issue; ``item`` is a issues.store.Issue, users come in as accounts."""
+    closed = item.state == "closed"
+    return {
+        "id": int(item.id),
+        "url": f"{repo_api_url(view.owner.login, view.repo.name)}/issues/{int(item.number)}",
+        "html_url": issue_html_url(view, item.number, bool(item.is_pull)),
+        "number": int(item.number),
+        "user": user(poster, viewer),
+        "original_author": "",
+        "original_author_id": 0,
+        "title": item.title,
+        "body": item.body,
+        "ref": item.ref,
+        "assets": [],
+        "labels": [label(i, entry, view) for i, entry in labels],
+        "milestone": milestone(*milestone_entry) if milestone_entry else None,
+        "assignee": user(assignees[0], viewer) if assignees else None,
+        "assignees": [user(a, viewer) for a in assignees] if assignees else None,
+        "state": "closed" if closed else "open",
+        "is_locked": bool(item.is_locked),
+        "comments": int(item.num_comments),
+        "created_at": rfc3339(item.created),
+        "updated_at": rfc3339(item.updated),
+        "closed_at": rfc3339(item.closed_at) if closed else None,
+        "due_date": rfc3339(item.due) if item.due else None,
+        "pin_order": 0,
+        "pull_request": _pull_meta(item, view) if item.is_pull else None,
+        "repository": {"id": int(view.repo.id), "name": view.repo.name,
+                       "owner": view.owner.login,
+                       "full_name": f"{view.owner.login}/{view.repo.name}"},
+    }
+
+
+def _pull_meta(item, view) -> dict:
+    """PullRequestMeta of a pull request's Issue record."""
+    from chalicelib.pulls import checks as pull_checks
+    from chalicelib.pulls import service as pulls
+
+    pull = pulls.fields_of(item)
+    return {"merged": pull.merged,
+            "merged_at": rfc3339(pull.merged_at) if pull.merged else None,
+            "draft": pull_checks.is_work_in_progress(item.title),
+            "html_url": issue_html_url(view, item.number, True)}
+
+
+def comment(item, view, viewer: Account | None, *, poster: Account, is_pull: bool = False) -> dict:
+    issue_url = issue_html_url(view, item.issue_number, is_pull)
+    return {
+        "id": int(item.id),
+        "html_url": f"{issue_url}#issuecomment-{int(item.id)}",
+        "pull_request_url": issue_url if is_pull else "",
+        "issue_url": "" if is_pull else issue_url,
+        "user": user(poster, viewer),
+        "original_author": "",
+        "original_author_id": 0,
+        "body": item.body,
+        "assets": [],
+        "created_at": rfc3339(item.created),
+        "updated_at": rfc3339(item.updated),
+    }
+
+
+def tracked_time(item, issue_record: dict | None) -> dict:
+    return {
+        "id": int(item.id),
+        "created": rfc3339(item.created),
+        "time": int(item.time),
+        "user_id": int(item.user_id),
+        "user_name": item.user_name,
+        "issue_id": int(item.issue_id),
+        "issue": issue_record,
+    }

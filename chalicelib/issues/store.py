@@ -1,0 +1,369 @@
+"""The issue tracker in the table: issues, comments, labels, milestones, tracked times.
+
+Everything lives in the repository's partition ``R#<repo id>`` (deleting a repository
+removes it with the rest of that partition).
+
+| item | pk | sk | gsi1pk / gsi1sk | gsi2pk / gsi2sk |
+|---|---|---|---|---|
+| tracker (one per repository) | ``R#<repo>`` | ``ITRACKER`` | – | – |
+| issue or pull request (``pull``: pulls/store.py) | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
+| comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / ``<created, 15 digits>#<comment id>`` | – |
+| comment id lookup | ``R#<repo>`` | ``COMMENTID#<comment id>`` (``issue_number``) | – | – |
+| tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | – | – |
+
+Ids come from per-process blocks (``chalicelib.store.ids``), so id order is not creation
+order: lists that promise creation order sort by ``(created, id)``.  The repository
+comment list is kept in that order by its gsi1 sort key; comments written before that
+key carried the time have the bare 15-digit id there, which sorts before every timed
+key, and they were created first (under the old single counter, in id order).
+
+The **tracker** item holds what every issue page needs and what must stay exact:
+
+- ``next_number``: the last issue/pull number handed out.  A create takes the number
+  after the one it read, conditional on ``next_number`` still being that value, in the
+  same transaction as the issue; a lost race re-reads and retries, so numbers are
+  never shared and a refused create burns none.
+- ``labels`` and ``milestones``: maps {id: definition}; a milestone carries its
+  ``o``/``c`` (open/closed issue) counters.  Labels and milestones of a repository are
+  few, so rendering any issue needs no read beyond this item.
+- ``counts``: {``<o|c><i|p><bucket>``: n} — how many open/closed issues/pulls have a
+  number in ``[bucket*BUCKET, (bucket+1)*BUCKET)``.  Totals (``X-Total-Count``) are
+  their sums, and a page at any offset is found by walking the buckets from the top
+  and then one ``Query`` that starts at the bucket's upper bound and skips at most
+  ``BUCKET - 1`` items.
+- ``num_comments``: comments in the repository (the repository comment list total).
+
+Every change of an issue is staged in the unit of work as one transaction: the issue
+(conditional on its ``version``; its gsi keys move it between the state lists), the
+tracker's counters (``chalicelib.issues.tracker_store``) and the repository's
+``num_open_issues``/``num_open_pulls`` (``ADD``).  Nothing is read-modify-written.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from pynamodb.attributes import (
+    BooleanAttribute,
+    ListAttribute,
+    MapAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+)
+
+from chalicelib.store import ids, unit_of_work
+from chalicelib.store.attributes import plain
+# Account is re-exported for the services' type hints.
+from chalicelib.store.table import Account, Item, Repo, keys
+
+BUCKET = 64
+NUMBER_DIGITS = 10
+
+
+class IssueTracker(Item, discriminator="issuetracker"):
+    next_number = NumberAttribute(default=0)
+    counts = MapAttribute(default=dict)
+    labels = MapAttribute(default=dict)
+    milestones = MapAttribute(default=dict)
+    num_comments = NumberAttribute(default=0)
+
+
+class Issue(Item, discriminator="issue"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    number = NumberAttribute()
+    is_pull = BooleanAttribute(default=False)
+    title = UnicodeAttribute(default="")
+    body = UnicodeAttribute(default="")
+    state = UnicodeAttribute(default="open")         # open | closed
+    poster_id = NumberAttribute(default=0)
+    poster = UnicodeAttribute(default="{}")          # JSON snapshot of the account
+    assignee_ids = ListAttribute(of=NumberAttribute, default=list)
+    assignees = UnicodeAttribute(default="[]")       # JSON snapshots, same order
+    label_ids = ListAttribute(of=NumberAttribute, default=list)
+    milestone_id = NumberAttribute(default=0)
+    due = NumberAttribute(default=0)
+    ref = UnicodeAttribute(default="")
+    is_locked = BooleanAttribute(default=False)
+    num_comments = NumberAttribute(default=0)
+    created = NumberAttribute()
+    updated = NumberAttribute()
+    closed_at = NumberAttribute(default=0)
+    # A pull request's own fields (pulls/store.py), JSON; "" on an issue.
+    pull = UnicodeAttribute(default="")
+    version = NumberAttribute(default=1)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+
+class Comment(Item, discriminator="comment"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    poster_id = NumberAttribute()
+    poster = UnicodeAttribute(default="{}")
+    body = UnicodeAttribute(default="")
+    created = NumberAttribute()
+    updated = NumberAttribute()
+
+
+class CommentRef(Item, discriminator="commentref"):
+    """Finds a comment (keyed under its issue) from the comment id in the path."""
+    issue_number = NumberAttribute()
+
+
+class TrackedTime(Item, discriminator="trackedtime"):
+    id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    user_id = NumberAttribute()
+    user_name = UnicodeAttribute(default="")
+    time = NumberAttribute()
+    created = NumberAttribute()
+
+
+class ikeys:  # noqa: N801 - key builders of this module
+    @staticmethod
+    def partition(repo_id: int) -> str:
+        return f"R#{repo_id}"
+
+    @staticmethod
+    def tracker(repo_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", "ITRACKER"
+
+    @staticmethod
+    def issue(repo_id: int, number: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"ISSUE#{number:0{NUMBER_DIGITS}d}"
+
+    @staticmethod
+    def state_list(repo_id: int, state: str) -> str:
+        return f"ISSUES#{repo_id}#{state[0]}"
+
+    @staticmethod
+    def type_list(repo_id: int, state: str, is_pull: bool) -> str:
+        return f"ISSUES#{repo_id}#{state[0]}{'p' if is_pull else 'i'}"
+
+    @staticmethod
+    def comment(repo_id: int, number: int, comment_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"COMMENT#{number:0{NUMBER_DIGITS}d}#{comment_id:015d}"
+
+    @staticmethod
+    def comment_prefix(number: int) -> str:
+        return f"COMMENT#{number:0{NUMBER_DIGITS}d}#"
+
+    @staticmethod
+    def comment_ref(repo_id: int, comment_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"COMMENTID#{comment_id:015d}"
+
+    @staticmethod
+    def repo_comments(repo_id: int) -> str:
+        return f"RCOMMENTS#{repo_id}"
+
+    @staticmethod
+    def repo_comment_order(created: int, comment_id: int) -> str:
+        """gsi1sk of a comment: creation time first (see the module notes)."""
+        return f"{created:015d}#{comment_id:015d}"
+
+    @staticmethod
+    def tracked_time(repo_id: int, number: int, time_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"TIME#{number:0{NUMBER_DIGITS}d}#{time_id:015d}"
+
+    @staticmethod
+    def time_prefix(number: int) -> str:
+        return f"TIME#{number:0{NUMBER_DIGITS}d}#"
+
+    ISSUE_PREFIX = "ISSUE#"
+
+
+def num_key(number: int) -> str:
+    return f"{number:0{NUMBER_DIGITS}d}"
+
+
+def place(issue: Issue) -> None:
+    """Set the index keys that put the issue in its state lists."""
+    repo_id, state = int(issue.repo_id), issue.state
+    issue.gsi1pk, issue.gsi1sk = ikeys.state_list(repo_id, state), num_key(int(issue.number))
+    issue.gsi2pk = ikeys.type_list(repo_id, state, bool(issue.is_pull))
+    issue.gsi2sk = num_key(int(issue.number))
+
+
+def count_key(state: str, is_pull: bool, number: int) -> str:
+    return f"{state[0]}{'p' if is_pull else 'i'}{number // BUCKET}"
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+# Tracker ---------------------------------------------------------------------------------
+
+class Tracker:
+    """The tracker item as plain data (``exists`` is False before the first write)."""
+
+    def __init__(self, item: IssueTracker | None = None):
+        self.exists = item is not None
+        self.next_number = 0
+        self.labels: dict[int, dict] = {}
+        self.milestones: dict[int, dict] = {}
+        self.counts: dict[str, int] = {}
+        self.num_comments = 0
+        if item is not None:
+            self.next_number = int(item.next_number or 0)
+            self.labels = {int(k): val for k, val in plain(item.labels or {}).items()}
+            self.milestones = {int(k): val for k, val in plain(item.milestones or {}).items()}
+            self.counts = {k: int(n) for k, n in plain(item.counts or {}).items()}
+            self.num_comments = int(item.num_comments or 0)
+
+    def bucket_counts(self, states: Iterable[str], types: Iterable[str]) -> dict[int, int]:
+        """{bucket: items} over the given state letters (o, c) and type letters (i, p)."""
+        wanted = {s + t for s in states for t in types}
+        out: dict[int, int] = {}
+        for key, n in self.counts.items():
+            if key[:2] in wanted and n:
+                bucket = int(key[2:])
+                out[bucket] = out.get(bucket, 0) + n
+        return out
+
+    def total(self, states: Iterable[str], types: Iterable[str]) -> int:
+        return sum(self.bucket_counts(states, types).values())
+
+
+def get_tracker(repo_id: int, *, consistent: bool = False) -> Tracker:
+    return Tracker(unit_of_work.get(IssueTracker, ikeys.tracker(repo_id), consistent=consistent))
+
+
+# Accounts inside issues --------------------------------------------------------------------
+
+def account_from_snapshot(values: dict) -> Account:
+    """An account record rebuilt from the snapshot an issue or comment keeps (rendering
+    needs no read of the poster's account); never saved."""
+    values = dict(values)
+    account_id = int(values.get("id") or 0)
+    values.setdefault("login", "")
+    values.setdefault("lower_name", values["login"].lower())
+    values.setdefault("created", 0)
+    values.setdefault("updated", 0)
+    return Account(*keys.account(account_id), **values)
+
+
+# Issues: reads --------------------------------------------------------------------------------
+
+def get_issue(repo_id: int, number: int, *, consistent: bool = False) -> Issue | None:
+    return unit_of_work.get(Issue, ikeys.issue(repo_id, number), consistent=consistent)
+
+
+def copy_issue(issue: Issue) -> Issue:
+    """A detached copy to change and stage (the read copy stays as it was)."""
+    return Issue.from_raw_data(issue.serialize())
+
+
+def query_page(repo_id: int, states: str, types: str, below: int, count: int) -> list[Issue]:
+    """Up to ``count`` items with number < ``below``, newest first, from the one list
+    that holds exactly (states, types): one Query (two for one type in both states)."""
+    hi = num_key(max(below - 1, 0))
+    kwargs = dict(scan_index_forward=False, limit=count, page_size=count)
+    if len(states) == 2 and len(types) == 2:
+        return list(Issue.query(ikeys.partition(repo_id),
+                                Issue.sk.between(ikeys.ISSUE_PREFIX + num_key(0),
+                                                 ikeys.ISSUE_PREFIX + hi), **kwargs))
+    if len(types) == 2:
+        return list(Issue.gsi1.query(ikeys.state_list(repo_id, states), Issue.gsi1sk <= hi,
+                                     **kwargs))
+    found: list[Issue] = []
+    for state in states:
+        found += Issue.gsi2.query(ikeys.type_list(repo_id, state, types == "p"),
+                                  Issue.gsi2sk <= hi, **kwargs)
+    found.sort(key=lambda i: -int(i.number))
+    return found[:count]
+
+
+def query_all(repo_id: int, states: str, types: str, filter_condition=None, *,
+              consistent: bool = False) -> list[Issue]:
+    """Every item of the list (DynamoDB pages as needed), newest first."""
+    kwargs = dict(scan_index_forward=False, filter_condition=filter_condition)
+    if len(states) == 2 and len(types) == 2:
+        return list(Issue.query(ikeys.partition(repo_id), Issue.sk.startswith(ikeys.ISSUE_PREFIX),
+                                consistent_read=consistent, **kwargs))
+    if len(types) == 2:
+        return list(Issue.gsi1.query(ikeys.state_list(repo_id, states), **kwargs))
+    found: list[Issue] = []
+    for state in states:
+        found += Issue.gsi2.query(ikeys.type_list(repo_id, state, types == "p"), **kwargs)
+    found.sort(key=lambda i: -int(i.number))
+    return found
+
+
+def issues_with_label(repo_id: int, label_id: int) -> list[Issue]:
+    """Every issue and pull carrying the label (consistent: about to be rewritten)."""
+    return query_all(repo_id, "oc", "ip", Issue.label_ids.contains(label_id), consistent=True)
+
+
+def issues_in_milestone(repo_id: int, milestone_id: int) -> list[Issue]:
+    return query_all(repo_id, "oc", "ip", Issue.milestone_id == milestone_id, consistent=True)
+
+
+def page(tracker: Tracker, repo_id: int, states: str, types: str, offset: int,
+         limit: int) -> tuple[list[Issue], int]:
+    """One page at any offset: buckets locate it, one Query reads it."""
+    buckets = tracker.bucket_counts(states, types)
+    total = sum(buckets.values())
+    if offset >= total or limit <= 0:
+        return [], total
+    seen = 0
+    for bucket in sorted(buckets, reverse=True):
+        if seen + buckets[bucket] > offset:
+            skip = offset - seen
+            items = query_page(repo_id, states, types, (bucket + 1) * BUCKET, skip + limit)
+            return items[skip:skip + limit], total
+        seen += buckets[bucket]
+    return [], total  # pragma: no cover - offset < total guarantees a bucket
+
+
+# Issues: staged writes ------------------------------------------------------------------------
+# Labels name the operation in ConditionFailed: "issue" (taken number, or changed since
+# read), "repo" (the repository vanished).
+
+def new_issue_id() -> int:
+    return ids.next_id("issue")
+
+
+def new_issue(repo_id: int, number: int, issue_id: int, **values) -> Issue:
+    return Issue(*ikeys.issue(repo_id, number), id=issue_id, repo_id=repo_id, number=number,
+                 **values)
+
+
+def stage_create_issue(issue: Issue) -> None:
+    place(issue)
+    unit_of_work.current().put(issue, label="issue", must_not_exist=True)
+
+
+def stage_replace_issue(issue: Issue, read_version: int) -> None:
+    """Write the changed copy whole, if nobody changed the issue since ``read_version``
+    (the copy's version must already be bumped)."""
+    place(issue)
+    unit_of_work.current().put(issue, label="issue", condition=Issue.version == read_version)
+
+
+def stage_delete_issue(issue: Issue) -> None:
+    unit_of_work.current().delete(issue, label="issue", condition=Issue.version == issue.version)
+
+
+def stage_open_count(repo: Repo, is_pull: bool, delta: int) -> None:
+    """Move the repository's open issue (or pull) counter."""
+    if not delta:
+        return
+    counter = Repo.num_open_pulls if is_pull else Repo.num_open_issues
+    # version: a full save of a copy read before this must not undo the count.
+    unit_of_work.current().update(Repo(repo.pk, repo.sk),
+                                  [counter.add(delta), Repo.version.add(1)],
+                                  label="repo", condition=Repo.pk.exists())
+
+
+def stage_delete_items(items: Iterable[Item], label: str) -> None:
+    """Unconditional deletes (what goes with a deleted issue, a reset of times)."""
+    uow = unit_of_work.current()
+    for item in items:
+        uow.delete(item, label=label)

@@ -1,0 +1,15 @@
+"""Markdown and markup: ``render`` (mistune, sanitized: what pages and the API show) and
+the rendering endpoints with their repository context.
+
+Operations (``routes.py``): renderMarkdown, renderMarkdownRaw, renderMarkup,
+repoRenderMarkdown, repoRenderMarkdownRaw, repoRenderMarkup.
+
+| module | what it holds |
+|---|---|
+| ``context`` | What rendering markdown in a context needs to know (``markup/routes.py``): which @mentions name public … |
+| ``render`` | Markdown to safe HTML, as Forgejo's ``/markdown`` and ``/markup`` render it … |
+| ``routes`` | Markdown rendering: ``/markdown``, ``/markdown/raw``, ``/markup`` and the repository routes … |
+
+Registered by ``chalicelib/areas.py``.  The pages render with ``render``
+(``chalicelib/web/present.py``).
+"""

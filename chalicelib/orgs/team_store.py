@@ -1,0 +1,230 @@
+"""Teams of an organization in the table.
+
+Key layout (docs/data-model.md):
+- a team: ``A#<org id>``/``TEAM#<team id>``, created with its name claim
+  ``A#<org id>``/``TEAMNAME#<lower name>`` and its id link ``TEAMID#<team id>``/``TEAM``
+  (finds the organization from a bare team id, for the ``/teams/{id}`` routes), each
+  on condition that its key is free;
+- its members and repositories: ``TEAM#<team id>``/``MEMBER#<user id>`` and
+  ``REPO#<repo id>``; giving a team a repository also puts the team id in the
+  repository's ``team_ids``, which is what deciding access reads.
+
+The members' team grants live on their organization membership (``orgs.store``); the
+services change both in one unit of work.  Writes here stage into the current unit of
+work and never commit.
+"""
+from __future__ import annotations
+
+import json
+
+from chalicelib.store import ids, unit_of_work
+from chalicelib.store.table import (Item, Repo, RepoName, Team, TeamLink, TeamMember, TeamRepo,
+                                    keys)
+
+# Team, TeamMember: the record classes services name in type hints (read from here).
+
+# Labels of staged writes whose condition can fail (``ConditionFailed.label``).
+TEAM = "team"                    # the team is gone (edit) or its id is taken (create)
+NAME_TAKEN = "team name"         # another team of the organization has the name
+LINK = "team link"
+REPO = "repository"              # the repository given to / taken from a team is gone
+
+
+# Reads ----------------------------------------------------------------------------------
+
+def get(team_id: int) -> Team | None:
+    """A team from its id alone (two reads: the id link names the organization)."""
+    link = unit_of_work.get(TeamLink, keys.team_link(team_id))
+    return get_in_org(int(link.org_id), team_id) if link else None
+
+
+def lookup_keys(team_id: int) -> list[tuple[str, str]]:
+    """What ``get(team_id)`` reads first: the id link (for a request's first batch)."""
+    return [keys.team_link(team_id)]
+
+
+def context_keys(team_id: int, user_id: int | None) -> list[tuple[str, str]]:
+    """Once the id link is known: the team, its organization and the caller's
+    membership there (for a request's second batch)."""
+    link = unit_of_work.get(TeamLink, keys.team_link(team_id))
+    if link is None:
+        return []
+    org_id = int(link.org_id)
+    found = [keys.team(org_id, team_id), keys.account(org_id)]
+    if user_id is not None:
+        found.append(keys.org_member(org_id, user_id))
+    return found
+
+
+def get_in_org(org_id: int, team_id: int, *, fresh: bool = False) -> Team | None:
+    """``fresh`` reads consistently (a retry after part of a change was committed)."""
+    return unit_of_work.get(Team, keys.team(org_id, team_id), consistent=fresh)
+
+
+def get_many_in_org(org_id: int, team_ids) -> list[Team]:
+    """Teams of one organization by id, read in one batch; missing ones left out."""
+    wanted = [keys.team(org_id, int(team_id)) for team_id in team_ids]
+    unit_of_work.prefetch(wanted)
+    found = (unit_of_work.get(Team, key) for key in wanted)
+    return [team for team in found if team is not None]
+
+
+def list_teams(org_id: int) -> list[Team]:
+    return list(Item.query(keys.account(org_id)[0], Item.sk.startswith(keys.TEAM_PREFIX)))
+
+
+def _partition(team_id: int) -> str:
+    """``TEAM#<id>``: the partition holding a team's member and repository links."""
+    return keys.team_member(team_id, 0)[0]
+
+
+def list_members(team_id: int) -> list[TeamMember]:
+    return list(Item.query(_partition(team_id), Item.sk.startswith(keys.MEMBER_PREFIX)))
+
+
+def list_repos(team_id: int) -> list[Repo]:
+    """The repositories given to the team (that still exist), in two batched reads."""
+    links = Item.query(_partition(team_id), Item.sk.startswith(keys.REPO_PREFIX))
+    return _repos_by_id([int(link.repo_id) for link in links])
+
+
+def _repos_by_id(repo_ids: list[int]) -> list[Repo]:
+    # Through the id links rather than the links' ``repo_pk``: a renamed repository
+    # moves to a new key, its id link follows it.
+    name_keys = [keys.repo_name(repo_id) for repo_id in repo_ids]
+    unit_of_work.prefetch(name_keys)
+    names = [unit_of_work.get(RepoName, key) for key in name_keys]
+    repo_keys = [(name.repo_pk, "REPO") for name in names if name is not None]
+    unit_of_work.prefetch(repo_keys)
+    found = (unit_of_work.get(Repo, key) for key in repo_keys)
+    return [repo for repo in found if repo is not None]
+
+
+def member_key(team_id: int, user_id: int) -> tuple[str, str]:
+    """For batching the read of a team membership with others (``prefetch``)."""
+    return keys.team_member(team_id, user_id)
+
+
+def is_member(team_id: int, user_id: int) -> bool:
+    return unit_of_work.get(TeamMember, keys.team_member(team_id, user_id)) is not None
+
+
+# Records ----------------------------------------------------------------------------
+
+def new_team(org_id: int, name: str, *, permission: str, units: list[str], units_map: dict,
+             description: str = "", includes_all_repositories: bool = False,
+             can_create_org_repo: bool = False, created: int = 0) -> Team:
+    """A team record with a fresh id (nothing written)."""
+    team_id = ids.next_id("team")
+    return Team(*keys.team(org_id, team_id), id=team_id, org_id=org_id, name=name,
+                lower_name=name.lower(), description=description, permission=permission,
+                units=units, units_map=json.dumps(units_map),
+                includes_all_repositories=includes_all_repositories,
+                can_create_org_repo=can_create_org_repo, created=created)
+
+
+def stored_values(team: Team) -> dict:
+    """The team's stored attributes without PynamoDB's discriminator (a class, which
+    ``events.snapshot`` cannot serialise)."""
+    return {name: value for name, value in team.attribute_values.items() if name != "kind"}
+
+
+def units_map(team: Team) -> dict:
+    return json.loads(team.units_map or "{}")
+
+
+def set_units(team: Team, units: list[str], mapping: dict) -> None:
+    team.units, team.units_map = units, json.dumps(mapping)
+
+
+# Staged writes ------------------------------------------------------------------------
+
+def stage_create(team: Team) -> None:
+    """The team with its name claim and id link, each on condition its key is free
+    (ConditionFailed ``NAME_TAKEN`` when the organization has a team of that name)."""
+    uow = unit_of_work.current()
+    org_id, team_id = int(team.org_id), int(team.id)
+    uow.put(team, label=TEAM, must_not_exist=True)
+    uow.put(TeamLink(*keys.team_name(org_id, team.lower_name), org_id=org_id),
+            label=NAME_TAKEN, must_not_exist=True)
+    uow.put(TeamLink(*keys.team_link(team_id), org_id=org_id), label=LINK, must_not_exist=True)
+
+
+def stage_save(team: Team, *, previous_lower_name: str | None = None) -> None:
+    """An edited team, on condition it still exists (``TEAM``); a renamed team moves its
+    name claim (``NAME_TAKEN`` when the new name is taken).  Stage it before the
+    members' grants: in a unit past 100 items it then commits in the first chunk."""
+    uow = unit_of_work.current()
+    org_id = int(team.org_id)
+    if previous_lower_name is not None and previous_lower_name != team.lower_name:
+        uow.put(TeamLink(*keys.team_name(org_id, team.lower_name), org_id=org_id),
+                label=NAME_TAKEN, must_not_exist=True)
+        uow.delete(TeamLink(*keys.team_name(org_id, previous_lower_name)), label=TEAM)
+    uow.put(team, label=TEAM, condition=Team.pk.exists())
+
+
+def list_links(team_id: int) -> list[TeamMember | TeamRepo]:
+    """The team's member and repository links, in one query (what deleting it needs)."""
+    return list(Item.query(_partition(team_id)))
+
+
+def member_ids(links: list[TeamMember | TeamRepo]) -> list[int]:
+    return [int(link.user_id) for link in links if isinstance(link, TeamMember)]
+
+
+def stage_delete(team: Team, links: list[TeamMember | TeamRepo]) -> None:
+    """The team, its name claim, id link, its ``links`` (``list_links``), and its id in
+    the ``team_ids`` of the repositories it covered.  The members' grants are the
+    caller's to revoke, staged first: conditional writes go first so that a unit past
+    100 items fails in its first transaction, before anything is deleted."""
+    uow = unit_of_work.current()
+    org_id, team_id = int(team.org_id), int(team.id)
+    # A deleted repository leaves its link behind: only existing ones are updated.
+    for repo in _repos_by_id([int(link.repo_id) for link in links if isinstance(link, TeamRepo)]):
+        _stage_coverage(repo, team_id, covered=False)
+    for link in links:
+        uow.delete(link, label=TEAM)
+    uow.delete(team, label=TEAM)
+    uow.delete(TeamLink(*keys.team_name(org_id, team.lower_name)), label=TEAM)
+    uow.delete(TeamLink(*keys.team_link(team_id)), label=TEAM)
+
+
+def claim_keys(teams: list[Team]) -> set[tuple[str, str]]:
+    """The name claims of these teams (``stage_delete`` removes them with the team)."""
+    return {keys.team_name(int(t.org_id), t.lower_name) for t in teams}
+
+
+def add_member(team: Team, user_id: int) -> None:
+    unit_of_work.current().put(TeamMember(*keys.team_member(int(team.id), user_id),
+                                          user_id=user_id), label=TEAM)
+
+
+def remove_member(team_id: int, user_id: int) -> None:
+    unit_of_work.current().delete(TeamMember(*keys.team_member(team_id, user_id)), label=TEAM)
+
+
+def add_repo(team: Team, repo: Repo) -> None:
+    """Give the team the repository (``REPO`` when the repository vanished)."""
+    team_id, repo_id = int(team.id), int(repo.id)
+    unit_of_work.current().put(TeamRepo(*keys.team_repo(team_id, repo_id), repo_id=repo_id,
+                                        repo_pk=repo.pk), label=TEAM)
+    _stage_coverage(repo, team_id, covered=True)
+
+
+def remove_repo(team: Team, repo: Repo) -> None:
+    team_id = int(team.id)
+    unit_of_work.current().delete(TeamRepo(*keys.team_repo(team_id, int(repo.id))), label=TEAM)
+    _stage_coverage(repo, team_id, covered=False)
+
+
+def covers(team: Team, repo: Repo) -> bool:
+    """Is the repository one of the team's (explicitly given)?"""
+    return int(team.id) in set(repo.team_ids or ())
+
+
+def _stage_coverage(repo: Repo, team_id: int, *, covered: bool) -> None:
+    # Conditional on the repository existing: an update would otherwise create a stub
+    # repository item when the repository is deleted at the same time.
+    change = Repo.team_ids.add({team_id}) if covered else Repo.team_ids.delete({team_id})
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), [change], label=REPO,
+                                  condition=Repo.pk.exists())

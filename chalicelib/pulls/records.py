@@ -1,0 +1,73 @@
+"""PullRequest, PRBranchInfo, ChangedFile and Commit records (fj:services/convert/pull.go).
+
+A PullRequest is the issue record of the same item plus the pull request's own fields;
+the base and head shas are the tips as last examined (the push consumer keeps them
+current), so rendering reads no refs.
+"""
+from __future__ import annotations
+
+
+from chalicelib.http import formats
+from chalicelib.pulls import checks as pull_checks
+
+
+def branch_info(label: str, ref: str, sha: str, repo_id: int, repo_record: dict | None) -> dict:
+    return {"label": label, "ref": ref, "sha": sha, "repo_id": repo_id, "repo": repo_record}
+
+
+def head_ref(pull, number: int, head_repo: dict | None) -> str:
+    """The head branch's name while it exists, else ``refs/pull/<n>/head`` in the base
+    (fj:services/convert/pull.go); clients check the ref out under this name."""
+    if head_repo is None or pull.head_gone or not pull.head_branch:
+        return f"refs/pull/{number}/head"
+    return pull.head_branch
+
+
+def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict,
+                 head_repo: dict | None, merged_by: dict | None) -> dict:
+    """``issue_record``: the Issue record of the item; ``pull``: its PullFields."""
+    html = issue_record["html_url"]
+    return {
+        "id": issue_record["id"],
+        "url": html,
+        "number": number,
+        "user": issue_record["user"],
+        "title": issue_record["title"],
+        "body": issue_record["body"],
+        "labels": issue_record["labels"],
+        "milestone": issue_record["milestone"],
+        "assignee": issue_record["assignee"],
+        "assignees": issue_record["assignees"],
+        "requested_reviewers": [],
+        "requested_reviewers_teams": [],
+        "state": issue_record["state"],
+        "draft": pull_checks.is_work_in_progress(item.title),
+        "is_locked": issue_record["is_locked"],
+        "comments": issue_record["comments"],
+        "review_comments": 0,
+        "additions": pull.additions,
+        "deletions": pull.deletions,
+        "changed_files": pull.changed_files,
+        "html_url": html,
+        "diff_url": html + ".diff",
+        "patch_url": html + ".patch",
+        "mergeable": pull_checks.is_mergeable(pull.status, item.title) and not pull.merged,
+        "merged": pull.merged,
+        "merged_at": formats.rfc3339(pull.merged_at) if pull.merged else None,
+        "merge_commit_sha": pull.merge_commit_sha or None,
+        "merged_by": merged_by,
+        "allow_maintainer_edit": pull.allow_maintainer_edit,
+        "base": branch_info(pull.base_branch, pull.base_branch, pull.base_sha,
+                            int(base_repo["id"]), base_repo),
+        "head": branch_info(pull.head_branch, head_ref(pull, number, head_repo), pull.head_sha,
+                            pull.head_repo_id if head_repo is not None else -1, head_repo),
+        "merge_base": pull.merge_base,
+        "due_date": issue_record["due_date"],
+        "created_at": issue_record["created_at"],
+        "updated_at": issue_record["updated_at"],
+        "closed_at": issue_record["closed_at"],
+        "pin_order": 0,
+        "flow": 0,
+    }
+
+

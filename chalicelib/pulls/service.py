@@ -1,0 +1,291 @@
+"""Pull requests: open, list, get, edit (merging is ``pull_merging``).
+
+A pull request is an issue (the same number sequence, comments, labels, milestones)
+whose item carries the pull request's fields (``pulls/store.py``).  Opening one checks
+the head and base as Forgejo does (fj:routers/api/v1/repo/pull.go parseCompareInfo),
+examines mergeability (``pull_checks``) and writes, in one transaction, the issue with
+its counters, ``refs/pull/<number>/head`` in the base repository and the "opened" event.
+
+Permissions: whoever can read the repository's pull requests and code may open one
+(the head repository must be readable too); the poster or a writer may edit it; only
+the poster sets ``allow_maintainer_edit``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.accounts import service as accounts
+from chalicelib.repos import fork_network
+from chalicelib.issues import service as issues
+from chalicelib.pulls import checks as pull_checks
+from chalicelib.contents import files as repo_files
+from chalicelib.issues.context import (MAX_TITLE, PULLS_UNIT, Ctx, context, int_list,
+                                               with_labels)
+from chalicelib.repos.views import Caller, RepoView
+from chalicelib.pulls import store
+from chalicelib.repos import store as repo_store
+from chalicelib.pulls.store import PullFields
+
+if TYPE_CHECKING:
+    from chalicelib.issues.store import Issue, Tracker
+
+ZERO = "0" * 40
+HEADS = "refs/heads/"
+SORTS = ("oldest", "recentupdate", "recentclose", "leastupdate", "mostcomment",
+         "leastcomment", "priority")
+
+
+def pull_ref(number: int) -> str:
+    return f"refs/pull/{int(number)}/head"
+
+
+def fields_of(issue: Issue) -> PullFields:
+    return store.fields_of(issue)
+
+
+def pull_context(caller: Caller, view: RepoView) -> Ctx:
+    """The repository's pull requests as ``caller`` sees them (404 when they may not)."""
+    return context(caller, view, PULLS_UNIT)
+
+
+def get_pull(ctx: Ctx, number: int, *, consistent: bool = False) -> Issue:
+    issue = issues.get_issue(ctx, number, consistent=consistent)
+    if not issue.is_pull:
+        raise NotFoundError(f"pull request does not exist [repo_id: {ctx.repo_id}, "
+                            f"index: {number}]")
+    return issue
+
+
+def branch_tip(view: RepoView, branch: str) -> str | None:
+    git = repo_files.open_git(view.repo)
+    try:
+        return git.refs[(HEADS + branch).encode()].decode()
+    except KeyError:
+        return None
+
+
+def stage_head_ref(git, number: int, head_sha: str, uow) -> None:
+    """Stage ``refs/pull/<number>/head`` moving to ``head_sha``, compare-and-swap from
+    the value this request read; call ``git.refs.refresh()`` after the commit."""
+    ref = pull_ref(number)
+    current = git.refs.read_loose_ref(ref.encode())
+    old = current.decode() if current else ZERO
+    git.refs.stage_updates(uow, git.refs.checked_updates([(ref, old, head_sha)]), {})
+
+
+# Head and base -------------------------------------------------------------------------------
+
+def head_view(ctx: Ctx, head: str) -> tuple[RepoView, str]:
+    """The head repository and branch named by ``branch``, ``owner:branch`` or
+    ``owner/repo:branch`` (``fork_network.locate``)."""
+    return fork_network.locate(ctx.caller, ctx.view, head)
+
+
+def head_repo_label(ctx: Ctx, pull: PullFields) -> str:
+    """``owner/repo`` of the head repository, as merge messages name a fork."""
+    head = repo_store.get_by_id(pull.head_repo_id)
+    return f"{head.owner_login}/{head.name}" if head else "<deleted>"
+
+
+def _tip_or_404(view: RepoView, branch: str, which: str) -> str:
+    sha = branch_tip(view, branch)
+    if sha is None:
+        raise NotFoundError(f"could not find '{branch}' to be a commit, branch or tag in the "
+                            f"{which} repository {view.owner.login}/{view.repo.name}")
+    return sha
+
+
+def _open_duplicate(ctx: Ctx, head_repo_id: int, head_branch: str, base_branch: str,
+                    *, other_than: int = 0) -> Issue | None:
+    for item in store.open_pulls(ctx.repo_id):
+        pull = store.fields_of(item)
+        if (int(item.number) != other_than and pull.head_repo_id == head_repo_id
+                and pull.head_branch == head_branch and pull.base_branch == base_branch):
+            return item
+    return None
+
+
+def examined(ctx: Ctx, pull: PullFields, base_sha: str, head_sha: str) -> PullFields:
+    """``pull`` with the mergeability of ``head_sha`` into ``base_sha``."""
+    git = repo_files.open_git(ctx.repo)
+    found = pull_checks.examine(git.object_store, base_sha, head_sha)
+    pull.base_sha, pull.head_sha, pull.merge_base = found.base_sha, found.head_sha, \
+        found.merge_base
+    pull.status, pull.conflicted = found.status, list(found.conflicted)
+    pull.additions, pull.deletions = found.additions, found.deletions
+    pull.changed_files, pull.commits = found.changed_files, found.commits
+    return pull
+
+
+# Open ---------------------------------------------------------------------------------------------
+
+def create_pull(ctx: Ctx, data: dict) -> Issue:
+    """repoCreatePullRequest: ``data`` is a CreatePullRequestOption."""
+    opt = accounts.optional
+    head = (opt(data, "head", str) or "").strip()
+    base = (opt(data, "base", str) or "").strip()
+    title = (opt(data, "title", str) or "").strip()
+    if not head or not base:
+        raise InvalidInput("[Head]: Required" if not head else "[Base]: Required")
+    if not title:
+        raise InvalidInput("[Title]: Required")
+    if len(title) > MAX_TITLE:
+        raise InvalidInput("[Title]: MaxSize")
+    if head == base:
+        raise InvalidInput("Invalid PullRequest: There are no changes between the head and "
+                           "the base")
+    if ctx.user is None:
+        raise PermissionDenied("sign in to open a pull request")
+    source, head_branch = head_view(ctx, head)
+    if source.repo.id == ctx.repo.id and head_branch == base:
+        raise InvalidInput("Invalid PullRequest: There are no changes between the head and "
+                           "the base")
+    base_sha = _tip_or_404(ctx.view, base, "base")
+    head_sha = _tip_or_404(source, head_branch, "head")
+    duplicate = _open_duplicate(ctx, int(source.repo.id), head_branch, base)
+    if duplicate is not None:
+        raise ConflictError(f"pull request already exists for these targets [id: "
+                            f"{int(duplicate.id)}, issue_id: {int(duplicate.id)}, head_repo_id: "
+                            f"{int(source.repo.id)}, base_repo_id: {ctx.repo_id}, head_branch: "
+                            f"{head_branch}, base_branch: {base}]")
+    pull = examined(ctx, PullFields(head_repo_id=int(source.repo.id), head_branch=head_branch,
+                                    base_branch=base), base_sha, head_sha)
+    from chalicelib.repos import merge_settings
+    pull.allow_maintainer_edit = bool(
+        merge_settings.settings_of(ctx.repo)["default_allow_maintainer_edit"])
+    git = repo_files.open_git(ctx.repo)
+
+    issue = issues.create_issue(
+        ctx, {k: v for k, v in data.items() if k != "closed"}, pull=pull.dumps(),
+        also=lambda issue, uow: stage_head_ref(git, int(issue.number), pull.head_sha, uow))
+    git.refs.refresh()
+    return issue
+
+
+# List -----------------------------------------------------------------------------------------------
+
+@dataclass
+class PullQuery:
+    state: str = "open"                  # open | closed | all
+    sort: str = ""
+    milestone: int = 0
+    labels: list[int] = field(default_factory=list)
+    poster: str = ""
+
+    @property
+    def simple(self) -> bool:
+        return not (self.sort or self.milestone or self.labels or self.poster)
+
+
+def list_pulls(ctx: Ctx, query: PullQuery, offset: int, limit: int) -> tuple[list[Issue], int]:
+    """Newest first by default (one Query for the page); other sorts and filters read
+    the state's list of pull requests whole and order it here."""
+    if query.state not in ("open", "closed", "all"):
+        raise InvalidInput("[State]: must be one of open, closed, all")
+    if query.sort and query.sort not in SORTS:
+        raise InvalidInput(f"[Sort]: must be one of {', '.join(SORTS)}")
+    if query.simple:
+        return issues.list_issues(ctx, issues.IssueQuery(state=query.state, kind="pulls"),
+                                  offset, limit)
+    states = {"open": "o", "closed": "c"}.get(query.state, "oc")
+    poster_id = None
+    if query.poster:
+        try:
+            poster_id = int(accounts.get_user(query.poster, ctx.user).id)
+        except NotFoundError:
+            return [], 0
+    found = [i for i in store.pulls(ctx.repo_id, states)
+             if (poster_id is None or int(i.poster_id) == poster_id)
+             and (not query.milestone or int(i.milestone_id or 0) == query.milestone)
+             and all(label in [int(x) for x in i.label_ids] for label in query.labels)]
+    found.sort(key=_sort_key(query.sort))
+    return found[offset:offset + limit], len(found)
+
+
+def _sort_key(sort: str):
+    return {
+        "oldest": lambda i: (int(i.created), int(i.number)),
+        "recentupdate": lambda i: (-int(i.updated), -int(i.number)),
+        "priority": lambda i: (-int(i.updated), -int(i.number)),
+        "recentclose": lambda i: (-int(i.closed_at or 0), -int(i.number)),
+        "leastupdate": lambda i: (int(i.updated), int(i.number)),
+        "mostcomment": lambda i: (-int(i.num_comments), -int(i.number)),
+        "leastcomment": lambda i: (int(i.num_comments), -int(i.number)),
+    }.get(sort, lambda i: -int(i.number))
+
+
+def find_by_branches(ctx: Ctx, base: str, head: str) -> Issue:
+    """repoGetPullRequestByBaseHead: the newest pull request of ``head`` into ``base``."""
+    source, head_branch = head_view(ctx, head)
+    for item in store.pulls(ctx.repo_id, "oc"):
+        pull = store.fields_of(item)
+        if (pull.base_branch == base and pull.head_branch == head_branch
+                and pull.head_repo_id == int(source.repo.id)):
+            return item
+    raise NotFoundError(f"pull request does not exist [base: {base}, head: {head}]")
+
+
+# Edit -------------------------------------------------------------------------------------------------
+
+def edit_pull(ctx: Ctx, number: int, data: dict) -> Issue:
+    """repoEditPullRequest: ``data`` is an EditPullRequestOption."""
+    opt = accounts.optional
+    current = get_pull(ctx, number)
+    can_write = ctx.can_write_for(current)
+    is_poster = ctx.user is not None and int(current.poster_id) == int(ctx.user.id)
+    if ctx.user is None or not (is_poster or can_write):
+        raise PermissionDenied("user should have a permission to write to a repo")
+    edit = issues.IssueEdit.parse(ctx, data, can_write=can_write, is_pull=True)
+    if edit.state is not None and edit.state not in ("open", "closed"):
+        raise InvalidInput("[State]: must be open or closed")
+    maintainer_edit = opt(data, "allow_maintainer_edit", bool)
+    if maintainer_edit is not None and not is_poster:
+        raise PermissionDenied("only the poster may allow maintainer edits")
+    labels = int_list(opt(data, "labels", list), "Labels") if can_write and \
+        data.get("labels") is not None else None
+    pull_now = store.fields_of(current)
+    if pull_now.merged and edit.state == "open":
+        raise ConflictError("cannot change state of this pull request, it was already merged")
+    if pull_now.merged:
+        edit.state = None
+    rechecked = _new_base(ctx, number, pull_now, opt(data, "base", str), can_write)
+
+    def change(old: Issue, new: Issue, tracker: Tracker) -> None:
+        pull = store.fields_of(new)
+        edit.apply(old, new, tracker)
+        if labels is not None:
+            new.label_ids = with_labels([], labels, tracker)
+        if maintainer_edit is not None:
+            pull.allow_maintainer_edit = maintainer_edit
+        if rechecked is not None:
+            pull.base_branch = rechecked[0]
+            examined(ctx, pull, rechecked[1], pull.head_sha)
+        store.set_fields(new, pull)
+
+    _, new = issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new))
+    return new
+
+
+def _new_base(ctx: Ctx, number: int, pull: PullFields, base: str | None,
+              can_write: bool) -> tuple[str, str] | None:
+    """(branch, tip) of a changed base, checked; None when the base stays."""
+    if base is None or base == pull.base_branch:
+        return None
+    if not can_write:
+        raise PermissionDenied("user should have a permission to write to a repo")
+    if pull.merged:
+        raise ConflictError("cannot change the base of a merged pull request")
+    base_sha = _tip_or_404(ctx.view, base, "base")
+    if _open_duplicate(ctx, pull.head_repo_id, pull.head_branch, base,
+                       other_than=number) is not None:
+        raise ConflictError("pull request already exists for these targets")
+    if pull.head_repo_id == ctx.repo_id and pull.head_branch == base:
+        raise InvalidInput("Invalid PullRequest: There are no changes between the head and the "
+                           "base")
+    return base, base_sha
+
+
+def is_merged(ctx: Ctx, number: int) -> bool:
+    return store.fields_of(get_pull(ctx, number)).merged

@@ -1,0 +1,195 @@
+"""Keeping open pull requests in step with their branches, from the events queue.
+
+A push to a branch (``RepositoryPushed``) re-examines every open pull request that
+has the branch as its base, or as its head (in the same repository, or in a fork
+towards its parent): ``refs/pull/<n>/head`` follows the head by compare-and-swap, the
+mergeability, merge base and line counts are recomputed, and a moved head raises the
+"synchronized" event.  A new commit status (and the re-examination) may complete a
+scheduled merge (``merge_when_checks_succeed``).
+
+Every step reads the refs as they are when it runs, so a redelivered or late event
+changes nothing that is already up to date.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from chalicelib.errors import ServiceError
+from chalicelib.gitstore import refdb
+from chalicelib.issues import service as issues
+from chalicelib.pulls import merging as pull_merging
+from chalicelib.pulls import service as pulls
+from chalicelib.contents import files as repo_files
+from chalicelib.issues.context import Ctx, account_from, now
+from chalicelib.repos.permissions import Access
+from chalicelib.repos.views import Caller, RepoView
+from chalicelib.accounts import store as account_store
+from chalicelib.pulls import store
+from chalicelib.repos import store as repo_store
+from chalicelib.store import unit_of_work
+
+if TYPE_CHECKING:
+    from chalicelib.repos.store import Repo
+
+log = logging.getLogger("nimbus.pulls")
+HEADS = "refs/heads/"
+
+
+def _system_ctx(repo: Repo, user=None) -> Ctx | None:
+    """The tracker as the service itself sees it (every pull request, any visibility);
+    ``user`` is who events name (None: the system)."""
+    owner = account_store.get_by_id(int(repo.owner_id))
+    if owner is None:
+        return None
+    return Ctx(RepoView(repo, owner, Access.OWNER), Caller(user), Access.OWNER,
+               pulls_access=Access.OWNER)
+
+
+def affected(repo: Repo, branch: str) -> list[tuple[Repo, int]]:
+    """(base repository, number) of the open pull requests a push to ``branch`` of
+    ``repo`` concerns."""
+    found = []
+    for item in store.open_pulls(int(repo.id)):
+        pull = store.fields_of(item)
+        if pull.base_branch == branch or (pull.head_repo_id == int(repo.id)
+                                          and pull.head_branch == branch):
+            found.append((repo, int(item.number)))
+    if repo.fork and repo.parent_id:
+        parent = repo_store.get_by_id(int(repo.parent_id))
+        if parent is not None:
+            for item in store.open_pulls(int(parent.id)):
+                pull = store.fields_of(item)
+                if pull.head_repo_id == int(repo.id) and pull.head_branch == branch:
+                    found.append((parent, int(item.number)))
+    return found
+
+
+def on_push(repo_id: int, ref: str, actor_id: int | None, before: str = "",
+            after: str = "") -> None:
+    if not ref.startswith(HEADS):
+        return
+    repo = repo_store.get_by_id(repo_id)
+    if repo is None:
+        return
+    if refdb.is_zero(before) or refdb.is_zero(after):
+        mark_head(repo, ref[len(HEADS):], gone=refdb.is_zero(after))
+    actor = account_store.get_by_id(actor_id) if actor_id else None
+    for base_repo, number in affected(repo, ref[len(HEADS):]):
+        refresh(base_repo, number, actor)
+
+
+def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
+    """A branch was deleted or (re)created: every pull request with it as head, open or
+    closed, records whether it exists (what its ``head.ref`` names).  Only creations and
+    deletions get here, so an ordinary push reads no closed pull requests."""
+    bases = [repo]
+    if repo.fork and repo.parent_id:
+        parent = repo_store.get_by_id(int(repo.parent_id))
+        bases += [parent] if parent is not None else []
+
+    def change(old, new, tracker) -> None:
+        pull = store.fields_of(new)
+        if _heads_at(pull, repo, branch, not gone):
+            pull.head_gone = gone
+            store.set_fields(new, pull)
+
+    for base in bases:
+        numbers = [int(item.number) for item in store.pulls(int(base.id), "oc")
+                   if _heads_at(store.fields_of(item), repo, branch, not gone)]
+        ctx = _system_ctx(base) if numbers else None
+        for number in numbers if ctx is not None else ():
+            issues.mutate(ctx, number, change, lambda old, new: [])
+
+
+def _heads_at(pull, repo: Repo, branch: str, gone: bool) -> bool:
+    return (pull.head_repo_id == int(repo.id) and pull.head_branch == branch
+            and pull.head_gone == gone)
+
+
+def refresh(base_repo: Repo, number: int, actor=None) -> None:
+    """Re-examine one pull request on the current tips; then a scheduled merge."""
+    ctx = _system_ctx(base_repo, actor)
+    if ctx is None:
+        return
+    issue = pulls.get_pull(ctx, number, consistent=True)
+    pull = store.fields_of(issue)
+    if pull.merged or not issue.is_open:
+        return
+    head_view = _head_view(ctx, pull)
+    head_sha = pulls.branch_tip(head_view, pull.head_branch) if head_view else None
+    base_sha = pulls.branch_tip(ctx.view, pull.base_branch)
+    if head_sha is None or base_sha is None:
+        return      # a deleted branch: Forgejo keeps the pull request as it was
+    if (head_sha, base_sha) != (pull.head_sha, pull.base_sha):
+        _rewrite(ctx, number, head_sha, base_sha)
+    try_scheduled_merge(base_repo, number)
+
+
+def _head_view(ctx: Ctx, pull) -> RepoView | None:
+    if pull.head_repo_id == ctx.repo_id:
+        return ctx.view
+    repo = repo_store.get_by_id(pull.head_repo_id)
+    if repo is None:
+        return None
+    owner = account_store.get_by_id(int(repo.owner_id))
+    return RepoView(repo, owner, Access.OWNER) if owner is not None else None
+
+
+def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
+    git = repo_files.open_git(ctx.repo)
+
+    def change(old, new, tracker) -> None:
+        pull = store.fields_of(new)
+        moved = pull.head_sha != head_sha
+        pulls.examined(ctx, pull, base_sha, head_sha)
+        store.set_fields(new, pull)
+        if moved:
+            pulls.stage_head_ref(git, number, head_sha, unit_of_work.current())
+            new.updated = now()
+
+    def raised(old, new):
+        if store.fields_of(old).head_sha != store.fields_of(new).head_sha:
+            return [issues.issue_event(ctx, new, "synchronized")]
+        return []
+
+    issues.mutate(ctx, number, change, raised)
+    git.refs.refresh()
+
+
+def on_status(repo_id: int, sha: str) -> None:
+    """A commit status was posted: merge what was waiting for the checks of ``sha``."""
+    repo = repo_store.get_by_id(repo_id)
+    if repo is None:
+        return
+    for item in store.open_pulls(repo_id):
+        pull = store.fields_of(item)
+        if pull.auto_merge and pull.head_sha == sha:
+            try_scheduled_merge(repo, int(item.number))
+
+
+def try_scheduled_merge(base_repo: Repo, number: int) -> None:
+    """Merge a pull request scheduled with ``merge_when_checks_succeed`` once its head's
+    combined status is success, as the user who scheduled it."""
+    ctx = _system_ctx(base_repo)
+    issue = pulls.get_pull(ctx, number, consistent=True)
+    pull = store.fields_of(issue)
+    if not pull.auto_merge or pull.merged or not issue.is_open:
+        return
+    from chalicelib.statuses import service as statuses
+
+    if statuses.combined_state(ctx.repo_id, pull.head_sha) != "success":
+        return
+    doer = account_from(pull.auto_merge.get("doer") or {})
+    fresh = account_store.get_by_id(int(doer.id)) if doer.id else None
+    if fresh is None:
+        return
+    ctx = _system_ctx(base_repo, fresh)
+    request = {k: pull.auto_merge.get(k) for k in ("style", "title", "message",
+                                                     "delete_branch", "head")}
+    request["head"] = pull.head_sha     # what the checks passed on
+    try:
+        pull_merging.merge_now(ctx, number, request)
+    except ServiceError as exc:
+        # Not mergeable (yet): the scheduled merge stays for the next push or status.
+        log.info("scheduled merge of %s#%s not done: %s", base_repo.id, number, exc)

@@ -1,0 +1,27 @@
+"""What every release route and page reads from its request: the repository's releases as
+this caller sees them, and the Release record."""
+from __future__ import annotations
+
+from chalicelib.accounts import records as account_records
+from chalicelib.releases import records as release_records
+from chalicelib.http.message import ApiRequest
+from chalicelib.repos.request import caller, current_repo, repo_preload
+from chalicelib.releases import service as releases
+
+
+def _preload_more(req: ApiRequest, user_id: int | None) -> list:
+    return releases.preload_more_keys(req.params["owner"], req.params["repo"], user_id,
+                                      tag=req.params.get("tag"))
+
+
+RELEASES = dict(tag="repository", scope="repository", preload=repo_preload,
+                preload_more=_preload_more)
+
+
+def ctx_of(req: ApiRequest) -> releases.Ctx:
+    return releases.context(caller(req), current_repo(req))
+
+
+def render(req: ApiRequest, ctx: releases.Ctx, release) -> dict:
+    return release_records.release(release, ctx.view,
+                                   account_records.user(ctx.publisher(release), None))

@@ -1,0 +1,21 @@
+"""The repository lifecycle: create (own, org, admin), fork, migrate, mirror, edit, delete,
+and the consumer that clears what a deleted repository leaves.
+
+Operations (``routes.py``): createCurrentUserRepo, adminCreateRepo, repoDelete,
+createFork, repoMigrate, repoMirrorSync, repoEdit, createOrgRepo,
+createOrgRepoDeprecated.
+
+| module | what it holds |
+|---|---|
+| ``consumers`` | The internal consumer of repository deletions: what a deleted repository leaves outside its records is … |
+| ``git_init`` | A new repository's git side: HEAD, and with ``auto_init`` the initial commit (README, optional .gitignore … |
+| ``lifecycle`` | The repository lifecycle: creating, forking and deleting a repository's records, and cleaning up after a … |
+| ``migrations`` | Migrating a repository from another git server, once or as a pull mirror. |
+| ``mirror_store`` | The pull-mirror schedule: one small partition ``MIRRORS`` with an item per mirror (``<repo id, 15 … |
+| ``routes`` | Repository writes: create (own and admin), delete, fork, migrate, mirror sync, edit. |
+| ``service`` | Repository writes through the API: create, fork, edit, delete. |
+
+Registered by ``chalicelib/areas.py``; the cleanup consumer by
+``chalicelib/jobs/consumers.py``; the mirror schedule by
+``chalicelib/jobs/schedules.py``.
+"""

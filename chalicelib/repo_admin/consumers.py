@@ -1,0 +1,30 @@
+"""The internal consumer of repository deletions: what a deleted repository leaves
+outside its records is cleaned up from the events queue, off the request path.
+
+- its cached source archives in S3 (``archives/<repo id>/``);
+- its release attachments' bytes in S3 (``attachments/<repo id>/``) and download links;
+- its pull-mirror schedule entry;
+- its refs, its ``R#<id>`` partition (branch records, collaborations, issues, hooks,
+  deploy keys with the fingerprint claims that are still theirs) and, when no
+  repository uses it any more, its object pool (``repo_lifecycle.purge``).
+
+Every step is idempotent, so a redelivered event does no harm.  The queue worker
+(``chalicelib.jobs.consumers``) registers this consumer as ``repository-cleanup``.
+"""
+from __future__ import annotations
+
+from chalicelib import events as domain_events
+
+
+def on_repository_deleted(event: domain_events.Event) -> None:
+    from chalicelib.contents import archives
+    from chalicelib.repo_admin import migrations
+    from chalicelib.repo_admin import lifecycle as repo_lifecycle
+    from chalicelib.releases import assets as release_files
+
+    assert isinstance(event, domain_events.RepositoryDeleted)
+    archives.forget_repo(event.repo_id)
+    # Release attachments: their download links (outside the partition) and bytes.
+    release_files.forget_repo(event.repo_id, int(event.repo.get("owner_id") or 0))
+    migrations.unschedule(event.repo_id)
+    repo_lifecycle.purge(event.repo_id, int(event.repo.get("pool_id") or 0))

@@ -1,0 +1,212 @@
+"""The repository lifecycle: creating, forking and deleting a repository's records, and
+cleaning up after a deletion.  ``repos`` (the API's create, fork, delete) and
+``migrations`` (a migrated repository) both build on these.
+
+Each write is one unit of work with its event:
+- ``create``: the repository, its id link, the owner's ``num_repos`` and its new object
+  pool, with ``RepositoryCreated`` (one transaction);
+- ``fork``: the copied refs and branch records, then the fork with its link, the shared
+  pool's member count and the parent's ``num_forks``, with ``RepositoryForked``; one
+  transaction while it fits 100 items, else the unit of work's sequence with the records
+  last, so the fork appears only once its refs exist (a failure discards them);
+- ``remove``: the records and counters, with forks made independent, and
+  ``RepositoryDeleted`` carrying the repository's snapshot.  Everything else the
+  repository leaves (refs, its ``R#`` partition, deploy-key claims, an unused object
+  pool, archives, the mirror schedule) is removed by the repository-cleanup consumer
+  of that event (``chalicelib/repo_admin/consumers.py`` -> ``purge``), off the request path and
+  again if it is redelivered.
+"""
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+from chalicelib import events
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               ServiceError)
+from chalicelib.contents import pushes
+from chalicelib.quota import charges as quota_charges
+from chalicelib.settings import get_settings
+from chalicelib.repos import access_store
+from chalicelib.contents import branch_store
+from chalicelib.store import ids, unit_of_work
+from chalicelib.repos import store as repo_store
+
+if TYPE_CHECKING:
+    from chalicelib.accounts.store import Account
+    from chalicelib.repos.store import Repo
+
+NAME_TAKEN = "The repository with the same name already exists."
+MAX_NAME = 100
+_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+_RESERVED = {".", "..", "-"}
+_RESERVED_SUFFIXES = (".git", ".wiki", ".rss", ".atom")
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def validate_name(name: str) -> str:
+    """A repository name as Forgejo allows it (422 otherwise)."""
+    if not name:
+        raise InvalidInput("[Name]: Required")
+    if len(name) > MAX_NAME:
+        raise InvalidInput("[Name]: MaxSize")
+    if not _NAME.match(name):
+        raise InvalidInput("[Name]: AlphaDashDot")
+    if name.lower() in _RESERVED:
+        raise InvalidInput(f"name is reserved [name: {name}]")
+    if name.lower().endswith(_RESERVED_SUFFIXES):
+        raise InvalidInput(f"name pattern is not allowed [pattern: *{name[name.rfind('.'):]}]")
+    return name
+
+
+def new_record(owner: Account, name: str, *, description: str = "", private: bool = False,
+               default_branch: str = "", template: bool = False) -> Repo:
+    """A repository of ``owner`` with a fresh id, not yet written."""
+    return repo_store.new_record(
+        ids.next_id("repo"), owner, name, created=now(), description=description,
+        private=private, template=template,
+        default_branch=default_branch or get_settings().repository.DEFAULT_BRANCH)
+
+
+def stage_creation(repo: Repo, *, parent: Repo | None = None) -> None:
+    """Stage the repository's records (see ``repos.store.stage_create``); commit with
+    ``creation_error`` translating a failure."""
+    repo_store.stage_create(repo, parent=parent)
+
+
+def creation_error(failed: ConditionFailed) -> ServiceError:
+    """The error a failed creation reports, as Forgejo words it."""
+    if failed.label in (repo_store.REPO, repo_store.REPO_ID):
+        return ConflictError(NAME_TAKEN)
+    if failed.label == repo_store.OWNER:
+        return NotFoundError("the owner does not exist")
+    if failed.label in (repo_store.PARENT, repo_store.POOL):
+        return NotFoundError("the repository being forked no longer exists")
+    return failed
+
+
+def create(repo: Repo, *, actor: Account | None) -> None:
+    """Write a new repository with ``RepositoryCreated``; its git side (HEAD, an initial
+    commit) is ``repo_init``'s, once the record exists."""
+    try:
+        with unit_of_work.writing() as uow:
+            stage_creation(repo)
+            uow.raise_event(events.RepositoryCreated(**pushes.event_fields(repo, actor)))
+    except ConditionFailed as failed:
+        raise creation_error(failed) from None
+
+
+def fork(repo: Repo, parent: Repo, *, actor: Account | None) -> None:
+    """Write ``repo`` (a fork record of ``parent``, sharing its pool) with a copy of the
+    parent's refs and branch records.  O(refs), never O(data)."""
+    from chalicelib.gitstore import refdb
+
+    refs = refdb.load_refs(int(parent.id))
+    records = {b.name: b for b in branch_store.list_branches(parent.id, consistent=True)}
+    plain = [(name, pushes.ZERO, value.sha) for name, value in refs.items() if value.sha]
+    peeled = {name: value.peeled for name, value in refs.items() if value.peeled}
+    copies = _branch_copies(repo, parent, plain, records)
+    size = len(refs) + len(copies) + repo_store.creation_size(fork=True) + 1  # + event
+    try:
+        with unit_of_work.writing() as uow:
+            refdb.stage_updates(uow, repo.id, plain, peeled=peeled)
+            for name, value in refs.items():
+                if value.symref:
+                    refdb.stage_symref(uow, repo.id, name, value.symref)
+            for record in copies:
+                branch_store.stage_put(record)
+            stage_creation(repo, parent=parent)
+            uow.raise_event(events.RepositoryForked(
+                **pushes.event_fields(repo, actor), parent_id=int(parent.id),
+                parent=pushes.repo_snapshot(parent)))
+    except BaseException as exc:
+        if size > pushes.TRANSACTION_LIMIT:   # committed in chunks: some may have landed
+            discard_git_side(repo, pool_too=False)
+        if isinstance(exc, ConditionFailed):
+            raise creation_error(exc) from None
+        raise
+
+
+def _branch_copies(repo: Repo, parent: Repo, plain: list, records: dict) -> list:
+    """The parent's branch records for the fork; a record that lags its ref (a push
+    landed between the two reads) is rebuilt from the commit."""
+    git, copies = None, []
+    for ref, _, sha in plain:
+        if not ref.startswith(pushes.HEADS):
+            continue
+        name = ref[len(pushes.HEADS):]
+        record = records.get(name)
+        if record is not None and record.commit_id == sha:
+            copies.append(branch_store.copy_record(record, repo.id))
+            continue
+        if git is None:
+            from chalicelib.gitstore import repo as gitrepo
+            git = gitrepo.open_repo(int(parent.id), int(parent.pool_id))
+        copies.append(branch_store.new_record(repo.id, name,
+                                              **pushes.commit_fields(git[sha.encode()])))
+    return copies
+
+
+def remove(repo: Repo, *, actor: Account | None) -> None:
+    """Delete the repository's records with ``RepositoryDeleted`` (its snapshot); its
+    forks become independent repositories, as in Forgejo."""
+    parent = repo_store.get_by_id(int(repo.parent_id)) if repo.fork and repo.parent_id else None
+    forks = repo_store.forks_of(repo) if repo.num_forks else []
+    try:
+        with unit_of_work.writing() as uow:
+            for child in forks:
+                repo_store.stage_detach_fork(child)
+            repo_store.stage_delete(repo, parent=parent)
+            quota_charges.stage_release(repo)
+            uow.raise_event(events.RepositoryDeleted(**pushes.event_fields(repo, actor)))
+    except ConditionFailed:
+        raise ConflictError("the repository changed while it was being deleted") from None
+
+
+def discard_git_side(repo: Repo, *, pool_too: bool) -> None:
+    """Undo the git side of a creation whose records were never written: its refs, its
+    branch records and (``pool_too``, a pool of its own) its packs."""
+    from chalicelib import gitstore
+
+    gitstore.delete_repo_refs(int(repo.id))
+    with unit_of_work.writing():
+        for record in branch_store.list_branches(repo.id, consistent=True):
+            branch_store.stage_delete(repo.id, record.name)
+    if pool_too:
+        gitstore.delete_pool(int(repo.pool_id))
+
+
+def purge(repo_id: int, pool_id: int) -> None:
+    """What a deleted repository leaves, removed (the repository-cleanup consumer):
+    refs, deploy keys with the claims still theirs, the rest of its ``R#`` partition, and
+    its object pool if no repository uses it any more.  Idempotent."""
+    from chalicelib import gitstore
+
+    gitstore.delete_repo_refs(int(repo_id))
+    for key in access_store.deploy_keys_of(int(repo_id)):
+        _delete_deploy_key(key)
+    with unit_of_work.writing():
+        repo_store.stage_purge_partition(int(repo_id))
+    pool = repo_store.get_pool(int(pool_id)) if pool_id else None
+    if pool is not None and int(pool.members) <= 0:
+        gitstore.delete_pool(int(pool_id))
+        try:
+            with unit_of_work.writing():
+                repo_store.stage_delete_pool(pool)
+        except ConditionFailed:
+            pass    # a redelivery deleted it first
+
+
+def _delete_deploy_key(key) -> None:
+    try:
+        with unit_of_work.writing():
+            access_store.stage_delete_deploy_key(key)
+    except ConditionFailed as failed:
+        if failed.label != "claim":
+            return              # the key is gone already
+        with unit_of_work.writing():    # the claim is someone else's now: keep it
+            access_store.stage_delete_deploy_key(key, with_claim=False)

@@ -1,0 +1,314 @@
+"""Migrating a repository from another git server, once or as a pull mirror.
+
+Outbound connections go only where ``netguard`` allows, to the address it checked
+(no second DNS lookup, so a name cannot be re-pointed at an internal address between
+check and connect), and never follow redirects.
+
+A migration fetches first, into the new repository's own object pool, and then writes
+the repository with its refs, branch records and mirror schedule in one unit of work
+with ``RepositoryMigrated`` (refs beyond one transaction go first, in chunks; the
+repository record comes last), so the repository appears complete or not at all, and a
+failure discards what was fetched.  A mirror sync moves refs like a push (``pushes``:
+push events per ref) and ends with the schedule and ``RepositoryMirrorSynced`` in the
+same write as its last refs.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chalicelib import aws, events
+from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
+                               PermissionDenied)
+from chalicelib.gitstore import refdb
+from chalicelib.accounts import service as accounts
+from chalicelib import netguard
+from chalicelib.contents import pushes
+from chalicelib.repo_admin import lifecycle as repo_lifecycle
+from chalicelib.quota import service as quota
+from chalicelib.repos.permissions import Access, can_create_in
+from chalicelib.repos.views import Caller, RepoView
+from chalicelib.accounts import store as account_store
+from chalicelib.repo_admin import mirror_store
+from chalicelib.repos import store as repo_store
+from chalicelib.store import unit_of_work
+
+if TYPE_CHECKING:
+    from chalicelib.accounts.store import Account
+    from chalicelib.repos.store import Repo
+
+log = logging.getLogger("nimbus.migrations")
+DEFAULT_INTERVAL = 8 * 3600
+MIN_INTERVAL = 10 * 60
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns)")
+_UNITS = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+# A ref transaction holds at most 100 refs; larger mirrors are applied in chunks.
+REF_CHUNK = refdb.MAX_REF_UPDATES
+WANTED_PREFIXES = (b"refs/heads/", b"refs/tags/")
+
+
+def parse_interval(text: str | None) -> int:
+    """A Go duration ("8h", "1h30m", "10m0s"); empty means the default, "0" disables."""
+    text = (text or "").strip()
+    if not text:
+        return DEFAULT_INTERVAL
+    if text == "0":
+        return 0
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise InvalidInput(f"[MirrorInterval]: invalid duration {text!r}")
+    seconds = int(sum(float(n) * _UNITS[u] for n, u in parts))
+    if seconds and seconds < MIN_INTERVAL:
+        raise InvalidInput(f"interval {text} is set below Minimum Interval of 10m0s")
+    return seconds
+
+
+@dataclass(frozen=True)
+class Remote:
+    url: str                # as checked, without credentials
+    username: str = ""
+    password: str = ""
+
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(s for s in (self.password,) if s)
+
+
+class _PinnedPoolManager:
+    """A urllib3 pool manager that dials only the checked addresses of one origin and
+    refuses redirects (each hop would need its own check)."""
+
+    def __new__(cls, target: netguard.Target):
+        import urllib3
+
+        class Pinned(urllib3.PoolManager):
+            def connection_from_host(self, host=None, port=None, scheme="http",
+                                     pool_kwargs=None):
+                if (host or "").lower() != target.host.lower() or \
+                        (port or target.port) != target.port:
+                    raise urllib3.exceptions.HTTPError(
+                        f"refusing to connect to {host}: not the checked migration host")
+                extra = dict(pool_kwargs or {})
+                if scheme == "https":
+                    extra.update(server_hostname=target.host, assert_hostname=target.host)
+                return super().connection_from_host(target.addresses[0], port=target.port,
+                                                    scheme=scheme, pool_kwargs=extra)
+
+            def urlopen(self, method, url, redirect=True, **kw):
+                headers = dict(kw.pop("headers", None) or self.headers)
+                default = {"http": 80, "https": 443}[target.scheme]
+                headers["Host"] = target.host if target.port == default \
+                    else f"{target.host}:{target.port}"
+                return super().urlopen(method, url, redirect=False, headers=headers, **kw)
+
+        return Pinned(timeout=urllib3.Timeout(connect=10, read=120), retries=False)
+
+
+def _client(remote: Remote):
+    from dulwich.client import Urllib3HttpGitClient
+
+    target = netguard.check_target(remote.url, netguard.MIGRATION)
+    if target.scheme not in ("http", "https"):
+        raise InvalidInput("migration/cloning is supported over http and https only")
+    return Urllib3HttpGitClient(remote.url, pool_manager=_PinnedPoolManager(target),
+                                username=remote.username or None,
+                                password=remote.password or None)
+
+
+def _fetch(remote: Remote, git):
+    """Fetch every branch and tag of the remote into ``git``'s object store."""
+    from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+
+    client = _client(remote)
+
+    def wants(refs, depth=None):
+        have = git.object_store
+        return [sha for ref, sha in refs.items()
+                if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}")
+                and sha not in have]
+
+    try:
+        return client.fetch("", git, determine_wants=wants, protocol_version=0)
+    except NotGitRepository:
+        raise InvalidInput("Migration failed: the remote is not a git repository.") from None
+    except (GitProtocolError, HangupException, OSError) as exc:
+        text = netguard.redact(str(exc), remote.secrets())
+        if "401" in text or "Authentication" in text or "credentials" in text:
+            raise InvalidInput(f"Authentication failed: {text}.") from None
+        raise InvalidInput(f"Migration failed: {text}.") from None
+
+
+def _remote_changes(git, result) -> tuple[list[pushes.Update], str | None]:
+    """The ref changes that make our branches and tags equal the remote's (pruning what
+    it deleted), and the remote's default branch (None if unknown)."""
+    remote = {ref: sha for ref, sha in result.refs.items()
+              if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}") and sha}
+    local = {ref: sha for ref, sha in git.get_refs().items() if ref.startswith(WANTED_PREFIXES)}
+    zero = pushes.ZERO.encode()
+    updates = [(ref, local.get(ref, zero), sha) for ref, sha in remote.items()
+               if local.get(ref) != sha]
+    updates += [(ref, sha, zero) for ref, sha in local.items() if ref not in remote]
+    head = (getattr(result, "symrefs", None) or {}).get(b"HEAD")
+    branch = head[len(b"refs/heads/"):].decode() \
+        if head and head.startswith(b"refs/heads/") and head in remote else None
+    return [tuple(v.decode() for v in u) for u in updates], branch
+
+
+def _chunks(updates: list) -> list[list]:
+    return [updates[i:i + REF_CHUNK] for i in range(0, len(updates), REF_CHUNK)] or [[]]
+
+
+def _stage_head(change: pushes.RefChange, repo: Repo, branch: str) -> None:
+    change.also(1, lambda uow: refdb.stage_symref(uow, repo.id, "HEAD", f"refs/heads/{branch}"))
+
+
+def _stage_schedule(change: pushes.RefChange, repo: Repo, synced_at: float) -> None:
+    """The sync time and the next one, on the record and in the schedule."""
+    due = int(synced_at + repo.mirror_interval) if repo.mirror_interval else 0
+    change.set_repo_fields(mirror_updated=int(synced_at), mirror_next=due)
+    change.also(1, lambda uow: mirror_store.stage_schedule(repo, due))
+
+
+def migrate(caller: Caller, data: dict) -> RepoView:
+    """repoMigrate: fetch the remote into a new repository."""
+    from chalicelib.gitstore import repo as gitrepo
+
+    opt = accounts.optional
+    clone_addr = (opt(data, "clone_addr", str) or "").strip()
+    if not clone_addr:
+        raise InvalidInput("[CloneAddr]: Required")
+    name = repo_lifecycle.validate_name((opt(data, "repo_name", str) or "").strip())
+    owner = _owner(caller, data)
+    quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
+    mirror = bool(opt(data, "mirror", bool))
+    interval = parse_interval(opt(data, "mirror_interval", str)) if mirror else 0
+    url = netguard.check_migration_url(clone_addr)
+    token = opt(data, "auth_token", str) or ""
+    username = opt(data, "auth_username", str) or ("oauth2" if token else "")
+    remote = Remote(url=url, username=username, password=opt(data, "auth_password", str) or token)
+    if not can_create_in(caller.user, owner):
+        raise PermissionDenied("Given user is not owner of organization.")
+    if repo_store.get(owner.lower_name, name) is not None:   # before fetching anything
+        raise ConflictError(repo_lifecycle.NAME_TAKEN)
+    repo = repo_lifecycle.new_record(owner, name, description=opt(data, "description", str) or "",
+                                     private=bool(opt(data, "private", bool)))
+    repo.original_url = url
+    if mirror:
+        repo.mirror, repo.mirror_interval = True, interval
+        repo.mirror_auth = json.dumps({"u": remote.username, "p": remote.password}) \
+            if remote.username or remote.password else ""
+    git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
+    try:
+        started = time.time()
+        updates, head = _remote_changes(git, _fetch(remote, git))
+        repo.default_branch = head or repo.default_branch
+        chunks = _chunks(updates)
+        for chunk in chunks[:-1]:      # the packs are charged with the creation, last
+            pushes.commit(pushes.prepare(repo, git, chunk, actor=caller.user, announce=False,
+                                         creates_repo=True, charge=False))
+        last = pushes.prepare(repo, git, chunks[-1], actor=caller.user, announce=False,
+                              creates_repo=True)
+        _stage_head(last, repo, repo.default_branch)
+        if mirror:
+            _stage_schedule(last, repo, started)
+        last.also(repo_store.creation_size(fork=False),
+                  lambda uow: repo_lifecycle.stage_creation(repo))
+        last.events.append(events.RepositoryMigrated(**last.event_fields(caller.user),
+                                                     mirror=mirror))
+        pushes.commit(last)
+    except BaseException as exc:
+        repo_lifecycle.discard_git_side(repo, pool_too=True)
+        if isinstance(exc, ConditionFailed):
+            raise repo_lifecycle.creation_error(exc) from None
+        raise
+    return RepoView(repo, owner, Access.OWNER)
+
+
+def _owner(caller: Caller, data: dict) -> Account:
+    opt = accounts.optional
+    if caller.user is None:
+        raise PermissionDenied("token is required")
+    name = opt(data, "repo_owner", str)
+    uid = opt(data, "uid", int)
+    owner = account_store.get_by_name(name) if name else \
+        account_store.get_by_id(uid) if uid else caller.user
+    if owner is None:
+        raise InvalidInput(f"user does not exist [name: {name or uid}]")
+    return owner
+
+
+def sync(repo: Repo, *, actor: Account | None = None) -> None:
+    """Fetch the mirror's remote and bring branches and tags in line (repoMirrorSync)."""
+    from chalicelib.gitstore import repo as gitrepo
+
+    if not repo.mirror:
+        raise InvalidInput("Repository is not a mirror")
+    auth = json.loads(repo.mirror_auth) if repo.mirror_auth else {}
+    remote = Remote(repo.original_url, auth.get("u", ""), auth.get("p", ""))
+    git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
+    started = time.time()
+    updates, head = _remote_changes(git, _fetch(remote, git))
+    chunks = _chunks(updates)
+    for chunk in chunks[:-1]:
+        pushes.commit(pushes.prepare(repo, git, chunk, actor=actor))
+    last = pushes.prepare(repo, git, chunks[-1], actor=actor)
+    if head and head != repo.default_branch:
+        last.set_repo_fields(default_branch=head)
+        _stage_head(last, repo, head)
+    _stage_schedule(last, repo, started)
+    last.events.append(events.RepositoryMirrorSynced(**last.event_fields(actor)))
+    pushes.commit(last)
+
+
+def sync_requested(caller: Caller, view: RepoView) -> None:
+    if not view.can_write:
+        raise PermissionDenied("Must have write access")
+    if not view.repo.mirror:
+        raise BadInput("Repository is not a mirror")
+    quota.ensure_within(int(view.repo.owner_id), "size:git:all")
+    sync(view.repo, actor=caller.user)
+
+
+def _reschedule(repo: Repo, at: float) -> None:
+    """After a failed sync: try again one interval later (bookkeeping, no event)."""
+    due = int(at + repo.mirror_interval) if repo.mirror_interval else 0
+    try:
+        with unit_of_work.writing():
+            repo_store.stage_set(repo, {"mirror_updated": int(at), "mirror_next": due})
+            mirror_store.stage_schedule(repo, due)
+    except ConditionFailed:
+        pass    # deleted meanwhile: its cleanup drops the schedule
+
+
+def sync_due(now: float | None = None) -> int:
+    """The scheduled job: sync every due mirror; a failing one waits for its next turn
+    (and a call AWS refused fails the run, after the others)."""
+    now = time.time() if now is None else now
+    synced, denied = 0, None
+    for repo in mirror_store.due_repos(now):
+        if not quota.allows(int(repo.owner_id), "size:repos:all"):
+            log.info("mirror sync of repository %s skipped: its owner is over quota", repo.id)
+            _reschedule(repo, now)    # Forgejo skips it silently; try again next interval
+            continue
+        try:
+            sync(repo)
+            synced += 1
+        except Exception as exc:  # noqa: BLE001 - one broken remote must not stop the rest
+            log.exception("mirror sync of repository %s failed", repo.id)
+            _reschedule(repo, now)
+            # A call AWS refused to the role is no broken remote: fail the run once the
+            # others are done, so the function's error metric shows it.
+            if aws.is_access_denied(exc):
+                denied = denied or exc
+    if denied is not None:
+        raise denied
+    return synced
+
+
+def unschedule(repo_id: int) -> None:
+    """Drop a pull mirror's sync schedule (the repository was deleted)."""
+    with unit_of_work.writing():
+        mirror_store.stage_unschedule(int(repo_id))

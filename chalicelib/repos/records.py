@@ -1,0 +1,145 @@
+"""Repository, Permission, WatchInfo and DeployKey records, field for field.
+
+Each builder's fields are declared in ``schemas.RECORDS``; a test holds the two to
+each other and to Forgejo's own API description.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from chalicelib.accounts.records import user
+from chalicelib.http.formats import GO_ZERO_TIME, app_url, go_duration, rfc3339
+from chalicelib.repos import merge_settings
+from chalicelib.settings import get_settings
+
+if TYPE_CHECKING:
+    from chalicelib.accounts.store import Account
+
+
+def _ssh_url(owner: str, name: str) -> str:
+    server = get_settings().server
+    if server.DISABLE_SSH:
+        return ""
+    host = server.SSH_DOMAIN or get_settings().domain
+    if ":" in host:
+        host = f"[{host}]"
+    if server.SSH_PORT == 22:
+        return f"{server.SSH_USER}@{host}:{owner}/{name}.git"
+    return f"ssh://{server.SSH_USER}@{host}:{server.SSH_PORT}/{owner}/{name}.git"
+
+
+# The pull request settings a Repository record shows (allow_manual_merge and
+# autodetect_manual_merge are settable but not shown, as in Forgejo).
+_REPO_MERGE_FIELDS = frozenset(merge_settings.DEFAULTS) - {"allow_manual_merge",
+                                                           "autodetect_manual_merge"}
+
+
+def repository(view, viewer: Account | None, parent: dict | None = None) -> dict:
+    """A Repository record; ``view`` is a repos.views.RepoView."""
+    from chalicelib.repos.permissions import Access
+
+    repo, owner = view.repo, view.owner
+    owner_path, name_path = quote(owner.login), quote(repo.name)
+    html_url = f"{app_url()}{owner_path}/{name_path}"
+    api_url = f"{app_url()}api/v1/repos/{owner_path}/{name_path}"
+    record = {
+        "id": int(repo.id),
+        "owner": user(owner, viewer),
+        "name": repo.name,
+        "full_name": f"{owner.login}/{repo.name}",
+        "description": repo.description,
+        "empty": bool(repo.empty),
+        "private": bool(repo.private),
+        "fork": bool(repo.fork),
+        "template": bool(repo.template),
+        "parent": parent,
+        "mirror": bool(repo.mirror),
+        "size": int(repo.size) // 1024,
+        "language": "",
+        "languages_url": f"{api_url}/languages",
+        "html_url": html_url,
+        "url": api_url,
+        "link": "",
+        "ssh_url": _ssh_url(owner_path, name_path),
+        "clone_url": f"{html_url}.git",
+        "original_url": repo.original_url,
+        "website": repo.website,
+        "stars_count": int(repo.num_stars),
+        "forks_count": int(repo.num_forks),
+        "watchers_count": int(repo.num_watches),
+        "open_issues_count": int(repo.num_open_issues),
+        "open_pr_counter": int(repo.num_open_pulls),
+        "release_counter": int(repo.num_releases),
+        "default_branch": repo.default_branch,
+        "archived": bool(repo.archived),
+        "created_at": rfc3339(repo.created),
+        "updated_at": rfc3339(repo.updated),
+        "archived_at": rfc3339(repo.archived_at),
+        "permissions": {"admin": view.access >= Access.ADMIN, "push": view.access >= Access.WRITE,
+                        "pull": view.access >= Access.READ},
+        "has_issues": True,
+        "internal_tracker": {"enable_time_tracker": True,
+                             "allow_only_contributors_to_track_time": True,
+                             "enable_issue_dependencies": True},
+        "has_wiki": True,
+        "wiki_branch": repo.default_branch,
+        "globally_editable_wiki": False,
+        "has_pull_requests": True,
+        "has_projects": True,
+        "has_releases": True,
+        "has_packages": True,
+        "has_actions": True,
+        **{name: value for name, value in merge_settings.settings_of(repo).items()
+           if name in _REPO_MERGE_FIELDS},
+        "avatar_url": "",
+        "internal": not repo.private and owner.visibility == "private",
+        "mirror_interval": go_duration(repo.mirror_interval) if repo.mirror else "",
+        "object_format_name": repo.object_format,
+        "mirror_updated": rfc3339(repo.mirror_updated) if repo.mirror else GO_ZERO_TIME,
+        "repo_transfer": None,
+        "topics": [],
+        "wiki_clone_url": f"{html_url}.wiki.git",
+        "wiki_ssh_url": _ssh_url(owner_path, name_path + ".wiki"),
+        "has_wiki_contents": False,
+    }
+    return record
+
+
+def repo_api_url(owner_login: str, repo_name: str) -> str:
+    return f"{app_url()}api/v1/repos/{quote(owner_login)}/{quote(repo_name)}"
+
+
+def collaborator_permission(account: Account, mode_label: str, viewer: Account | None) -> dict:
+    """RepoCollaboratorPermission: Forgejo repeats the mode as the role name."""
+    return {"permission": mode_label, "role_name": mode_label, "user": user(account, viewer)}
+
+
+def watch_info(view) -> dict:
+    """WatchInfo for a watched repository; ``created_at`` is the repository's creation
+    time, as Forgejo sends it (it does not keep when the watch began)."""
+    api_url = repo_api_url(view.owner.login, view.repo.name)
+    return {"subscribed": True, "ignored": False, "reason": None,
+            "created_at": rfc3339(view.repo.created), "url": f"{api_url}/subscription",
+            "repository_url": api_url}
+
+
+def deploy_key(key, view, repository: dict | None = None) -> dict:
+    """A DeployKey; Forgejo adds ``repository`` only for site admins and the owner."""
+    record = {
+        "id": int(key.id),
+        "key_id": int(key.id),  # one id: there is no separate public-key row
+        "key": key.content,
+        "url": f"{repo_api_url(view.owner.login, view.repo.name)}/keys/{int(key.id)}",
+        "title": key.title,
+        "fingerprint": key.fingerprint,
+        "created_at": rfc3339(key.created),
+        "read_only": bool(key.read_only),
+    }
+    if repository is not None:
+        record["repository"] = repository
+    return record
+
+
+def repo_html_url(view) -> str:
+    return f"{app_url()}{quote(view.owner.login)}/{quote(view.repo.name)}"

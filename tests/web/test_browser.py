@@ -1,0 +1,153 @@
+"""The web interface in a real browser (headless Chromium from Debian, driven by Selenium)
+against the local runtime with its event pipeline: sign in, create a repository, read a
+file, open an issue and comment, make a token, push a branch with git, open and merge a
+pull request, and see the change on the default branch; a stranger and a signed-out
+browser get 404 pages for a private repository.
+
+``NIMBUS_SCREENSHOTS=1`` rewrites docs/screenshots/*.png from this run.
+"""
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from chalicelib.local.event_pipeline import EventPipeline
+from chalicelib.local.runtime import LocalRuntime
+from tests.browser_support import Browser, require_browser
+from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
+
+USERS = {"alice": "alice-password", "carol": "carol-password"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_browser()
+    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("browser"),
+                      access_log=False) as runtime:
+        for task in EventPipeline().tasks():
+            runtime.add_background(task)
+        from chalicelib.accounts.service import ensure_admin
+
+        ensure_admin("boss", "boss-password", "boss@example.com")
+        for name, password in USERS.items():
+            httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                       json={"username": name, "email": f"{name}@example.com",
+                             "password": password}, timeout=TIMEOUT).raise_for_status()
+        yield runtime
+
+
+@pytest.fixture
+def browsers(server):
+    opened: list[Browser] = []
+
+    def new() -> Browser:
+        opened.append(Browser(server.url))
+        return opened[-1]
+    yield new
+    for browser in opened:
+        browser.close()
+
+
+def status(server, path: str, cookies: dict | None = None) -> int:
+    return httpx.get(server.url + path, cookies=cookies, timeout=TIMEOUT).status_code
+
+
+def test_a_day_in_the_browser(server, browsers, git_env, tmp_path):  # noqa: F811
+    alice = browsers()
+    alice.sign_in("alice", USERS["alice"])
+    assert alice.path == "/" and "alice" in alice.text("header.site")
+
+    # A repository with a README, and a file of it.
+    alice.open("/repo/create")
+    alice.fill("#repo_name", "garden")
+    alice.fill("#description", "Plants and notes")
+    alice.screenshot("repo-create")
+    alice.submit("form.stack button[type=submit]")
+    assert alice.path == "/alice/garden"
+    assert "Plants and notes" in alice.text("#readme")
+    alice.screenshot("repo-home")
+    alice.link("README.md").click()
+    assert alice.path == "/alice/garden/src/branch/main/README.md"
+    assert "garden" in alice.text("main h1, main .markdown")
+    alice.screenshot("file")
+
+    # An issue and a comment.
+    alice.open("/alice/garden/issues")
+    alice.link("New issue").click()
+    alice.fill("#issue-title", "Water the ferns")
+    alice.fill("#issue-content", "They look **dry**.")
+    alice.submit("form.stack button[type=submit]")
+    assert alice.path == "/alice/garden/issues/1"
+    assert alice.css(".comment .markdown strong").text == "dry"
+    alice.fill("#comment-content", "Done on *Monday*.")
+    alice.submit(".comment-form button.primary")
+    assert alice.path.startswith("/alice/garden/issues/1#issuecomment-")
+    assert [e.text for e in alice.all(".comment .markdown em")] == ["Monday"]
+    alice.screenshot("issue")
+
+    # A token made in the browser pushes a branch with git.
+    alice.open("/user/settings/applications")
+    alice.fill("#token-name", "laptop")
+    alice.css("input[name=scope][value=all]").click()
+    alice.submit("form.stack button[type=submit]")
+    secret = alice.css("#new-token-value").get_attribute("value")
+    assert len(secret) == 40
+    alice.screenshot("applications")
+    host = server.url.split("://", 1)[1]
+    work = tmp_path / "garden"
+    git(git_env, "clone", "-q", f"http://alice:{secret}@{host}/alice/garden.git", str(work))
+    git(git_env, "checkout", "-q", "-b", "ferns", cwd=work)
+    (work / "ferns.md").write_text("# Ferns\n\nWater twice a week.\n")
+    git(git_env, "add", "ferns.md", cwd=work)
+    git(git_env, "commit", "-q", "-m", "Add fern care", cwd=work)
+    git(git_env, "push", "-q", "origin", "ferns", cwd=work)
+
+    # Compare, open the pull request, merge it.
+    alice.open("/alice/garden/pulls")
+    alice.link("New pull request").click()
+    alice.choose("#compare-head", "ferns")
+    alice.submit("form.toolbar button[type=submit]")
+    assert alice.path == "/alice/garden/compare/main...ferns"
+    assert "Add fern care" in alice.text("section[aria-label=Commits]")
+    assert alice.css("#pull-title").get_attribute("value") == "Add fern care"
+    alice.fill("#pull-content", "Care notes for the ferns.")
+    alice.screenshot("compare")
+    alice.submit("form[aria-label='New pull request'] button")
+    assert alice.path == "/alice/garden/pulls/2"      # issues and pulls share numbers
+    assert "ferns.md" in alice.text("#files")
+    alice.choose("#merge-style", "squash")
+    alice.submit("section[aria-label=Merge] button.primary")
+    assert alice.path == "/alice/garden/pulls/2"
+    assert "Merged" in alice.text("section[aria-label=Merge]")
+    alice.screenshot("pull-merged")
+
+    # The change is on the default branch.
+    alice.open("/alice/garden")
+    alice.link("ferns.md").click()
+    assert "Water twice a week." in alice.text("main")
+    alice.open("/alice/garden/commits/branch/main")
+    assert "Add fern care" in alice.text("main")
+
+    # A private repository: 404 pages to another user and to a signed-out browser.
+    alice.open("/repo/create")
+    alice.fill("#repo_name", "diary")
+    alice.css("#private").click()
+    alice.submit("form.stack button[type=submit]")
+    assert alice.path == "/alice/diary" and "Private" in alice.text(".repo-head")
+    carol = browsers()
+    carol.sign_in("carol", USERS["carol"])
+    for path in ("/alice/diary", "/alice/diary/src/branch/main/README.md",
+                 "/alice/diary/issues/new", "/alice/diary/issues"):
+        carol.open(path)
+        assert carol.title() == "404", path
+        assert "README" not in carol.driver.page_source
+    session = {c["name"]: c["value"] for c in carol.driver.get_cookies()}
+    assert status(server, "/alice/diary", session) == 404
+    alice.css("header.site details summary").click()
+    alice.submit("form[action='/user/logout'] button")
+    alice.open("/alice/diary")
+    assert alice.title() == "404"
+    assert status(server, "/alice/diary") == 404
+    alice.open("/alice/garden")
+    assert "ferns.md" in alice.text("main")
+    alice.screenshot("signed-out-repo")
