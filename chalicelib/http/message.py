@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar
 from urllib.parse import parse_qs
 
 from chalicelib.http.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
                                    ValidationFailed)
 from chalicelib.http import input_rules
+
+if TYPE_CHECKING:
+    from chalicelib.http.options import Option
+
+O = TypeVar("O", bound="Option")
 
 JSON_CONTENT_TYPE = "application/json;charset=utf-8"
 # The policy of a repository's files served as they are (raw, media): a file must never
@@ -84,6 +89,16 @@ class ApiRequest:
         if self.content_type == "application/x-www-form-urlencoded":
             return parse_qs(self.body.decode("utf-8", "replace"), keep_blank_values=True)
         return {}
+
+    def option(self, cls: type[O], *, required: bool = True) -> O:
+        """The body as ``cls``, a typed option (``http.options``) checked once, here: the
+        JSON (or form) body, its limits (``input_rules``), then the fields' types, enums
+        and required fields, with Forgejo's 422 texts."""
+        from chalicelib.http import options
+
+        data = self.json(required=required)
+        return options.decode(cls, data,
+                              from_form=self.content_type == "application/x-www-form-urlencoded")
 
     def json(self, *, required: bool = True) -> dict:
         """The JSON object body.

@@ -8,7 +8,7 @@ import json
 from urllib.parse import urlsplit
 
 from chalicelib import API_COMPAT_VERSION, __version__
-from chalicelib.http import schemas
+from chalicelib.http import options, schemas
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import TABLE, TOKEN, Route, RouteTable, route
 from chalicelib.settings import get_settings
@@ -51,11 +51,20 @@ def _responses(r: Route) -> dict:
     return out or {"200": {"description": "OK"}}
 
 
+def option_definitions() -> dict[str, tuple[list[str], dict[str, dict]]]:
+    """Every request body's (required fields, field schemas): the typed options the
+    domains declare (``http.options``), and the bodies still declared as plain schemas."""
+    merged = dict(schemas.OPTIONS)
+    for name, cls in options.every_option().items():
+        merged[name] = options.definition(cls)
+    return merged
+
+
 def _definitions() -> dict:
     defs = {}
     for name, props in schemas.RECORDS.items():
         defs[name] = {"type": "object", "properties": props}
-    for name, (required, props) in schemas.OPTIONS.items():
+    for name, (required, props) in option_definitions().items():
         defs[name] = {"type": "object", "properties": props}
         if required:
             defs[name]["required"] = required

@@ -23,6 +23,7 @@ from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_p
 from chalicelib.http.router import Param, alias, route
 from chalicelib.statuses import service as svc
 from chalicelib.settings import get_settings
+from chalicelib.statuses.options import CreateStatusOption
 
 
 def _sha_preload_more(req: ApiRequest, user_id: int | None) -> list:
@@ -72,7 +73,8 @@ def _listed(req: ApiRequest, text: str, *, by_ref: bool) -> ApiResponse:
                   404: "notFound", 422: "validationError"}, **BY_SHA)
 def create_status(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    shown = svc.create_status(view, caller(req), req.params["sha"], req.json())
+    shown = svc.create_status(view, caller(req), req.params["sha"],
+                              req.option(CreateStatusOption))
     return ApiResponse.json(status_records.commit_status(shown, view),
                             status=201 if _forgejo_paths() else 200)
 

@@ -28,12 +28,11 @@ import random
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, \
     PermissionDenied
-from chalicelib.accounts import service as accounts
 from chalicelib.http import input_rules
 from chalicelib.contents import files as repo_files
 from chalicelib.issues.context import account_from, snapshot
@@ -42,6 +41,7 @@ from chalicelib.repos.views import Caller, RepoView, strip_git
 from chalicelib.contents import branch_store
 from chalicelib.repos import store as repo_store
 from chalicelib.statuses import store
+from chalicelib.statuses.options import CreateStatusOption, State
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from chalicelib.statuses.store import Status, Summary
 
 # Forgejo's states; ``skipped`` came with Forgejo Actions and is in Forgejo 16's description.
-STATES = ("pending", "success", "error", "failure", "warning", "skipped")
+STATES = get_args(State)
 # The ``state`` filter of the list takes these; any other value filters nothing (Forgejo).
 FILTER_STATES = ("pending", "success", "error", "failure", "warning")
 # structs.commitStatusPriorities: the lower, the worse; the worst state wins.
@@ -259,25 +259,20 @@ def now() -> int:
     return int(time.time())
 
 
-def _text(data: dict, name: str) -> str:
-    return (accounts.optional(data, name, str) or "").strip()
-
-
-def create_status(view: RepoView, caller: Caller, sha: str, data: dict) -> Shown:
-    """repoCreateStatus: ``data`` is a CreateStatusOption.  One transaction: the status,
-    the commit's summary (conditional on its count as read) and the event."""
+def create_status(view: RepoView, caller: Caller, sha: str,
+                  option: CreateStatusOption) -> Shown:
+    """repoCreateStatus.  One transaction: the status, the commit's summary (conditional
+    on its count as read) and the event."""
     user = caller.user
     if user is None or not view.can_write:
         raise PermissionDenied("user should have a permission to write to a repo")
-    state = _text(data, "state")
-    if not state:
-        raise InvalidInput("[State]: Required")
-    if state not in STATES:
-        raise InvalidInput(f"[State]: must be one of {', '.join(STATES)}")
-    context, description = _text(data, "context"), _text(data, "description")
+    state = option.state
+    context = (option.context or "").strip()
+    description = (option.description or "").strip()
     # Forgejo takes any text here and neutralises it when rendering; refused instead, so
     # an API client learns at once that its link would not be one.
-    target_url = input_rules.check_url(_text(data, "target_url"), "target_url", "TargetURL")
+    target_url = input_rules.check_url((option.target_url or "").strip(), "target_url",
+                                       "TargetURL")
     full = full_id(view.repo, sha)
     commit = _commit_through_git(view.repo, full or sha, full_given=full is not None)
     if commit is None:

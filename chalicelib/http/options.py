@@ -1,0 +1,183 @@
+"""Typed request bodies: one declaration per body, read twice.
+
+Each request body is an ``Option`` subclass declared in its domain's ``options.py`` (a
+``msgspec.Struct``: fields, types, which are required, enums as ``Literal``, formats as
+``Meta(extra=…)``).  The gateway's ``ApiRequest.option()`` turns the parsed JSON into
+that object once, at the edge, with Forgejo's 422 texts; the rules take the object and
+never re-check a field's type.  ``swagger.py`` publishes the same declaration
+(``definition``), so the description and the check cannot drift apart.
+
+Absent and null differ: a field the client left out is ``UNSET`` (falsy), one it sent
+as null is ``None``.  ``given(option, name)`` asks which; an edit applies only what
+was given.
+
+Limits (text lengths, single-line fields) stay in ``input_rules``, keyed by the same
+definition name and checked on the raw body before this conversion, so an oversized
+field is refused before anything reads it.
+"""
+from __future__ import annotations
+
+import re
+import typing
+from typing import Annotated, Any, ClassVar, TypeVar
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from chalicelib.errors import InvalidInput
+
+__all__ = ["Option", "UNSET", "UnsetType", "Meta", "DateTime", "Email", "Int64", "given",
+           "go_field", "decode", "option_type", "every_option", "definition", "given_fields"]
+
+# Swagger's string and integer formats, carried on the declaration.
+DateTime = Annotated[str, Meta(extra={"format": "date-time"})]
+Email = Annotated[str, Meta(extra={"format": "email"})]
+Int64 = Annotated[int, Meta(extra={"format": "int64"})]
+
+_OPTIONS: dict[str, type["Option"]] = {}
+
+
+class Option(msgspec.Struct, kw_only=True):
+    """A request body.  Subclasses register under their class name, which is the
+    Swagger definition's name (``CreateStatusOption``)."""
+
+    # Forgejo publishes some fields as required that its handlers treat as optional
+    # (and the other way round); the description follows Forgejo when this is set.
+    swagger_required: ClassVar[tuple[str, ...] | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _OPTIONS[cls.__name__] = cls
+
+
+O = TypeVar("O", bound=Option)
+
+
+def given(option: Option, name: str) -> bool:
+    """Whether the client sent ``name`` (null counts as sent)."""
+    return getattr(option, name) is not UNSET
+
+
+def given_fields(option: Option) -> dict[str, Any]:
+    """The fields the client sent, as plain values (what an edit applies)."""
+    return {name: value for name in option.__struct_fields__
+            if (value := getattr(option, name)) is not UNSET}
+
+
+def go_field(name: str) -> str:
+    """Forgejo names fields in 422 messages by their Go name: full_name -> FullName."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def option_type(name: str) -> type[Option] | None:
+    return _OPTIONS.get(name)
+
+
+def every_option() -> dict[str, type[Option]]:
+    """The declared options, by definition name (those of every imported domain)."""
+    return dict(_OPTIONS)
+
+
+# msgspec's validation texts -> Forgejo's: "[FullName]: expected a string".
+_EXPECTED = re.compile(r"^Expected `(?P<kind>[^`]+)`, got `[^`]+`(?: - at `\$\.(?P<path>[^`]*)`)?$")
+_MISSING = re.compile(r"^Object missing required field `(?P<field>[^`]+)`(?: - at `\$\.(?P<path>[^`]*)`)?$")
+_ENUM = re.compile(r"^Invalid enum value (?P<value>.+?)(?: - at `\$\.(?P<path>[^`]*)`)?$")
+_KIND = {"str": "a string", "int": "an integer", "bool": "true or false", "array": "a list",
+         "object": "an object", "float": "a number"}
+
+
+def _top_field(path: str | None) -> str:
+    """The body's field a nested path starts at: ``labels[0]`` -> ``labels``."""
+    return re.split(r"[.\[]", path or "", maxsplit=1)[0]
+
+
+def _message(cls: type[Option], text: str) -> str:
+    if found := _MISSING.match(text):
+        field = f"{found['path']}.{found['field']}" if found["path"] else found["field"]
+        return f"[{go_field(_top_field(field))}]: Required"
+    if found := _ENUM.match(text):
+        name = _top_field(found["path"])
+        allowed = _literal_values(cls, name)
+        return f"[{go_field(name)}]: must be one of {', '.join(map(str, allowed))}"
+    if found := _EXPECTED.match(text):
+        if not found["path"]:
+            return "[]: the request body must be a JSON object"
+        kinds = [k.strip() for k in found["kind"].split("|") if k.strip() != "null"]
+        return f"[{go_field(_top_field(found['path']))}]: expected {_KIND.get(kinds[0], kinds[0])}"
+    return f"[]: {text}"
+
+
+def _literal_values(cls: type[Option], name: str) -> tuple:
+    """The allowed values of a ``Literal`` field, in their declared order."""
+    hint = typing.get_type_hints(cls).get(name)
+    stack = [hint]
+    while stack:
+        kind = stack.pop()
+        if typing.get_origin(kind) is typing.Literal:
+            return typing.get_args(kind)
+        stack.extend(typing.get_args(kind))
+    return ()
+
+
+def decode(cls: type[O], data: Any, *, from_form: bool = False) -> O:
+    """``data`` (a parsed JSON object, or a form's strings) as ``cls``; a 422 in
+    Forgejo's words when a field has the wrong type, an unknown enum value, or a
+    required field is missing.  Unknown fields are ignored, as Forgejo's binding does."""
+    try:
+        return msgspec.convert(data, cls, strict=not from_form)
+    except msgspec.ValidationError as exc:
+        raise InvalidInput(_message(cls, str(exc))) from None
+
+
+def definition(cls: type[Option]) -> tuple[list[str], dict[str, dict]]:
+    """The Swagger definition of ``cls``: (required fields, field schemas)."""
+    import msgspec.inspect as inspect
+    info = inspect.type_info(cls)
+    fields = {f.encode_name: _schema(f.type) for f in info.fields}
+    for f in info.fields:   # enums in their declared order (inspect sorts them)
+        if "enum" in fields[f.encode_name]:
+            fields[f.encode_name]["enum"] = list(_literal_values(cls, f.name))
+    required = list(cls.swagger_required) if cls.swagger_required is not None \
+        else [f.encode_name for f in info.fields if f.required]
+    return required, fields
+
+
+def _schema(kind) -> dict:
+    import msgspec.inspect as inspect
+    members = [k for k in _flatten_keep_meta(kind)
+               if not isinstance(k, inspect.NoneType)]
+    extra: dict = {}
+    if len(members) == 1 and isinstance(members[0], inspect.Metadata):
+        extra = dict(members[0].extra or {})
+        members = [members[0].type]
+    base = members[0] if members else inspect.AnyType()
+    if isinstance(base, inspect.StrType):
+        out = {"type": "string"}
+    elif isinstance(base, inspect.BoolType):
+        out = {"type": "boolean"}
+    elif isinstance(base, inspect.IntType):
+        out = {"type": "integer"}
+    elif isinstance(base, inspect.FloatType):
+        out = {"type": "number"}
+    elif isinstance(base, inspect.LiteralType):
+        out = {"type": "string", "enum": list(base.values)}
+    elif isinstance(base, (inspect.ListType, inspect.SetType, inspect.FrozenSetType,
+                           inspect.VarTupleType)):
+        out = {"type": "array", "items": _schema(base.item_type)}
+    elif isinstance(base, inspect.DictType):
+        out = {"type": "object"}
+        if not isinstance(base.value_type, inspect.AnyType):
+            out["additionalProperties"] = _schema(base.value_type)
+    elif isinstance(base, inspect.StructType):
+        out = {"$ref": f"#/definitions/{base.cls.__name__}"}
+    else:
+        out = {"type": "object"}
+    out.update(extra)
+    return out
+
+
+def _flatten_keep_meta(kind) -> list:
+    import msgspec.inspect as inspect
+    if isinstance(kind, inspect.UnionType):
+        return [t for member in kind.types for t in _flatten_keep_meta(member)]
+    return [kind]

@@ -1,0 +1,21 @@
+"""The request bodies of the statuses domain, declared once: the edge checks them
+(``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from chalicelib.http.options import UNSET, Option, UnsetType
+
+# Forgejo's CommitStatusState, in its order.
+State = Literal["pending", "success", "error", "failure", "warning", "skipped"]
+
+
+class CreateStatusOption(Option):
+    """repoCreateStatus.  Forgejo's description marks no field required; a status
+    without a state is refused all the same."""
+    swagger_required = ()
+
+    state: State
+    target_url: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    context: str | None | UnsetType = UNSET
