@@ -211,10 +211,12 @@ def describe_failure(exc: BaseException) -> str:
 def _create_user(args) -> int:
     from chalicelib.errors import ServiceError
     from chalicelib.accounts import service as accounts
+    from chalicelib.accounts.options import CreateUserOption
 
     try:
-        account = accounts.create_account({"username": args.username, "password": args.password,
-                                           "email": args.email}, is_admin=args.admin)
+        account = accounts.create_account(
+            CreateUserOption(username=args.username, password=args.password, email=args.email),
+            is_admin=args.admin)
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1
@@ -227,6 +229,7 @@ def _generate_token(args) -> int:
     from chalicelib.errors import NotFoundError, ServiceError
     from chalicelib.accounts import service as accounts
     from chalicelib.accounts import tokens
+    from chalicelib.accounts.options import CreateAccessTokenOption
 
     try:
         user = accounts.get_user(args.username)
@@ -235,8 +238,8 @@ def _generate_token(args) -> int:
         return 1
     try:
         # The operator acts as the user (the CLI runs with the operator's AWS rights).
-        _, secret = tokens.create_token(user, user.login, {
-            "name": args.token_name, "scopes": args.scopes.split(",")})
+        _, secret = tokens.create_token(user, user.login, CreateAccessTokenOption(
+            name=args.token_name, scopes=args.scopes.split(",")))
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 1

@@ -13,6 +13,7 @@ userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
 | ``claims`` | Who holds a unique login name, e-mail address or key fingerprint: batched lookups through the claim items … |
 | ``credentials`` | What the gateway asks of the accounts domain to know who is calling (``chalicelib.http.auth`` reads this … |
 | ``key_store`` | SSH public keys of users. |
+| ``options`` | The request bodies of the accounts domain, declared once: the edge checks them … |
 | ``passwords`` | Password hashing with scrypt (a memory-hard KDF from OpenSSL via hashlib). |
 | ``public_keys`` | Users' SSH public keys: parsing with ``cryptography``, fingerprints, ownership. |
 | ``records`` | User, PublicKey and AccessToken records (fj:services/convert/user.go), field for field. |

@@ -9,6 +9,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.accounts import service as accounts
 from chalicelib.accounts import public_keys
+from chalicelib.accounts.options import CreateKeyOption, CreateUserOption, EditUserOption
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True)
 
@@ -29,7 +30,7 @@ def search_users(req: ApiRequest) -> ApiResponse:
        body="CreateUserOption",
        responses={201: "User", 400: "error", 403: "forbidden", 422: "validationError"}, **ADMIN)
 def create_user(req: ApiRequest) -> ApiResponse:
-    account = accounts.create_user(req.actor, req.json())
+    account = accounts.create_user(req.actor, req.option(CreateUserOption))
     return ApiResponse.json(account_records.user(account, req.actor), status=201)
 
 
@@ -37,7 +38,8 @@ def create_user(req: ApiRequest) -> ApiResponse:
        body="EditUserOption",
        responses={200: "User", 400: "error", 403: "forbidden", 422: "validationError"}, **ADMIN)
 def edit_user(req: ApiRequest) -> ApiResponse:
-    account = accounts.edit_user(req.actor, req.params["username"], req.json(required=False))
+    account = accounts.edit_user(req.actor, req.params["username"],
+                                 req.option(EditUserOption, required=False))
     return ApiResponse.json(account_records.user(account, req.actor))
 
 
@@ -54,7 +56,8 @@ def delete_user(req: ApiRequest) -> ApiResponse:
        summary="Add an SSH public key to user's account", body="CreateKeyOption",
        responses={201: "PublicKey", 403: "forbidden", 422: "validationError"}, **ADMIN)
 def create_public_key(req: ApiRequest) -> ApiResponse:
-    key, owner = public_keys.add_key(req.actor, req.params["username"], req.json())
+    key, owner = public_keys.add_key(req.actor, req.params["username"],
+                                     req.option(CreateKeyOption))
     return ApiResponse.json(account_records.public_key(key, owner, req.actor), status=201)
 
 

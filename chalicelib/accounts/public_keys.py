@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.accounts.service import actor_of_event, get_user, optional
+from chalicelib.accounts.options import CreateKeyOption
+from chalicelib.accounts.service import actor_of_event, get_user
 from chalicelib.store import ids, unit_of_work
 from chalicelib.accounts import key_store as store
 from chalicelib.accounts.key_store import PublicKey
@@ -93,18 +94,19 @@ def _owner_for(actor: Account | None, username: str) -> Account:
     return user
 
 
-def add_key(actor: Account | None, username: str, data: dict) -> tuple[PublicKey, Account]:
+def add_key(actor: Account | None, username: str,
+            option: CreateKeyOption) -> tuple[PublicKey, Account]:
     """adminCreatePublicKey (actor must be a site admin) or the user's own key."""
     user = _owner_for(actor, username)
-    title = (optional(data, "title", str) or "").strip()
+    title = (option.title or "").strip()
     if not title:
         raise InvalidInput("[Title]: Required")
-    if not optional(data, "key", str):
+    if not option.key:
         raise InvalidInput("[Key]: Required")
-    parsed = parse_ssh_key(data["key"])
+    parsed = parse_ssh_key(option.key)
     key = store.new_key(user_id=int(user.id), key_id=ids.next_id("public_key"), title=title,
                         content=parsed.content, fingerprint=parsed.fingerprint,
-                        read_only=bool(optional(data, "read_only", bool)),
+                        read_only=bool(option.read_only),
                         created=int(time.time()))
     try:
         with unit_of_work.writing() as uow:

@@ -9,6 +9,7 @@ from chalicelib.accounts import service as accounts
 from chalicelib.accounts import public_keys
 from chalicelib.accounts import tokens
 from chalicelib.accounts import search as user_search
+from chalicelib.accounts.options import CreateAccessTokenOption, CreateKeyOption
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))
@@ -85,7 +86,8 @@ def list_tokens(req: ApiRequest) -> ApiResponse:
        body="CreateAccessTokenOption",
        responses={201: "AccessToken", 400: "error", 403: "forbidden", 404: "notFound"}, **USER)
 def create_token(req: ApiRequest) -> ApiResponse:
-    token, secret = tokens.create_token(req.actor, req.params["username"], req.json())
+    token, secret = tokens.create_token(req.actor, req.params["username"],
+                                       req.option(CreateAccessTokenOption))
     return ApiResponse.json(account_records.access_token(token, secret), status=201)
 
 
@@ -125,7 +127,7 @@ def list_user_keys(req: ApiRequest) -> ApiResponse:
        responses={201: "PublicKey", 401: "unauthorized", 403: "forbidden",
                   422: "validationError"}, **USER)
 def add_own_key(req: ApiRequest) -> ApiResponse:
-    key, owner = public_keys.add_key(req.actor, req.actor.login, req.json())
+    key, owner = public_keys.add_key(req.actor, req.actor.login, req.option(CreateKeyOption))
     return ApiResponse.json(account_records.public_key(key, owner, req.actor), status=201)
 
 

@@ -10,7 +10,8 @@ from chalicelib import events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.http import scopes
-from chalicelib.accounts.service import account_by_id, actor_of_event, get_user, optional
+from chalicelib.accounts.options import CreateAccessTokenOption
+from chalicelib.accounts.service import account_by_id, actor_of_event, get_user
 from chalicelib.store import ids, unit_of_work
 from chalicelib.accounts import token_store as store
 from chalicelib.accounts.token_store import Token, TokenRef
@@ -33,14 +34,14 @@ def _owner_for(actor: Account | None, username: str) -> Account:
     return user
 
 
-def create_token(actor: Account | None, username: str, data: dict) -> tuple[TokenRef, str]:
+def create_token(actor: Account | None, username: str,
+                 option: CreateAccessTokenOption) -> tuple[TokenRef, str]:
     """Returns the stored token and its secret (the only time the secret is known)."""
     user = _owner_for(actor, username)
-    name = (optional(data, "name", str) or "").strip()
+    name = (option.name or "").strip()
     if not name:
         raise InvalidInput("[Name]: Required")
-    wanted = optional(data, "scopes", list) or []
-    normalized = scopes.normalize(wanted)
+    normalized = scopes.normalize(option.scopes or [])
     if not normalized:
         raise BadInput("access token must have a scope")
     secret = secrets.token_hex(20)

@@ -30,6 +30,7 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | ``git_data`` | The git data API (Forgejo's GetBlob, repoListAllGitRefs/repoListGitRefs, GetAnnotatedTag, repoGetNote): … |
 | ``git_data_routes`` | The git data API (Forgejo's ``repository`` tag): a tree (paged, optionally recursive), a blob, the refs … |
 | ``git_trees`` | Forgejo's GetTree: one page of a tree's entries, optionally recursive, with every blob's size. |
+| ``options`` | The request bodies of the contents domain, declared once: the edge checks them … |
 | ``pushes`` | Moving refs, with everything that follows from it, as one write. |
 | ``records`` | Records of the contents API: ContentsResponse, FileResponse, FileDeleteResponse, FilesResponse (Forgejo's … |
 | ``routes`` | The contents API (Forgejo's ``repository`` tag): read a path at a ref, and create, update or delete files, … |

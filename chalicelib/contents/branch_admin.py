@@ -20,6 +20,7 @@ from chalicelib.contents import pushes
 from chalicelib.contents import files as repo_files
 from chalicelib.contents.authorship import validate_branch_name
 from chalicelib.contents import branch_store
+from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
 
 if TYPE_CHECKING:
     from chalicelib.repos.views import Caller, RepoView
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 HEADS, TAGS = pushes.HEADS, pushes.TAGS
 
 
-def _name(raw, field: str) -> str:
-    if not isinstance(raw, str) or not raw.strip():
+def _name(raw: str | None, field: str) -> str:
+    if not raw or not raw.strip():
         raise InvalidInput(f"[{field}]: Required")
     try:
         return validate_branch_name(raw.strip())
@@ -44,14 +45,12 @@ def _tip(git, name: str) -> str | None:
         return None
 
 
-def _start(git, view: RepoView, data: dict) -> str:
+def _start(git, view: RepoView, option: CreateBranchRepoOption) -> str:
     """The commit a new branch starts at: ``old_ref_name`` (a branch, tag or commit,
     short or full ref name), else the deprecated ``old_branch_name``, else the default
     branch."""
-    ref = data.get("old_ref_name") or ""
-    old_branch = data.get("old_branch_name") or ""
-    if not isinstance(ref, str) or not isinstance(old_branch, str):
-        raise InvalidInput("[OldRefName]: must be a string")
+    ref = option.old_ref_name or ""
+    old_branch = option.old_branch_name or ""
     if ref:
         for prefix in (HEADS, TAGS):
             if ref.startswith(prefix):
@@ -85,14 +84,12 @@ def _stored(view: RepoView, name: str) -> BranchInfo:
     return info
 
 
-def create_branch(caller: Caller, view: RepoView, data: dict) -> BranchInfo:
-    """repoCreateBranch: ``data`` is a CreateBranchRepoOption."""
+def create_branch(caller: Caller, view: RepoView, option: CreateBranchRepoOption) -> BranchInfo:
+    """repoCreateBranch."""
     pushes.require_ref_writer(caller, view, "branches")
-    if not isinstance(data, dict):
-        raise InvalidInput("invalid request body")
-    name = _name(data.get("new_branch_name"), "NewBranchName")
+    name = _name(option.new_branch_name, "NewBranchName")
     git = repo_files.open_git(view.repo)
-    sha = _start(git, view, data)
+    sha = _start(git, view, option)
     if _tip(git, name) is not None:
         raise ConflictError(f"branch already exists [name: {name}]")
     if (TAGS + name).encode() in git.refs:
@@ -119,12 +116,11 @@ def delete_branch(caller: Caller, view: RepoView, name: str) -> None:
                            actor=caller.user), name)
 
 
-def rename_branch(caller: Caller, view: RepoView, name: str, data: dict) -> None:
-    """repoUpdateBranch: ``data`` is an UpdateBranchRepoOption (the new ``name``)."""
+def rename_branch(caller: Caller, view: RepoView, name: str,
+                  option: UpdateBranchRepoOption) -> None:
+    """repoUpdateBranch: ``option.name`` is the new name."""
     pushes.require_ref_writer(caller, view, "branches")
-    if not isinstance(data, dict):
-        raise InvalidInput("invalid request body")
-    new = _name(data.get("name"), "Name")
+    new = _name(option.name, "Name")
     git = repo_files.open_git(view.repo)
     tip = _tip(git, name)
     if tip is None:

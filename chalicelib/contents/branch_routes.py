@@ -14,6 +14,7 @@ from chalicelib.repos.request import IN_REPO, caller, current_repo
 from chalicelib.http.router import route
 from chalicelib.contents import branch_admin
 from chalicelib.contents import branches
+from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
 
 WRITE = dict(IN_REPO, signed_in=True)
 
@@ -24,7 +25,7 @@ WRITE = dict(IN_REPO, signed_in=True)
                   413: "quotaExceeded", 423: "error"}, **WRITE)
 def create_branch(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    info = branch_admin.create_branch(caller(req), view, req.json())
+    info = branch_admin.create_branch(caller(req), view, req.option(CreateBranchRepoOption))
     return ApiResponse.json(branch_records.branch(info, view, usernames=branches.usernames_for([info])),
                             status=201)
 
@@ -42,5 +43,7 @@ def delete_branch(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
        **WRITE)
 def rename_branch(req: ApiRequest) -> ApiResponse:
-    branch_admin.rename_branch(caller(req), current_repo(req), req.params["branch"], req.json())
+    view = current_repo(req)
+    branch_admin.rename_branch(caller(req), view, req.params["branch"],
+                               req.option(UpdateBranchRepoOption))
     return ApiResponse.empty()

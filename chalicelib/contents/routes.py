@@ -9,6 +9,8 @@ from chalicelib.contents.file_routes import REF
 from chalicelib.repos.request import IN_REPO, current_repo
 from chalicelib.http.router import alias, route
 from chalicelib.contents import service as contents
+from chalicelib.contents.options import (ChangeFilesOptions, CreateFileOptions,
+                                         DeleteFileOptions, UpdateFileOptions)
 
 SIGNED = dict(IN_REPO, signed_in=True)
 WRITE_ERRORS = {403: "forbidden", 404: "notFound", 409: "conflict", 413: "quotaExceeded",
@@ -45,10 +47,11 @@ def get_contents(req: ApiRequest) -> ApiResponse:
     return _read(req, req.params["filepath"])
 
 
-def _write_one(req: ApiRequest, operation: str, status: int) -> ApiResponse:
+def _write_one(req: ApiRequest,
+               body: type[CreateFileOptions | UpdateFileOptions | DeleteFileOptions],
+               status: int) -> ApiResponse:
     view = current_repo(req)
-    written = contents.change_one(view, req.actor, req.json(), req.params["filepath"],
-                                  operation)
+    written = contents.change_one(view, req.actor, req.option(body), req.params["filepath"])
     return ApiResponse.json(content_records.file_response(written, *_urls(view)),
                             status=status)
 
@@ -57,21 +60,21 @@ def _write_one(req: ApiRequest, operation: str, status: int) -> ApiResponse:
        summary="Create a file in a repository", body="CreateFileOptions",
        responses={201: "FileResponse", **WRITE_ERRORS}, **SIGNED)
 def create_file(req: ApiRequest) -> ApiResponse:
-    return _write_one(req, "create", 201)
+    return _write_one(req, CreateFileOptions, 201)
 
 
 @route("PUT", "/repos/{owner}/{repo}/contents/{filepath:path}", "repoUpdateFile",
        summary="Update a file in a repository", body="UpdateFileOptions",
        responses={200: "FileResponse", **WRITE_ERRORS}, **SIGNED)
 def update_file(req: ApiRequest) -> ApiResponse:
-    return _write_one(req, "update", 200)
+    return _write_one(req, UpdateFileOptions, 200)
 
 
 @route("DELETE", "/repos/{owner}/{repo}/contents/{filepath:path}", "repoDeleteFile",
        summary="Delete a file in a repository", body="DeleteFileOptions",
        responses={200: "FileDeleteResponse", 400: "error", **WRITE_ERRORS}, **SIGNED)
 def delete_file(req: ApiRequest) -> ApiResponse:
-    return _write_one(req, "delete", 200)
+    return _write_one(req, DeleteFileOptions, 200)
 
 
 @route("POST", "/repos/{owner}/{repo}/contents", "repoChangeFiles",
@@ -79,7 +82,7 @@ def delete_file(req: ApiRequest) -> ApiResponse:
        responses={201: "FilesResponse", **WRITE_ERRORS}, **SIGNED)
 def change_files(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    written = contents.change_files(view, req.actor, req.json())
+    written = contents.change_files(view, req.actor, req.option(ChangeFilesOptions))
     return ApiResponse.json(content_records.files_response(written, *_urls(view)), status=201)
 
 

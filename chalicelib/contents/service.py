@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING
 
 from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.contents import files as repo_files
+from chalicelib.contents.options import (ChangeFileOperation, ChangeFilesOptions,
+                                         CommitDateOptions, CommitFields, CreateFileOptions,
+                                         DeleteFileOptions, Identity, UpdateFileOptions)
 
 if TYPE_CHECKING:
     from chalicelib.repos.views import RepoView
@@ -194,50 +197,49 @@ def get_contents(view: RepoView, path: str, ref: str | None, *,
 
 # Writing ------------------------------------------------------------------------------
 
-def _decode(text, field_name: str) -> bytes:
-    if text is None:
+def _decode(text: str | None, field_name: str) -> bytes:
+    if not text:
         return b""
-    if not isinstance(text, str):
-        raise InvalidInput(f"[{field_name}]: must be a base64 string")
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise InvalidInput(f"[{field_name}]: invalid base64 content") from None
 
 
-def _date(text, label: str) -> tuple[int | None, int]:
+def _date(text: str | None, label: str) -> tuple[int | None, int]:
     if not text:
         return None, 0
     try:
-        parsed = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInput(f"[Dates.{label}]: invalid date {text!r}") from None
     offset = parsed.utcoffset()
     return int(parsed.timestamp()), int(offset.total_seconds()) if offset else 0
 
 
-def _identities(data: dict, user):
+def _named(person: Identity | None) -> tuple[str, str] | None:
+    """(name, e-mail) of a given identity; one with neither counts as not given."""
+    if person and (person.name or person.email):
+        return person.name or "", person.email or ""
+    return None
+
+
+def _identities(option: CommitFields, user):
     """(author, committer): one given is used for both; neither given, the caller."""
-    from chalicelib.gitops.commits import Identity
+    from chalicelib.gitops import commits
     from chalicelib.contents.authorship import identity
 
-    def given(key):
-        value = data.get(key)
-        if isinstance(value, dict) and (value.get("name") or value.get("email")):
-            return (str(value.get("name") or ""), str(value.get("email") or ""))
-        return None
-
     me = identity(user)
-    author, committer = given("author"), given("committer")
+    author, committer = _named(option.author or None), _named(option.committer or None)
     author = author or committer
     committer = committer or author
-    dates = data.get("dates") if isinstance(data.get("dates"), dict) else {}
-    a_time, a_tz = _date(dates.get("author"), "Author")
-    c_time, c_tz = _date(dates.get("committer"), "Committer")
+    dates = option.dates or CommitDateOptions()
+    a_time, a_tz = _date(dates.author or None, "Author")
+    c_time, c_tz = _date(dates.committer or None, "Committer")
 
     def make(pair, when, tz):
         name, email = pair or (me.name, me.email)
-        return Identity(name or me.name, email or me.email, when, tz)
+        return commits.Identity(name or me.name, email or me.email, when, tz)
     return make(author, a_time, a_tz), make(committer, c_time, c_tz)
 
 
@@ -266,27 +268,23 @@ def _edits(files: list[dict]):
     return edits
 
 
-def parse_files(raw) -> list[dict]:
-    """ChangeFileOperation items, checked: operation, path, base64 content, sha."""
-    if not isinstance(raw, list) or not raw:
+def parse_files(items: list[ChangeFileOperation] | None) -> list[dict]:
+    """The operations, checked: operation, path, base64 content, sha."""
+    if not items:
         raise InvalidInput("[Files]: Required")
     files = []
-    for item in raw:
-        if not isinstance(item, dict):
-            raise InvalidInput("[Files]: each item must be an object")
-        op = item.get("operation")
+    for item in items:
+        op = item.operation
         if op not in OPERATIONS:
             raise InvalidInput(f"[Files.Operation]: must be one of {', '.join(OPERATIONS)}")
-        path = item.get("path")
-        if not isinstance(path, str):
+        if not isinstance(item.path, str):      # left out or null
             raise InvalidInput("[Files.Path]: Required")
-        sha = item.get("sha") or None
+        sha = item.sha or None
         if op != "create" and not sha:
             raise InvalidInput("[Files.SHA]: Required for update and delete")
-        from_path = item.get("from_path") or None
-        files.append({"operation": op, "path": _written_path(path, "Files.Path"), "sha": sha,
-                      "from_path": _clean(from_path) if isinstance(from_path, str) else None,
-                      "content": _decode(item.get("content"), "Files.ContentBase64")})
+        files.append({"operation": op, "path": _written_path(item.path, "Files.Path"),
+                      "sha": sha, "from_path": _clean(item.from_path) if item.from_path else None,
+                      "content": _decode(item.content or None, "Files.ContentBase64")})
     return files
 
 
@@ -297,21 +295,23 @@ def _require_writer(view: RepoView, user) -> None:
         raise ArchivedRepository("repository is archived")
 
 
-def change_files(view: RepoView, user, data: dict, files: list[dict] | None = None) -> Written:
-    """One commit with ``files`` (None: the body's ``files``) applied on ``branch`` (or a
-    ``new_branch`` from it)."""
+def change_files(view: RepoView, user, option: ChangeFilesOptions) -> Written:
+    """repoChangeFiles: one commit with the body's ``files``."""
+    _require_writer(view, user)
+    return _commit_files(view, user, option, parse_files(option.files))
+
+
+def _commit_files(view: RepoView, user, option: CommitFields, files: list[dict]) -> Written:
+    """One commit with ``files`` applied on ``branch`` (or a ``new_branch`` from it)."""
     from chalicelib.gitops import commits, objects
     from chalicelib.contents import pushes
     from chalicelib.signing import service as signing
     from chalicelib.contents.authorship import validate_branch_name
 
-    _require_writer(view, user)
-    if files is None:
-        files = parse_files(data.get("files"))
     repo = view.repo
     git = repo_files.open_git(repo)
-    branch = str(data.get("branch") or repo.default_branch)
-    new_branch = str(data.get("new_branch") or "")
+    branch = option.branch or repo.default_branch
+    new_branch = option.new_branch or ""
     try:
         head = git.refs[f"refs/heads/{branch}".encode()]
     except KeyError:
@@ -328,12 +328,12 @@ def change_files(view: RepoView, user, data: dict, files: list[dict] | None = No
             replaced = git.refs[f"refs/heads/{new_branch}".encode()]
         except KeyError:
             replaced = None
-        if replaced is not None and not data.get("force_overwrite_new_branch"):
+        if replaced is not None and not option.force_overwrite_new_branch:
             raise InvalidInput(f"branch already exists [name: {new_branch}]")
         target = new_branch
-    author, committer = _identities(data, user)
-    message = str(data.get("message") or "") or default_message(files)
-    if data.get("signoff"):
+    author, committer = _identities(option, user)
+    message = option.message or default_message(files)
+    if option.signoff:
         message = message.rstrip("\n") + f"\n\nSigned-off-by: {committer.name} <{committer.email}>"
     with objects.staged(git.object_store) as staged:
         made = commits.commit_edits(
@@ -358,16 +358,25 @@ def change_files(view: RepoView, user, data: dict, files: list[dict] | None = No
     return Written(made, at, shown)
 
 
-def change_one(view: RepoView, user, data: dict, path: str, operation: str) -> Written:
-    """POST/PUT/DELETE /contents/{filepath}: one file's operation."""
+def change_one(view: RepoView, user,
+               option: CreateFileOptions | UpdateFileOptions | DeleteFileOptions,
+               path: str) -> Written:
+    """repoCreateFile / repoUpdateFile / repoDeleteFile (POST/PUT/DELETE
+    /contents/{filepath}): one file's operation, which the option's kind says."""
     _require_writer(view, user)
-    if operation != "delete" and data.get("content") is None:
+    if isinstance(option, CreateFileOptions):
+        operation, content, sha, from_path = "create", option.content, None, None
+    elif isinstance(option, UpdateFileOptions):
+        operation, content, sha, from_path = ("update", option.content, option.sha,
+                                              option.from_path)
+    else:
+        operation, content, sha, from_path = "delete", None, option.sha, None
+    # An empty content is an empty file; only one left out (or null) is missing.
+    if operation != "delete" and not isinstance(content, str):
         raise InvalidInput("[ContentBase64]: Required")
-    if operation != "create" and not data.get("sha"):
+    if operation != "create" and not sha:
         raise InvalidInput("[SHA]: Required")
     files = [{"operation": operation, "path": _written_path(path, "FilePath"),
-              "sha": data.get("sha") or None,
-              "from_path": _clean(data["from_path"]) if isinstance(data.get("from_path"), str)
-              and data.get("from_path") else None,
-              "content": _decode(data.get("content"), "ContentBase64")}]
-    return change_files(view, user, data, files)
+              "sha": sha or None, "from_path": _clean(from_path) if from_path else None,
+              "content": _decode(content or None, "ContentBase64")}]
+    return _commit_files(view, user, option, files)

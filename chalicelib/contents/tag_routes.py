@@ -16,6 +16,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import route
 from chalicelib.contents import tags
+from chalicelib.contents.options import CreateTagOption
 from chalicelib.contents.tag_records import tag_record
 
 
@@ -54,8 +55,8 @@ def get_tag(req: ApiRequest) -> ApiResponse:
                   423: "error"}, **WRITE)
 def create_tag(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    return ApiResponse.json(tag_record(tags.create_tag(caller(req), view, req.json()), view),
-                            status=201)
+    created = tags.create_tag(caller(req), view, req.option(CreateTagOption))
+    return ApiResponse.json(tag_record(created, view), status=201)
 
 
 @route("DELETE", "/repos/{owner}/{repo}/tags/{tag:path}", "repoDeleteTag",

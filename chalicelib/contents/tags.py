@@ -33,6 +33,7 @@ from chalicelib.errors import (ConditionFailed, ConflictError,
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.contents import pushes
 from chalicelib.contents import files as repo_files
+from chalicelib.contents.options import CreateTagOption
 from chalicelib.quota import service as quota
 from chalicelib.releases.service import check_tag_name
 from chalicelib.releases import store as release_store
@@ -130,15 +131,6 @@ def get_tag(view: RepoView, name: str) -> TagView:
 
 # Writes -----------------------------------------------------------------------------------
 
-def _text(data: dict, field: str, label: str) -> str:
-    value = data.get(field)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidInput(f"[{label}]: must be a string")
-    return value
-
-
 def _target_commit(git, view: RepoView, target: str) -> bytes:
     """The commit a branch, tag or (short) commit id names; 404 as Forgejo's
     ``GetCommit`` failing."""
@@ -168,22 +160,20 @@ def _write(change: pushes.RefChange, *, stale: str, claimed: str) -> None:
         raise ConflictError(claimed) from None
 
 
-def create_tag(caller: Caller, view: RepoView, data: dict) -> TagView:
-    """repoCreateTag: ``data`` is a CreateTagOption."""
+def create_tag(caller: Caller, view: RepoView, option: CreateTagOption) -> TagView:
+    """repoCreateTag."""
     from chalicelib.gitops import objects
     from chalicelib.gitops import tags as gittags
     from chalicelib.signing import service as signing
     from chalicelib.contents.authorship import identity
 
     pushes.require_ref_writer(caller, view, "tags")
-    if not isinstance(data, dict):
-        raise InvalidInput("invalid request body")
-    name = _text(data, "tag_name", "TagName")
+    name = option.tag_name or ""
     if not name.strip():
         raise InvalidInput("[TagName]: Required")
     check_tag_name(name)
-    message = _text(data, "message", "Message")
-    target = _text(data, "target", "Target") or view.repo.default_branch
+    message = option.message or ""
+    target = option.target or view.repo.default_branch
     quota.ensure_within(int(view.repo.owner_id), "size:git:all")    # Forgejo's middleware
     repo, user = view.repo, caller.user
     git = repo_files.open_git(repo)

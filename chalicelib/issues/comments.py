@@ -14,6 +14,8 @@ from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFound
                                PermissionDenied)
 from chalicelib.accounts import service as accounts
 from chalicelib.issues.context import Ctx, now, parse_time, snapshot
+from chalicelib.issues.options import AddTimeOption, CreateIssueCommentOption, \
+    EditIssueCommentOption
 from chalicelib.issues.service import get_issue
 from chalicelib.issues import comment_store
 from chalicelib.issues import tracker_store
@@ -23,8 +25,8 @@ from chalicelib.issues.tracker_store import TrackerChange
 from chalicelib.issues.store import Comment, Issue, TrackedTime
 
 
-def _body(data: dict) -> str:
-    body = accounts.optional(data, "body", str)
+def _body(body: str | None) -> str:
+    """A comment's body: sent empty or null, it is missing all the same."""
     if not body:
         raise InvalidInput("[Body]: Required")
     return body
@@ -69,9 +71,10 @@ def _commit_comment(ctx: Ctx, delta: int, stage, event: events.IssueCommentChang
     ctx.wrote(tracker, change)
 
 
-def create_comment(ctx: Ctx, number: int, data: dict) -> tuple[Comment, Issue]:
+def create_comment(ctx: Ctx, number: int,
+                   option: CreateIssueCommentOption) -> tuple[Comment, Issue]:
     issue = get_issue(ctx, number)
-    body = _body(data)
+    body = _body(option.body)
     if issue.is_locked and not ctx.can_write_for(issue):
         raise PermissionDenied("this issue is locked")
     comment = comment_store.new_comment(issue, int(ctx.user.id),
@@ -118,10 +121,10 @@ def _may_change(ctx: Ctx, comment: Comment) -> None:
         raise PermissionDenied("user should be the author of the comment or a repository admin")
 
 
-def edit_comment(ctx: Ctx, comment_id: int, data: dict) -> Comment:
+def edit_comment(ctx: Ctx, comment_id: int, option: EditIssueCommentOption) -> Comment:
     comment = get_comment(ctx, comment_id)
     _may_change(ctx, comment)
-    body = _body(data)
+    body = _body(option.body)
     before = comment.body
     if body == before:
         return comment
@@ -164,22 +167,24 @@ def _time_event(ctx: Ctx, issue: Issue, action: str, user_id: int,
         times=tuple(events.snapshot(t) for t in times))
 
 
-def add_time(ctx: Ctx, number: int, data: dict) -> tuple[TrackedTime, Issue]:
+def add_time(ctx: Ctx, number: int, option: AddTimeOption) -> tuple[TrackedTime, Issue]:
     issue = get_issue(ctx, number)
-    if "time" not in data or data.get("time") is None:
+    seconds = option.time
+    if seconds is None:
         raise InvalidInput("[Time]: Required")
-    seconds = data.get("time")
+    # The option lets any value through, so that a time that is not a positive number
+    # of seconds keeps this answer (a 400, not the edge's 422).
     if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
         raise BadInput(f"time must be a positive number of seconds, not {seconds!r}")
     if not can_track(ctx, issue):
         raise PermissionDenied("user is not allowed to add time")
     user = ctx.user
-    name = accounts.optional(data, "user_name", str)
+    name = option.user_name
     if name and name.lower() != user.lower_name:
         if not (ctx.is_admin or user.is_admin):
             raise PermissionDenied("user is not allowed to add time for another user")
         user = accounts.get_user(name, ctx.user)
-    created = parse_time(accounts.optional(data, "created", str), "Created") or now()
+    created = parse_time(option.created or None, "Created") or now()
     item = comment_store.new_time(issue, int(user.id), user.login, seconds, created)
     with unit_of_work.writing() as uow:
         comment_store.stage_add_time(item)

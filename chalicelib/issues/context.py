@@ -12,10 +12,12 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from chalicelib import events
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.accounts import service as accounts
+from chalicelib.http.options import UNSET, UnsetType
 from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
 from chalicelib.repos.views import Caller, RepoView, strip_git
 from chalicelib.issues import store
@@ -134,13 +136,15 @@ def snapshot(account: Account) -> dict:
     return out
 
 
-def account_from(data: dict | str, fresh: dict[int, Account] | None = None) -> Account:
-    if isinstance(data, str):
-        data = json.loads(data or "{}")
-    account_id = int(data.get("id") or 0)
+def account_from(stored: dict | str, fresh: dict[int, Account] | None = None) -> Account:
+    """The account a snapshot (``snapshot``, as stored: a dict or its JSON) describes;
+    the fresh one when the request has read it."""
+    if isinstance(stored, str):
+        stored = json.loads(stored or "{}")
+    account_id = int(stored.get("id") or 0)
     if fresh and account_id in fresh:
         return fresh[account_id]
-    return store.account_from_snapshot({k: data[k] for k in SNAPSHOT_FIELDS if k in data})
+    return store.account_from_snapshot({k: stored[k] for k in SNAPSHOT_FIELDS if k in stored})
 
 
 def assignee_accounts(issue: Issue, fresh: dict[int, Account]) -> list[Account]:
@@ -161,6 +165,11 @@ def set_assignees(issue: Issue, assigned: list[Account]) -> None:
 
 # Parsing ----------------------------------------------------------------------------------
 
+def value_of(field: Any) -> Any:
+    """An option's field as an edit reads it: left out or null both mean "no change"."""
+    return None if field is UNSET else field
+
+
 def parse_time(text: str | None, field_name: str) -> int | None:
     """RFC 3339 -> unix seconds; a bad value is a 422."""
     if text is None or text == "":
@@ -169,15 +178,6 @@ def parse_time(text: str | None, field_name: str) -> int | None:
         return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
     except (ValueError, TypeError):
         raise InvalidInput(f"[{field_name}]: invalid time {text!r}") from None
-
-
-def int_list(values, field_name: str) -> list[int]:
-    out = []
-    for raw in values or []:
-        if isinstance(raw, bool) or not isinstance(raw, int):
-            raise InvalidInput(f"[{field_name}]: expected a list of integers")
-        out.append(raw)
-    return out
 
 
 def exclusive_scope(label: dict) -> str:
@@ -204,11 +204,9 @@ def with_labels(current: list[int], added: list[int], tracker: Tracker) -> list[
 
 
 def resolve_labels(values, tracker: Tracker) -> list[int]:
-    """IssueLabelsOption.labels: ids or names."""
-    if values is None:
+    """IssueLabelsOption.labels: ids or names (the option takes a list of anything)."""
+    if not values:
         return []
-    if not isinstance(values, list):
-        raise InvalidInput("[Labels]: expected a list")
     by_name = {}
     for label_id, label in sorted(tracker.labels.items()):
         by_name.setdefault(label.get("name", ""), label_id)
@@ -228,13 +226,15 @@ def resolve_labels(values, tracker: Tracker) -> list[int]:
     return out
 
 
-def assignees_from(ctx: Ctx, data: dict, is_pull: bool = False) -> list[Account] | None:
-    """assignee/assignees -> accounts that may be assigned (writers), else 422."""
-    single = accounts.optional(data, "assignee", str)
-    many = accounts.optional(data, "assignees", list)
+def assignees_from(ctx: Ctx, assignee: str | None | UnsetType,
+                   assignees: list[str] | None | UnsetType,
+                   is_pull: bool = False) -> list[Account] | None:
+    """An option's assignee/assignees -> accounts that may be assigned (writers), else
+    422; None when neither was sent (or both were null): the assignees stay."""
+    single, many = value_of(assignee), value_of(assignees)
     if single is None and many is None:
         return None
-    names = ([single] if single else []) + [n for n in (many or []) if isinstance(n, str)]
+    names = ([single] if single else []) + list(many or [])
     found: list[Account] = []
     for name in dict.fromkeys(n for n in names if n):
         try:
@@ -249,11 +249,10 @@ def assignees_from(ctx: Ctx, data: dict, is_pull: bool = False) -> list[Account]
     return found
 
 
-def milestone_from(tracker: Tracker, milestone_id) -> int:
-    if milestone_id is None or milestone_id == 0:
+def milestone_from(tracker: Tracker, milestone_id: int | None | UnsetType) -> int:
+    """An option's milestone: left out, null or 0 is none."""
+    if not milestone_id:
         return 0
-    if isinstance(milestone_id, bool) or not isinstance(milestone_id, int):
-        raise InvalidInput("[Milestone]: expected an integer")
     if milestone_id not in tracker.milestones:
         raise InvalidInput(f"milestone does not exist [id: {milestone_id}]")
     return milestone_id

@@ -13,8 +13,10 @@ from typing import Callable
 
 from chalicelib import events
 from chalicelib.errors import InvalidInput, NotFoundError
-from chalicelib.accounts import service as accounts
-from chalicelib.issues.context import Ctx, now, parse_time, require_writer
+from chalicelib.http.options import given, given_fields
+from chalicelib.issues.context import Ctx, now, parse_time, require_writer, value_of
+from chalicelib.issues.options import (CreateLabelOption, CreateMilestoneOption,
+                                       EditLabelOption, EditMilestoneOption)
 from chalicelib.issues.service import Written, commit_retrying
 from chalicelib.issues import tracker_store
 from chalicelib.issues import store
@@ -26,10 +28,11 @@ _COLOR = re.compile(r"^#?([0-9a-fA-F]{6})$")
 _KIND = {LABELS: "label", MILESTONES: "milestone"}
 
 
-def _color(raw) -> str:
-    if not isinstance(raw, str) or not _COLOR.match(raw.strip()):
+def _color(raw: str) -> str:
+    found = _COLOR.match(raw.strip())
+    if not found:
         raise InvalidInput("[Color]: color must be #rrggbb or rrggbb")
-    return "#" + _COLOR.match(raw.strip()).group(1).lower()
+    return "#" + found.group(1).lower()
 
 
 def _entry_event(ctx: Ctx, kind: str, entry_id: int, action: str,
@@ -107,39 +110,35 @@ def get_label(ctx: Ctx, label_id: int) -> dict:
     return _label_in(ctx.tracker(), label_id)
 
 
-def create_label(ctx: Ctx, data: dict) -> tuple[int, dict]:
+def create_label(ctx: Ctx, option: CreateLabelOption) -> tuple[int, dict]:
     require_writer(ctx)
-    opt = accounts.optional
-    name = (opt(data, "name", str) or "").strip()
+    name = (option.name or "").strip()
     if not name:
         raise InvalidInput("[Name]: Required")
-    if data.get("color") in (None, ""):
+    if not option.color:
         raise InvalidInput("[Color]: Required")
-    label = {"name": name, "color": _color(data.get("color")),
-             "description": opt(data, "description", str) or "",
-             "exclusive": bool(opt(data, "exclusive", bool)),
-             "archived": bool(opt(data, "is_archived", bool))}
+    label = {"name": name, "color": _color(option.color),
+             "description": option.description or "",
+             "exclusive": bool(option.exclusive), "archived": bool(option.is_archived)}
     return _create_entry(ctx, LABELS, label)
 
 
-def edit_label(ctx: Ctx, label_id: int, data: dict) -> dict:
+def edit_label(ctx: Ctx, label_id: int, option: EditLabelOption) -> dict:
     require_writer(ctx)
-    get_label(ctx, label_id)          # a missing label is a 404 before any input check
-    opt = accounts.optional
+    get_label(ctx, label_id)          # a missing label is a 404 before the rules' checks
+    # What was sent with a value: null leaves a field as it is.
+    sent = {k: v for k, v in given_fields(option).items() if v is not None}
     fields: dict = {}
-    name = opt(data, "name", str)
-    if name is not None:
-        if not name.strip():
+    if "name" in sent:
+        if not sent["name"].strip():
             raise InvalidInput("[Name]: Required")
-        fields["name"] = name.strip()
-    if data.get("color") is not None:
-        fields["color"] = _color(data.get("color"))
-    if opt(data, "description", str) is not None:
-        fields["description"] = data["description"]
-    if opt(data, "exclusive", bool) is not None:
-        fields["exclusive"] = data["exclusive"]
-    if opt(data, "is_archived", bool) is not None:
-        fields["archived"] = data["is_archived"]
+        fields["name"] = sent["name"].strip()
+    if "color" in sent:
+        fields["color"] = _color(sent["color"])
+    for name, stored in (("description", "description"), ("exclusive", "exclusive"),
+                         ("is_archived", "archived")):
+        if name in sent:
+            fields[stored] = sent[name]
 
     def build(tracker: Tracker) -> tuple[int, dict, TrackerChange]:
         label = {**_label_in(tracker, label_id), **fields}
@@ -192,34 +191,31 @@ def find_milestone(ctx: Ctx, identifier: str) -> tuple[int, dict]:
     return _milestone_in(ctx.tracker(), identifier)
 
 
-def create_milestone(ctx: Ctx, data: dict) -> tuple[int, dict]:
+def create_milestone(ctx: Ctx, option: CreateMilestoneOption) -> tuple[int, dict]:
     require_writer(ctx)
-    opt = accounts.optional
-    state = opt(data, "state", str) or "open"
-    if state not in ("open", "closed"):
-        raise InvalidInput("[State]: must be open or closed")
+    state = option.state or "open"
     created = now()
-    milestone = {"title": (opt(data, "title", str) or "").strip(),
-                 "description": opt(data, "description", str) or "",
-                 "state": state, "due": parse_time(opt(data, "due_on", str), "Deadline") or 0,
+    milestone = {"title": (option.title or "").strip(),
+                 "description": option.description or "",
+                 "state": state, "due": parse_time(option.due_on or None, "Deadline") or 0,
                  "created": created, "updated": created,
                  "closed_at": created if state == "closed" else 0, "o": 0, "c": 0}
     return _create_entry(ctx, MILESTONES, milestone)
 
 
-def edit_milestone(ctx: Ctx, identifier: str, data: dict) -> tuple[int, dict]:
+def edit_milestone(ctx: Ctx, identifier: str,
+                   option: EditMilestoneOption) -> tuple[int, dict]:
     require_writer(ctx)
-    find_milestone(ctx, identifier)   # a missing milestone is a 404 before any input check
-    opt = accounts.optional
+    find_milestone(ctx, identifier)   # a missing milestone is a 404 before the rules' checks
     fields: dict = {}
-    title = opt(data, "title", str)
+    title = value_of(option.title)
     if title is not None and title.strip():
         fields["title"] = title.strip()
-    if opt(data, "description", str) is not None:
-        fields["description"] = data["description"]
-    if "due_on" in data:
-        fields["due"] = parse_time(opt(data, "due_on", str), "Deadline") or 0
-    state = opt(data, "state", str)
+    if value_of(option.description) is not None:
+        fields["description"] = option.description
+    if given(option, "due_on"):       # null removes the deadline
+        fields["due"] = parse_time(option.due_on or None, "Deadline") or 0
+    state = value_of(option.state)
 
     def build(tracker: Tracker) -> tuple[int, dict, TrackerChange]:
         milestone_id, current = _milestone_in(tracker, identifier)

@@ -17,6 +17,11 @@ from chalicelib.issues import comments
 from chalicelib.issues import context as ictx
 from chalicelib.issues import meta
 from chalicelib.issues import service as svc
+from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption,
+                                       CreateIssueOption, CreateLabelOption,
+                                       CreateMilestoneOption, EditIssueCommentOption,
+                                       EditIssueOption, EditLabelOption, EditMilestoneOption,
+                                       IssueLabelsOption)
 from chalicelib.issues.request import ISSUE, Renderer, ctx_of
 
 
@@ -66,7 +71,8 @@ def get_comment(req: ApiRequest) -> ApiResponse:
        responses={200: "Comment", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def edit_comment(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    found = comments.edit_comment(ctx, req.int_param("id"), req.json(required=False))
+    found = comments.edit_comment(ctx, req.int_param("id"),
+                                 req.option(EditIssueCommentOption, required=False))
     return ApiResponse.json(Renderer(req, ctx).comment(found))
 
 
@@ -118,7 +124,7 @@ def list_issues(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def create_issue(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    issue = svc.create_issue(ctx, req.json())
+    issue = svc.create_issue(ctx, req.option(CreateIssueOption))
     return ApiResponse.json(Renderer(req, ctx).issue(issue), status=201)
 
 
@@ -136,7 +142,8 @@ def get_issue(req: ApiRequest) -> ApiResponse:
        responses={201: "Issue", 403: "forbidden", 404: "notFound", 412: "error"}, **SIGNED)
 def edit_issue(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    issue = svc.edit_issue(ctx, req.int_param("index"), req.json(required=False))
+    issue = svc.edit_issue(ctx, req.int_param("index"),
+                           req.option(EditIssueOption, required=False))
     return ApiResponse.json(Renderer(req, ctx).issue(issue), status=201)
 
 
@@ -169,7 +176,8 @@ def issue_comments(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def create_comment(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    found, issue = comments.create_comment(ctx, req.int_param("index"), req.json())
+    found, issue = comments.create_comment(ctx, req.int_param("index"),
+                                          req.option(CreateIssueCommentOption))
     return ApiResponse.json(Renderer(req, ctx).comment(found, bool(issue.is_pull)), status=201)
 
 
@@ -198,7 +206,8 @@ def _labels_answer(req: ApiRequest, ctx: ictx.Ctx, issue) -> ApiResponse:
        responses={200: "LabelList", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def add_labels(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return _labels_answer(req, ctx, svc.add_labels(ctx, req.int_param("index"), req.json()))
+    return _labels_answer(req, ctx, svc.add_labels(ctx, req.int_param("index"),
+                                                   req.option(IssueLabelsOption)))
 
 
 @route("PUT", "/repos/{owner}/{repo}/issues/{index}/labels", "issueReplaceLabels",
@@ -206,7 +215,8 @@ def add_labels(req: ApiRequest) -> ApiResponse:
        responses={200: "LabelList", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def replace_labels(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return _labels_answer(req, ctx, svc.replace_labels(ctx, req.int_param("index"), req.json()))
+    return _labels_answer(req, ctx, svc.replace_labels(ctx, req.int_param("index"),
+                                                       req.option(IssueLabelsOption)))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/issues/{index}/labels", "issueClearLabels",
@@ -249,7 +259,7 @@ def tracked_times(req: ApiRequest) -> ApiResponse:
        responses={200: "TrackedTime", 400: "error", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def add_time(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    item, issue = comments.add_time(ctx, req.int_param("index"), req.json())
+    item, issue = comments.add_time(ctx, req.int_param("index"), req.option(AddTimeOption))
     return ApiResponse.json(issue_records.tracked_time(item, Renderer(req, ctx).issue(issue)))
 
 
@@ -286,7 +296,7 @@ def list_labels(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def create_label(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    label_id, label = meta.create_label(ctx, req.json())
+    label_id, label = meta.create_label(ctx, req.option(CreateLabelOption))
     return ApiResponse.json(issue_records.label(label_id, label, ctx.view), status=201)
 
 
@@ -305,7 +315,7 @@ def get_label(req: ApiRequest) -> ApiResponse:
 def edit_label(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     label_id = req.int_param("id")
-    label = meta.edit_label(ctx, label_id, req.json(required=False))
+    label = meta.edit_label(ctx, label_id, req.option(EditLabelOption, required=False))
     return ApiResponse.json(issue_records.label(label_id, label, ctx.view))
 
 
@@ -337,8 +347,8 @@ def list_milestones(req: ApiRequest) -> ApiResponse:
        **SIGNED)
 def create_milestone(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    return ApiResponse.json(issue_records.milestone(*meta.create_milestone(ctx, req.json())),
-                            status=201)
+    created = meta.create_milestone(ctx, req.option(CreateMilestoneOption))
+    return ApiResponse.json(issue_records.milestone(*created), status=201)
 
 
 @route("GET", "/repos/{owner}/{repo}/milestones/{id}", "issueGetMilestone",
@@ -355,7 +365,7 @@ def get_milestone(req: ApiRequest) -> ApiResponse:
 def edit_milestone(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     return ApiResponse.json(issue_records.milestone(*meta.edit_milestone(
-        ctx, req.params["id"], req.json(required=False))))
+        ctx, req.params["id"], req.option(EditMilestoneOption, required=False))))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/milestones/{id}", "issueDeleteMilestone",

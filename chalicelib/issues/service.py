@@ -19,10 +19,12 @@ from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.accounts import service as accounts
-from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, int_list,
-                                               milestone_from, now, parse_time,
-                                               require_writer, resolve_labels, set_assignees,
-                                               snapshot, with_labels)
+from chalicelib.http.options import given
+from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, now,
+                                       parse_time, require_writer, resolve_labels,
+                                       set_assignees, snapshot, value_of, with_labels)
+from chalicelib.issues.options import (CreateIssueOption, EditIssueOption, IssueEditFields,
+                                       IssueLabelsOption)
 from chalicelib.issues import comment_store
 from chalicelib.issues import reference_store
 from chalicelib.issues import tracker_store
@@ -193,25 +195,24 @@ def commit_retrying(ctx: Ctx, write: Callable[[bool, UnitOfWork], Written], *,
     raise ConflictError(conflict)
 
 
-def create_issue(ctx: Ctx, data: dict, *, pull: str = "",
+def create_issue(ctx: Ctx, option: CreateIssueOption, *, pull: str = "",
                  also: Callable[[Issue, UnitOfWork], None] | None = None) -> Issue:
-    """issueCreateIssue: ``data`` is a CreateIssueOption.  A pull request is created
-    here too (the same number sequence): ``pull`` is its fields' JSON and ``also``
-    stages what goes with it in the same transaction."""
-    opt = accounts.optional
-    title = (opt(data, "title", str) or "").strip()
+    """issueCreateIssue.  A pull request is created here too (the same number
+    sequence): ``pull`` is its fields' JSON and ``also`` stages what goes with it in the
+    same transaction."""
+    title = (option.title or "").strip()
     if not title:
         raise InvalidInput("[Title]: Required")
     if len(title) > MAX_TITLE:
         raise InvalidInput("[Title]: MaxSize")
-    body = opt(data, "body", str) or ""
-    closed = bool(opt(data, "closed", bool))
+    body = option.body or ""
+    closed = bool(option.closed)
     wanted_labels: list[int] = []
     due, assigned = 0, []
     if ctx.can_write:
-        wanted_labels = int_list(opt(data, "labels", list), "Labels")
-        due = parse_time(opt(data, "due_date", str), "Deadline") or 0
-        assigned = assignees_from(ctx, data, bool(pull)) or []
+        wanted_labels = list(option.labels or [])
+        due = parse_time(option.due_date or None, "Deadline") or 0
+        assigned = assignees_from(ctx, option.assignee, option.assignees, bool(pull)) or []
     created = now()
     issue_id = store.new_issue_id()     # one per create, however many attempts it takes
 
@@ -222,8 +223,8 @@ def create_issue(ctx: Ctx, data: dict, *, pull: str = "",
             state="closed" if closed else "open", poster_id=ctx.user.id,
             poster=store.dumps(snapshot(ctx.user)),
             label_ids=with_labels([], wanted_labels, tracker) if ctx.can_write else [],
-            milestone_id=milestone_from(tracker, data.get("milestone")) if ctx.can_write else 0,
-            due=due, ref=opt(data, "ref", str) or "", created=created, updated=created,
+            milestone_id=milestone_from(tracker, option.milestone) if ctx.can_write else 0,
+            due=due, ref=option.ref or "", created=created, updated=created,
             closed_at=created if closed else 0, is_pull=bool(pull), pull=pull)
         set_assignees(issue, assigned)
         store.stage_create_issue(issue)
@@ -273,20 +274,23 @@ class IssueEdit:
     due: int | None = None
     unset_due: bool = False
     milestone_given: bool = False
-    milestone: Any = None
+    milestone: int | None = None
 
     @classmethod
-    def parse(cls, ctx: Ctx, data: dict, *, can_write: bool, is_pull: bool) -> "IssueEdit":
-        opt = accounts.optional
-        title = opt(data, "title", str)
+    def parse(cls, ctx: Ctx, option: IssueEditFields, *, can_write: bool,
+              is_pull: bool) -> "IssueEdit":
+        """``option``: an EditIssueOption, or a pull request's EditPullRequestOption."""
+        title = value_of(option.title)
         if title is not None and len(title.strip()) > MAX_TITLE:
             raise InvalidInput("[Title]: MaxSize")
         return cls(
-            title=title, body=opt(data, "body", str), state=opt(data, "state", str),
-            assigned=assignees_from(ctx, data, is_pull) if can_write else None,
-            due=parse_time(opt(data, "due_date", str), "Deadline") if can_write else None,
-            unset_due=bool(opt(data, "unset_due_date", bool)) and can_write,
-            milestone_given=can_write and "milestone" in data, milestone=data.get("milestone"))
+            title=title, body=value_of(option.body), state=value_of(option.state),
+            assigned=assignees_from(ctx, option.assignee, option.assignees, is_pull)
+            if can_write else None,
+            due=parse_time(option.due_date or None, "Deadline") if can_write else None,
+            unset_due=bool(option.unset_due_date) and can_write,
+            milestone_given=can_write and given(option, "milestone"),
+            milestone=value_of(option.milestone))
 
     def apply(self, old: Issue, new: Issue, tracker: Tracker) -> None:
         if self.title is not None and self.title.strip():
@@ -308,14 +312,14 @@ class IssueEdit:
         new.updated = now()
 
 
-def edit_issue(ctx: Ctx, number: int, data: dict) -> Issue:
-    """issueEditIssue: ``data`` is an EditIssueOption."""
+def edit_issue(ctx: Ctx, number: int, option: EditIssueOption) -> Issue:
+    """issueEditIssue."""
     issue = get_issue(ctx, number)
     can_write = ctx.can_write_for(issue)
     if ctx.user is None or (int(issue.poster_id) != int(ctx.user.id) and not can_write):
         raise PermissionDenied("user should have a permission to write to a repo")
-    edit = IssueEdit.parse(ctx, data, can_write=can_write, is_pull=bool(issue.is_pull))
-    ref = accounts.optional(data, "ref", str)
+    edit = IssueEdit.parse(ctx, option, can_write=can_write, is_pull=bool(issue.is_pull))
+    ref = value_of(option.ref)
 
     def change(old: Issue, new: Issue, tracker: Tracker) -> None:
         if ref is not None:
@@ -377,14 +381,14 @@ def _label_change(ctx: Ctx, number: int, compute: Callable[[list[int], Tracker],
     return mutate(ctx, number, change, raised)[1]
 
 
-def add_labels(ctx: Ctx, number: int, data: dict) -> Issue:
+def add_labels(ctx: Ctx, number: int, option: IssueLabelsOption) -> Issue:
     return _label_change(ctx, number, lambda cur, t: with_labels(
-        cur, resolve_labels(data.get("labels"), t), t))
+        cur, resolve_labels(option.labels, t), t))
 
 
-def replace_labels(ctx: Ctx, number: int, data: dict) -> Issue:
+def replace_labels(ctx: Ctx, number: int, option: IssueLabelsOption) -> Issue:
     return _label_change(ctx, number, lambda cur, t: with_labels(
-        [], resolve_labels(data.get("labels"), t), t))
+        [], resolve_labels(option.labels, t), t))
 
 
 def clear_labels(ctx: Ctx, number: int) -> Issue:

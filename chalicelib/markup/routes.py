@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from chalicelib.http.errors import PlainTextError, ValidationFailed
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.markup.options import MarkdownOption, MarkupOption, markup_option
 from chalicelib.repos.request import caller, repo_preload, repo_preload_more
 from chalicelib.http.router import route
 from chalicelib.settings import get_settings
@@ -21,21 +22,6 @@ MAX_SHA_LOOKUPS = 20
 
 def _html(text: str) -> ApiResponse:
     return ApiResponse.text(text, content_type="text/html; charset=utf-8")
-
-
-def _options(req: ApiRequest, fields: dict[str, type]) -> dict:
-    """The JSON option object, keys matched case-insensitively (Go's decoder)."""
-    data = req.json()
-    out: dict = {}
-    lowered = {k.lower(): v for k, v in data.items()}
-    for name, kind in fields.items():
-        value = lowered.get(name.lower())
-        if value is None:
-            continue
-        if not isinstance(value, kind):
-            raise ValidationFailed.field(name, f"expected a {kind.__name__}")
-        out[name] = value
-    return out
 
 
 def _mentionable(req: ApiRequest):
@@ -75,14 +61,12 @@ def _context(req: ApiRequest, mode: str, context: str, wiki: bool, branch_path: 
 def _render_markdown(req: ApiRequest, repo_path=None) -> ApiResponse:
     from chalicelib.markup import render as markup
 
-    opts = _options(req, {"Text": str, "Mode": str, "Context": str, "Wiki": bool})
-    mode = opts.get("Mode", "")
-    mode = mode if mode in ("comment", "gfm") else "markdown"
-    text = opts.get("Text", "")
+    option = markup_option(MarkdownOption, req.json())
+    mode = option.Mode if option.Mode in ("comment", "gfm") else "markdown"
+    text = option.Text or ""
     if not text:
         return _html("")
-    ctx = _context(req, mode, opts.get("Context", ""), opts.get("Wiki", False),
-                   repo_path=repo_path)
+    ctx = _context(req, mode, option.Context or "", bool(option.Wiki), repo_path=repo_path)
     return _html(markup.render(text, ctx))
 
 
@@ -102,24 +86,23 @@ def _render_raw(req: ApiRequest, repo_path=None) -> ApiResponse:
 def _render_markup(req: ApiRequest, repo_path=None) -> ApiResponse:
     from chalicelib.markup import render as markup
 
-    opts = _options(req, {"Text": str, "Mode": str, "Context": str, "Wiki": bool,
-                          "FilePath": str, "BranchPath": str})
-    mode = opts.get("Mode", "") or "markdown"
+    option = markup_option(MarkupOption, req.json())
+    mode = option.Mode or "markdown"
     if mode not in markup.MODES:
         raise PlainTextError(422, f"Unknown mode: {mode}")
     if mode == "file":
-        path = opts.get("FilePath", "")
+        path = option.FilePath or ""
         name = path.rsplit("/", 1)[-1]
         if "." not in name:
             raise PlainTextError(422, f"path '{path}' does not have an extension")
         ext = "." + name.rsplit(".", 1)[-1].lower()
         if ext not in markup.MARKDOWN_EXTENSIONS:
             raise PlainTextError(422, f"Unsupported render extension: {ext}")
-    text = opts.get("Text", "")
+    text = option.Text or ""
     if not text:
         return _html("")
-    ctx = _context(req, mode, opts.get("Context", ""), opts.get("Wiki", False),
-                   opts.get("BranchPath", ""), repo_path=repo_path)
+    ctx = _context(req, mode, option.Context or "", bool(option.Wiki), option.BranchPath or "",
+                   repo_path=repo_path)
     return _html(markup.render(text, ctx))
 
 

@@ -9,6 +9,7 @@ orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository
 
 | module | what it holds |
 |---|---|
+| ``options`` | The request bodies of the organizations domain, declared once: the edge checks them … |
 | ``records`` | Organization and Team records (fj:services/convert/convert.go), field for field. |
 | ``routes`` | Organizations: the organization itself, its members, teams and repositories. |
 | ``service`` | Organizations and their members (teams: ``orgs.teams``). |

@@ -14,6 +14,8 @@ from chalicelib.orgs import service as orgs
 from chalicelib.repos import views as repo_views
 from chalicelib.repos import service as repos
 from chalicelib.orgs import teams
+from chalicelib.orgs.options import CreateOrgOption, CreateTeamOption, EditOrgOption, \
+    EditTeamOption
 
 if TYPE_CHECKING:
     from chalicelib.orgs.store import Account
@@ -64,7 +66,7 @@ def _orgs(req: ApiRequest, found: list[Account]) -> ApiResponse:
        body="CreateOrgOption",
        responses={201: "Organization", 403: "forbidden", 422: "validationError"}, **ORG)
 def org_create(req: ApiRequest) -> ApiResponse:
-    org = orgs.create_org(req.actor, req.actor, req.json())
+    org = orgs.create_org(req.actor, req.actor, req.option(CreateOrgOption))
     return ApiResponse.json(org_records.organization(org), status=201)
 
 
@@ -73,7 +75,7 @@ def org_create(req: ApiRequest) -> ApiResponse:
        site_admin=True, responses={201: "Organization", 403: "forbidden", 422: "validationError"})
 def admin_create_org(req: ApiRequest) -> ApiResponse:
     owner = accounts.get_user(req.params["username"])
-    org = orgs.create_org(req.actor, owner, req.json())
+    org = orgs.create_org(req.actor, owner, req.option(CreateOrgOption))
     return ApiResponse.json(org_records.organization(org), status=201)
 
 
@@ -88,7 +90,7 @@ def org_get(req: ApiRequest) -> ApiResponse:
        responses={200: "Organization", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **ORG)
 def org_edit(req: ApiRequest) -> ApiResponse:
-    org = orgs.edit_org(req.actor, current_org(req), req.json(required=False))
+    org = orgs.edit_org(req.actor, current_org(req), req.option(EditOrgOption, required=False))
     return ApiResponse.json(org_records.organization(org))
 
 
@@ -202,7 +204,7 @@ def list_teams(req: ApiRequest) -> ApiResponse:
        responses={201: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **ORG)
 def create_team(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    team = teams.create_team(req.actor, org, req.json())
+    team = teams.create_team(req.actor, org, req.option(CreateTeamOption))
     return ApiResponse.json(org_records.team(team, org), status=201)
 
 
@@ -218,7 +220,7 @@ def get_team(req: ApiRequest) -> ApiResponse:
        responses={200: "Team", 403: "forbidden", 404: "notFound", 422: "validationError"}, **TEAM)
 def edit_team(req: ApiRequest) -> ApiResponse:
     team, org = teams.find_team(req.actor, req.int_param("id"))
-    team = teams.edit_team(req.actor, team, org, req.json(required=False))
+    team = teams.edit_team(req.actor, team, org, req.option(EditTeamOption, required=False))
     return ApiResponse.json(org_records.team(team, org))
 
 

@@ -14,7 +14,9 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
                                PermissionDenied)
 from chalicelib.accounts import service as accounts
 from chalicelib.http import input_rules
+from chalicelib.http.options import given_fields
 from chalicelib.orgs import teams
+from chalicelib.orgs.options import CreateOrgOption, EditOrgOption
 from chalicelib.repos.permissions import can_see, is_org
 # add_team_member and create_team are re-exported for callers that reach them here
 # (tests/webhooks/test_hooks.py).
@@ -44,22 +46,20 @@ def get_org(viewer: Account | None, name: str) -> Account:
     return org
 
 
-def _org_fields(org: Account, data: dict) -> None:
-    opt = accounts.optional
-    input_rules.check_url(opt(data, "website", str) or "", "website")
+def _org_fields(org: Account, option: CreateOrgOption | EditOrgOption) -> None:
+    """The fields sent onto the organization; null leaves a field as it is, an empty
+    e-mail clears it."""
+    input_rules.check_url(option.website or "", "website")
+    sent = {name: value for name, value in given_fields(option).items() if value is not None}
     for name in ("full_name", "description", "website", "location"):
-        value = opt(data, name, str)
-        if value is not None:
-            setattr(org, name, value)
-    email = opt(data, "email", str)
-    if email is not None:
-        org.email = accounts.validate_email(email) if email else ""
-    visibility = opt(data, "visibility", str)
-    if visibility is not None:
-        org.visibility = accounts.validate_visibility(visibility)
-    flag = opt(data, "repo_admin_change_team_access", bool)
-    if flag is not None:
-        org.repo_admin_change_team_access = flag
+        if name in sent:
+            setattr(org, name, sent[name])
+    if "email" in sent:
+        org.email = accounts.validate_email(sent["email"]) if sent["email"] else ""
+    if "visibility" in sent:
+        org.visibility = accounts.validate_visibility(sent["visibility"])
+    if "repo_admin_change_team_access" in sent:
+        org.repo_admin_change_team_access = sent["repo_admin_change_team_access"]
 
 
 def _org_event(actor: Account | None, org: Account, action: str,
@@ -71,7 +71,7 @@ def _org_event(actor: Account | None, org: Account, action: str,
                                       if before is not None else ())
 
 
-def create_org(actor: Account | None, owner: Account, data: dict) -> Account:
+def create_org(actor: Account | None, owner: Account, option: CreateOrgOption) -> Account:
     """orgCreate / adminCreateOrg: the organization, its name claim, its Owners team and
     ``owner`` as that team's first member, in one commit."""
     if actor is None:
@@ -80,9 +80,9 @@ def create_org(actor: Account | None, owner: Account, data: dict) -> Account:
         raise PermissionDenied("user should be the site admin")
     if not actor.is_admin and not actor.allow_create_organization:
         raise PermissionDenied("user is not allowed to create organizations")
-    name = accounts.validate_name(accounts.optional(data, "username", str) or "", "UserName")
+    name = accounts.validate_name(option.username or "", "UserName")
     org = store.new_org(name, now())
-    _org_fields(org, data)   # its e-mail is contact data, not a login: it claims nothing
+    _org_fields(org, option)   # its e-mail is contact data, not a login: it claims nothing
     owners = teams.new_owners_team(org)
     try:
         with unit_of_work.writing() as uow:
@@ -97,10 +97,11 @@ def create_org(actor: Account | None, owner: Account, data: dict) -> Account:
     return org
 
 
-def edit_org(actor: Account | None, org: Account, data: dict) -> Account:
+def edit_org(actor: Account | None, org: Account, option: EditOrgOption) -> Account:
+    """orgEdit: the fields sent change, the others stay."""
     require_owner(org, actor)
     before = events.snapshot(org)
-    _org_fields(org, data)
+    _org_fields(org, option)
     org.updated = now()
     try:
         with unit_of_work.writing() as uow:

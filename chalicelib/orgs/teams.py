@@ -16,6 +16,8 @@ from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.accounts import service as accounts
+from chalicelib.http.options import UNSET, given
+from chalicelib.orgs.options import CreateTeamOption, EditTeamOption
 from chalicelib.repos.permissions import UNITS, is_org, is_org_owner
 from chalicelib.repos.views import Caller, RepoView, list_visible, view_of
 from chalicelib.accounts import store as account_store
@@ -160,9 +162,15 @@ def team_repository(caller: Caller, team: Team, org: Account, repo: Repo) -> Rep
 
 # --- creating, editing and deleting teams ------------------------------------------------
 
-def _units(data: dict, permission: str) -> tuple[list[str], dict]:
-    units = accounts.optional(data, "units", list)
-    units_map = accounts.optional(data, "units_map", dict)
+def _sent(value):
+    """A field's value, None when it was left out or sent as null."""
+    return None if value is UNSET else value
+
+
+def _units(option: CreateTeamOption | EditTeamOption, permission: str) -> tuple[list[str], dict]:
+    """The team's units and their modes: the units map wins, then the units list (each
+    at the team's permission), else every unit."""
+    units, units_map = _sent(option.units), _sent(option.units_map)
     if units_map is not None:
         for unit, mode in units_map.items():
             if unit not in UNITS or mode not in UNIT_MODES:
@@ -176,23 +184,22 @@ def _units(data: dict, permission: str) -> tuple[list[str], dict]:
     return list(UNITS), {u: permission for u in UNITS}
 
 
-def new_team(org: Account, data: dict) -> Team:
-    """A validated team record (CreateTeamOption), nothing written yet."""
-    opt = accounts.optional
-    name = (opt(data, "name", str) or "").strip()
+def new_team(org: Account, option: CreateTeamOption) -> Team:
+    """A validated team record, nothing written yet."""
+    name = (option.name or "").strip()
     if not name:
         raise InvalidInput("[Name]: Required")
     if len(name) > 255 or not all(c.isalnum() or c in "-_." for c in name):
         raise InvalidInput("[Name]: AlphaDashDot")
-    permission = opt(data, "permission", str) or "read"
+    # Not a Literal: Forgejo's description has no enum here, and the message is its own.
+    permission = option.permission or "read"
     if permission not in TEAM_PERMISSIONS:
         raise InvalidInput("[Permission]: must be read, write or admin")
-    units, units_map = _units(data, permission)
+    units, units_map = _units(option, permission)
     return store.new_team(int(org.id), name, permission=permission, units=units,
-                          units_map=units_map, description=opt(data, "description", str) or "",
-                          includes_all_repositories=bool(opt(data, "includes_all_repositories",
-                                                             bool)),
-                          can_create_org_repo=bool(opt(data, "can_create_org_repo", bool)),
+                          units_map=units_map, description=option.description or "",
+                          includes_all_repositories=bool(option.includes_all_repositories),
+                          can_create_org_repo=bool(option.can_create_org_repo),
                           created=now())
 
 
@@ -209,9 +216,10 @@ def stage_new_team(uow: UnitOfWork, actor: Account | None, team: Team) -> None:
     uow.raise_event(team_event(actor, team, "created"))
 
 
-def create_team(actor: Account | None, org: Account, data: dict) -> Team:
+def create_team(actor: Account | None, org: Account, option: CreateTeamOption) -> Team:
+    """orgCreateTeam."""
     require_owner(org, actor)
-    team = new_team(org, data)
+    team = new_team(org, option)
     try:
         with unit_of_work.writing() as uow:
             stage_new_team(uow, actor, team)
@@ -222,37 +230,38 @@ def create_team(actor: Account | None, org: Account, data: dict) -> Team:
     return team
 
 
-def _apply_edit(team: Team, data: dict) -> None:
-    """EditTeamOption onto the team record (the Owners team keeps its name and powers)."""
-    opt = accounts.optional
-    name = opt(data, "name", str)
+def _apply_edit(team: Team, option: EditTeamOption) -> None:
+    """The fields sent (null: left as they are) onto the team record (the Owners team
+    keeps its name and powers)."""
+    name = _sent(option.name)
     if name is not None and name.lower() != team.lower_name:
         if team.permission == "owner":
             raise InvalidInput("the Owners team cannot be renamed")
         team.name, team.lower_name = name, name.lower()
-    description = opt(data, "description", str)
+    description = _sent(option.description)
     if description is not None:
         team.description = description
     if team.permission == "owner":
         return
-    permission = opt(data, "permission", str)
+    permission = _sent(option.permission)
     if permission is not None:
         if permission not in TEAM_PERMISSIONS:
             raise InvalidInput("[Permission]: must be read, write or admin")
         team.permission = permission
-    if "units" in data or "units_map" in data or permission is not None:
-        store.set_units(team, *_units(data, team.permission))
+    if given(option, "units") or given(option, "units_map") or permission is not None:
+        store.set_units(team, *_units(option, team.permission))
     for flag in ("includes_all_repositories", "can_create_org_repo"):
-        value = opt(data, flag, bool)
+        value = _sent(getattr(option, flag))
         if value is not None:
             setattr(team, flag, value)
 
 
-def edit_team(actor: Account | None, team: Team, org: Account, data: dict) -> Team:
+def edit_team(actor: Account | None, team: Team, org: Account, option: EditTeamOption) -> Team:
+    """orgEditTeam: the fields sent change, the others stay."""
     require_owner(org, actor)
     previous_name = team.lower_name
     before = events.snapshot(team)
-    _apply_edit(team, data)
+    _apply_edit(team, option)
     changes = events.changes_between(before, events.snapshot(team))
 
     def change(uow: UnitOfWork, fresh: bool) -> None:

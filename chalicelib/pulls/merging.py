@@ -21,7 +21,6 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                InvalidInput, NotAllowed, NotFoundError, PermissionDenied)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.quota import service as quota
-from chalicelib.accounts import service as accounts
 from chalicelib.contents import files as repo_files
 from chalicelib.contents import pushes
 from chalicelib.issues import service as issues
@@ -32,6 +31,7 @@ from chalicelib.issues.context import Ctx, now, snapshot
 from chalicelib.contents.authorship import identity
 from chalicelib.issues import store as issue_store
 from chalicelib.pulls import store
+from chalicelib.pulls.options import MergePullRequestOption
 from chalicelib.pulls.store import EMPTY, MERGEABLE, PullFields
 
 if TYPE_CHECKING:
@@ -43,20 +43,11 @@ MAX_BACKOFF = 0.25
 COMMIT_ID_LENGTH = 40
 
 
-def _option(data: dict, *names: str, kind: type = str):
-    """A MergePullRequestOption field by its Go name or Gitea's snake-case alias."""
-    for name in names:
-        value = accounts.optional(data, name, kind)
-        if value is not None:
-            return value
-    return None
-
-
-def merge_pull(ctx: Ctx, number: int, data: dict) -> int:
-    """repoMergePullRequest; returns the status to answer (200 merged, 201 scheduled)."""
-    style = _option(data, "Do", "do") or ""
-    if style not in merge_settings.MERGE_STYLES:
-        raise InvalidInput(f"[Do]: must be one of {', '.join(merge_settings.MERGE_STYLES)}")
+def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
+    """repoMergePullRequest; returns the status to answer (200 merged, 201 scheduled).
+    The style is one of Forgejo's (the edge checked it); whether this repository
+    allows it is checked here."""
+    style = option.Do
     if ctx.repo.archived:
         raise ArchivedRepository("repository is archived")
     # Forgejo's quota middleware runs after binding, before the handler's own checks.
@@ -74,17 +65,18 @@ def merge_pull(ctx: Ctx, number: int, data: dict) -> int:
     if not merge_settings.style_allowed(ctx.repo, style):
         raise NotAllowed(f"{style} is not an allowed merge style for this repository")
     if style == "manually-merged":
-        _record_manual_merge(ctx, issue, _option(data, "MergeCommitID", "merge_commit_id") or "")
+        _record_manual_merge(ctx, issue, option.MergeCommitID or "")
         return 200
-    expected_head = _option(data, "head_commit_id") or ""
+    expected_head = option.head_commit_id or ""
     if expected_head and expected_head != _current_head(ctx, pull):
         raise ConflictError("head out of date")
     if pull_checks.is_work_in_progress(issue.title):
         raise NotAllowed("Work in progress PRs cannot be merged")
-    request = dict(style=style, title=_option(data, "MergeTitleField", "merge_title_field") or "",
-                   message=_option(data, "MergeMessageField", "merge_message_field") or "",
-                   delete_branch=_delete_branch(ctx, data), head=expected_head)
-    if _option(data, "merge_when_checks_succeed", kind=bool):
+    # What the merge needs, as a scheduled merge stores it (``schedule``, ``merge_now``).
+    request = dict(style=style, title=option.MergeTitleField or "",
+                   message=option.MergeMessageField or "",
+                   delete_branch=_delete_branch(ctx, option), head=expected_head)
+    if option.merge_when_checks_succeed:
         if not _checks_pass(ctx, pull):
             schedule(ctx, number, request)
             return 201
@@ -92,11 +84,11 @@ def merge_pull(ctx: Ctx, number: int, data: dict) -> int:
     return 200
 
 
-def _delete_branch(ctx: Ctx, data: dict) -> bool:
-    given = _option(data, "delete_branch_after_merge", kind=bool)
-    if given is None:
-        return bool(merge_settings.settings_of(ctx.repo)["default_delete_branch_after_merge"])
-    return given
+def _delete_branch(ctx: Ctx, option: MergePullRequestOption) -> bool:
+    """As asked, else the repository's default (left out or null)."""
+    if isinstance(option.delete_branch_after_merge, bool):
+        return option.delete_branch_after_merge
+    return bool(merge_settings.settings_of(ctx.repo)["default_delete_branch_after_merge"])
 
 
 def _current_head(ctx: Ctx, pull: PullFields) -> str:

@@ -17,6 +17,7 @@ from chalicelib.contents import commits as commit_views
 from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
+from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption, merge_option
 from chalicelib.contents import commit_records
 from chalicelib.pulls.request import PULL, PullRenderer, ctx_of
 
@@ -61,7 +62,7 @@ def list_pulls(req: ApiRequest) -> ApiResponse:
                   422: "validationError", 423: "error"}, **SIGNED)
 def create_pull(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    item = pulls.create_pull(ctx, req.json())
+    item = pulls.create_pull(ctx, req.option(CreatePullRequestOption))
     return ApiResponse.json(PullRenderer(req, ctx).pull(item), status=201)
 
 
@@ -116,7 +117,8 @@ def is_merged(req: ApiRequest) -> ApiResponse:
        responses={200: "empty", 201: "empty", 404: "notFound", 405: "empty", 409: "error",
                   413: "quotaExceeded", 423: "error"}, **SIGNED)
 def merge_pull(req: ApiRequest) -> ApiResponse:
-    status = pull_merging.merge_pull(ctx_of(req), req.int_param("index"), req.json())
+    ctx = ctx_of(req)
+    status = pull_merging.merge_pull(ctx, req.int_param("index"), merge_option(req.json()))
     return ApiResponse(status=status, body=b"", headers={})
 
 
@@ -153,7 +155,7 @@ def get_pull(req: ApiRequest) -> ApiResponse:
                   412: "error", 422: "validationError"}, **SIGNED)
 def edit_pull(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
-    item = pulls.edit_pull(ctx, req.int_param("index"), req.json())
+    item = pulls.edit_pull(ctx, req.int_param("index"), req.option(EditPullRequestOption))
     return ApiResponse.json(PullRenderer(req, ctx).pull(item), status=201)
 
 

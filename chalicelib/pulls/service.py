@@ -21,8 +21,9 @@ from chalicelib.repos import fork_network
 from chalicelib.issues import service as issues
 from chalicelib.pulls import checks as pull_checks
 from chalicelib.contents import files as repo_files
-from chalicelib.issues.context import (MAX_TITLE, PULLS_UNIT, Ctx, context, int_list,
-                                               with_labels)
+from chalicelib.issues.context import MAX_TITLE, PULLS_UNIT, Ctx, context, value_of, with_labels
+from chalicelib.issues.options import CreateIssueOption
+from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption
 from chalicelib.repos.views import Caller, RepoView
 from chalicelib.pulls import store
 from chalicelib.repos import store as repo_store
@@ -121,12 +122,11 @@ def examined(ctx: Ctx, pull: PullFields, base_sha: str, head_sha: str) -> PullFi
 
 # Open ---------------------------------------------------------------------------------------------
 
-def create_pull(ctx: Ctx, data: dict) -> Issue:
-    """repoCreatePullRequest: ``data`` is a CreatePullRequestOption."""
-    opt = accounts.optional
-    head = (opt(data, "head", str) or "").strip()
-    base = (opt(data, "base", str) or "").strip()
-    title = (opt(data, "title", str) or "").strip()
+def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
+    """repoCreatePullRequest."""
+    head = (option.head or "").strip()
+    base = (option.base or "").strip()
+    title = (option.title or "").strip()
     if not head or not base:
         raise InvalidInput("[Head]: Required" if not head else "[Base]: Required")
     if not title:
@@ -157,8 +157,12 @@ def create_pull(ctx: Ctx, data: dict) -> Issue:
         merge_settings.settings_of(ctx.repo)["default_allow_maintainer_edit"])
     git = repo_files.open_git(ctx.repo)
 
+    # The issue half of the pull request: what a CreateIssueOption shares with it.
+    shared = CreateIssueOption(title=option.title, body=option.body, assignee=option.assignee,
+                               assignees=option.assignees, milestone=option.milestone,
+                               labels=option.labels, due_date=option.due_date)
     issue = issues.create_issue(
-        ctx, {k: v for k, v in data.items() if k != "closed"}, pull=pull.dumps(),
+        ctx, shared, pull=pull.dumps(),
         also=lambda issue, uow: stage_head_ref(git, int(issue.number), pull.head_sha, uow))
     git.refs.refresh()
     return issue
@@ -229,28 +233,27 @@ def find_by_branches(ctx: Ctx, base: str, head: str) -> Issue:
 
 # Edit -------------------------------------------------------------------------------------------------
 
-def edit_pull(ctx: Ctx, number: int, data: dict) -> Issue:
-    """repoEditPullRequest: ``data`` is an EditPullRequestOption."""
-    opt = accounts.optional
+def edit_pull(ctx: Ctx, number: int, option: EditPullRequestOption) -> Issue:
+    """repoEditPullRequest."""
     current = get_pull(ctx, number)
     can_write = ctx.can_write_for(current)
     is_poster = ctx.user is not None and int(current.poster_id) == int(ctx.user.id)
     if ctx.user is None or not (is_poster or can_write):
         raise PermissionDenied("user should have a permission to write to a repo")
-    edit = issues.IssueEdit.parse(ctx, data, can_write=can_write, is_pull=True)
+    edit = issues.IssueEdit.parse(ctx, option, can_write=can_write, is_pull=True)
     if edit.state is not None and edit.state not in ("open", "closed"):
         raise InvalidInput("[State]: must be open or closed")
-    maintainer_edit = opt(data, "allow_maintainer_edit", bool)
+    maintainer_edit = value_of(option.allow_maintainer_edit)
     if maintainer_edit is not None and not is_poster:
         raise PermissionDenied("only the poster may allow maintainer edits")
-    labels = int_list(opt(data, "labels", list), "Labels") if can_write and \
-        data.get("labels") is not None else None
+    # An empty list removes every label; left out or null keeps them.
+    labels = value_of(option.labels) if can_write else None
     pull_now = store.fields_of(current)
     if pull_now.merged and edit.state == "open":
         raise ConflictError("cannot change state of this pull request, it was already merged")
     if pull_now.merged:
         edit.state = None
-    rechecked = _new_base(ctx, number, pull_now, opt(data, "base", str), can_write)
+    rechecked = _new_base(ctx, number, pull_now, value_of(option.base), can_write)
 
     def change(old: Issue, new: Issue, tracker: Tracker) -> None:
         pull = store.fields_of(new)

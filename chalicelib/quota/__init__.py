@@ -12,6 +12,7 @@ adminRemoveUserFromQuotaGroup, adminGetUserQuota, adminSetUserQuotaGroups.
 | layer | modules |
 |---|---|
 | routes (thin handlers) | ``routes``, ``admin_routes`` |
+| request bodies | ``options`` (the admin routes' bodies, checked at the edge) |
 | schedule | ``check`` (the daily recount that repairs drift) |
 | rules | ``admin`` (managing rules and groups), ``charges`` (what a write costs, staged in its unit of work), ``service`` (usage, limits, the 413 decision) |
 | model | ``rules`` (Forgejo's subjects and how rules combine; no I/O) |

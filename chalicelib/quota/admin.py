@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError)
-from chalicelib.accounts import service as accounts
+from chalicelib.http.options import UNSET, UnsetType
 from chalicelib.quota import service as quota
+from chalicelib.quota.options import (CreateQuotaGroupOptions, CreateQuotaRuleOptions,
+                                      EditQuotaRuleOptions, SetUserQuotaGroupsOptions)
 from chalicelib.quota import rules as quota_rules
 from chalicelib.quota.rules import Group, Rule
 from chalicelib.orgs import store as org_store
@@ -46,24 +48,22 @@ def _change(apply: Callable[[Config], T]) -> T:
     raise ConflictError("the quota configuration keeps changing; try again")
 
 
-def _name(value, field: str = "Name") -> str:
-    if not isinstance(value, str) or not value:
+def _name(value: str | None | UnsetType, field: str = "Name") -> str:
+    if not value:
         raise InvalidInput(f"[{field}]: Required")
     if len(value) > MAX_NAME:
         raise InvalidInput(f"[{field}]: MaxSize")
     return value
 
 
-def _subjects(value) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-        raise InvalidInput("[Subjects]: expected a list of strings")
-    return tuple(quota_rules.check_subject(s) for s in value)
+def _subjects(values: list[str] | None | UnsetType) -> tuple[str, ...]:
+    return tuple(quota_rules.check_subject(s) for s in values or ())
 
 
-def _limit(data: dict, *, required: bool) -> int | None:
-    value = accounts.optional(data, "limit", int)
+def _limit(option: CreateQuotaRuleOptions | EditQuotaRuleOptions, *,
+           required: bool) -> int | None:
+    """The limit sent (0 is one), None when it was left out or null."""
+    value = None if option.limit is UNSET else option.limit
     if value is None and required:
         raise InvalidInput("[Limit]: Required")
     return value
@@ -92,12 +92,12 @@ def get_rule(name: str) -> Rule:
     return quota.rule_of(_known_rule(store.read_config(), name))
 
 
-def create_rule(data: dict) -> Rule:
+def create_rule(option: CreateQuotaRuleOptions) -> Rule:
     """adminCreateQuotaRule: 422 without a limit or for an unknown subject, 409 for a
     name that is taken."""
-    name = _name(data.get("name"))
-    limit = _limit(data, required=True)
-    rule = RuleData(name, int(limit), _subjects(data.get("subjects")))
+    name = _name(option.name)
+    limit = _limit(option, required=True)
+    rule = RuleData(name, int(limit), _subjects(option.subjects))
 
     def apply(config: Config) -> Rule:
         if name in config.rules:
@@ -107,10 +107,11 @@ def create_rule(data: dict) -> Rule:
     return _change(apply)
 
 
-def edit_rule(name: str, data: dict) -> Rule:
-    """adminEditQuotaRule: only the fields given change."""
-    limit = _limit(data, required=False)
-    subjects = _subjects(data["subjects"]) if data.get("subjects") is not None else None
+def edit_rule(name: str, option: EditQuotaRuleOptions) -> Rule:
+    """adminEditQuotaRule: only the fields given change ([] clears the subjects)."""
+    limit = _limit(option, required=False)
+    given_subjects = option.subjects is not None and option.subjects is not UNSET
+    subjects = _subjects(option.subjects) if given_subjects else None
 
     def apply(config: Config) -> Rule:
         old = _known_rule(config, name)
@@ -145,15 +146,12 @@ def get_group(name: str) -> Group:
     return quota.known_groups(config)[name]
 
 
-def create_group(data: dict) -> Group:
+def create_group(option: CreateQuotaGroupOptions) -> Group:
     """adminCreateQuotaGroup: listed rules that do not exist are created (a missing
     limit is 0), existing ones are linked as they are."""
-    name = _name(data.get("name"))
-    listed = data.get("rules") or []
-    if not isinstance(listed, list) or not all(isinstance(r, dict) for r in listed):
-        raise InvalidInput("[Rules]: expected a list of rules")
-    wanted = [RuleData(_name(r.get("name"), "Rules.Name"), int(_limit(r, required=False) or 0),
-                       _subjects(r.get("subjects"))) for r in listed]
+    name = _name(option.name)
+    wanted = [RuleData(_name(r.name, "Rules.Name"), int(_limit(r, required=False) or 0),
+                       _subjects(r.subjects)) for r in option.rules or ()]
 
     def apply(config: Config) -> Group:
         if name in config.groups:
@@ -246,14 +244,12 @@ def remove_member(group: str, account: Account) -> None:
     _change(apply)
 
 
-def set_groups(account: Account, data: dict) -> None:
+def set_groups(account: Account, option: SetUserQuotaGroupsOptions) -> None:
     """adminSetUserQuotaGroups: the account's groups become exactly the listed ones
     (``[]`` clears them; a missing or null list changes nothing, as in Forgejo)."""
-    listed = data.get("groups")
-    if listed is None:
+    listed = option.groups
+    if listed is None or listed is UNSET:
         return
-    if not isinstance(listed, list) or not all(isinstance(g, str) for g in listed):
-        raise InvalidInput("[Groups]: expected a list of strings")
 
     def apply(config: Config) -> None:
         for group in listed:

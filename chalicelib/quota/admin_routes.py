@@ -14,6 +14,8 @@ from chalicelib.quota.routes import group_record, info_record, rule_record
 from chalicelib.http.router import route
 from chalicelib.quota import service as quota
 from chalicelib.quota import admin as quota_admin
+from chalicelib.quota.options import (CreateQuotaGroupOptions, CreateQuotaRuleOptions,
+                                      EditQuotaRuleOptions, SetUserQuotaGroupsOptions)
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True, available=quota.enabled)
 NAMED = dict(ADMIN, preload=lambda req: quota.name_keys(req.params["username"]),
@@ -41,8 +43,8 @@ def list_rules(req: ApiRequest) -> ApiResponse:
        responses={201: "QuotaRuleInfo", **DENIED, 409: "error", 422: "validationError"},
        **ADMIN)
 def create_rule(req: ApiRequest) -> ApiResponse:
-    return ApiResponse.json(rule_record(quota_admin.create_rule(req.json()), names=True),
-                            status=201)
+    created = quota_admin.create_rule(req.option(CreateQuotaRuleOptions))
+    return ApiResponse.json(rule_record(created, names=True), status=201)
 
 
 @route("GET", "/admin/quota/rules/{quotarule}", "adminGetQuotaRule", summary="Get "
@@ -55,7 +57,8 @@ def get_rule(req: ApiRequest) -> ApiResponse:
        "an existing quota rule", body="EditQuotaRuleOptions",
        responses={200: "QuotaRuleInfo", **MISSING, 422: "validationError"}, **ADMIN)
 def edit_rule(req: ApiRequest) -> ApiResponse:
-    return _rule(quota_admin.edit_rule(req.params["quotarule"], req.json(required=False)))
+    return _rule(quota_admin.edit_rule(req.params["quotarule"],
+                                       req.option(EditQuotaRuleOptions, required=False)))
 
 
 @route("DELETE", "/admin/quota/rules/{quotarule}", "adminDeleteQuotaRule", summary="Deletes "
@@ -75,7 +78,7 @@ def list_groups(req: ApiRequest) -> ApiResponse:
        "group", body="CreateQuotaGroupOptions",
        responses={201: "QuotaGroup", **DENIED, 409: "error", 422: "validationError"}, **ADMIN)
 def create_group(req: ApiRequest) -> ApiResponse:
-    return _group(quota_admin.create_group(req.json()), status=201)
+    return _group(quota_admin.create_group(req.option(CreateQuotaGroupOptions)), status=201)
 
 
 @route("GET", "/admin/quota/groups/{quotagroup}", "adminGetQuotaGroup", summary="Get "
@@ -145,5 +148,5 @@ def get_user_quota(req: ApiRequest) -> ApiResponse:
        summary="Set the user's quota groups to a given list.", body="SetUserQuotaGroupsOptions",
        responses={204: "empty", **MISSING, 422: "validationError"}, **NAMED)
 def set_user_groups(req: ApiRequest) -> ApiResponse:
-    quota_admin.set_groups(_account(req), req.json())
+    quota_admin.set_groups(_account(req), req.option(SetUserQuotaGroupsOptions))
     return ApiResponse.empty()

@@ -20,6 +20,7 @@ from chalicelib.errors import NotFoundError
 from chalicelib.http import input_rules
 from chalicelib.releases import assets as release_files
 from chalicelib.releases import service as releases
+from chalicelib.releases.options import EditAttachmentOptions
 
 
 def _int_or_none(text: str | None) -> int | None:
@@ -140,9 +141,9 @@ def get_attachment(req: ApiRequest) -> ApiResponse:
        responses={201: "Attachment", 400: "error", 403: "forbidden", 404: "notFound",
                   413: "error", 422: "validationError", 423: "error"}, **SIGNED)
 def edit_attachment(req: ApiRequest) -> ApiResponse:
-    data = req.json(required=False)
+    option = req.option(EditAttachmentOptions, required=False)
     ctx, release_id, asset_id = _asset_in(req)
-    asset = release_files.edit_asset(ctx, release_id, asset_id, data)
+    asset = release_files.edit_asset(ctx, release_id, asset_id, option)
     return ApiResponse.json(release_records.attachment(asset), status=201)
 
 

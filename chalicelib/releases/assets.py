@@ -38,11 +38,11 @@ from urllib.parse import urlsplit
 
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                TooLarge)
-from chalicelib.accounts import service as accounts
 from chalicelib.http import input_rules
 from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
+from chalicelib.releases.options import EditAttachmentOptions
 from chalicelib.repos.permissions import access_keys
 from chalicelib.repos.views import Caller, view_of
 from chalicelib.settings import get_settings
@@ -310,13 +310,14 @@ def _discard(ctx: Ctx, asset: Asset) -> None:
     remove_bytes([asset])
 
 
-def edit_asset(ctx: Ctx, release_id: int, asset_id: int, data: dict) -> Asset:
-    """repoEditReleaseAttachment: ``data`` is an EditAttachmentOptions (201 in Forgejo)."""
+def edit_asset(ctx: Ctx, release_id: int, asset_id: int,
+               option: EditAttachmentOptions) -> Asset:
+    """repoEditReleaseAttachment (201 in Forgejo)."""
     releases.require_writer(ctx)
     asset = get_asset(ctx, release_id, asset_id)
-    name = (accounts.optional(data, "name", str) or "").strip() or asset.name
+    name = (option.name or "").strip() or asset.name
     check_name(name)
-    url = (accounts.optional(data, "browser_download_url", str) or "").strip()
+    url = (option.browser_download_url or "").strip()
     if url:
         if not asset.external_url:
             raise BadInput("existing attachment is not external")

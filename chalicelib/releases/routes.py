@@ -15,6 +15,7 @@ from chalicelib.repos.request import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
 from chalicelib.releases import service as releases
+from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
 from chalicelib.releases.request import RELEASES, ctx_of, render
 
 
@@ -55,9 +56,9 @@ def list_releases(req: ApiRequest) -> ApiResponse:
        responses={201: "Release", 403: "forbidden", 404: "notFound", 409: "error",
                   422: "validationError", 423: "error"}, **SIGNED)
 def create_release(req: ApiRequest) -> ApiResponse:
-    data = req.json()
+    option = req.option(CreateReleaseOption)
     ctx = ctx_of(req)
-    return ApiResponse.json(render(req, ctx, releases.create_release(ctx, data)), status=201)
+    return ApiResponse.json(render(req, ctx, releases.create_release(ctx, option)), status=201)
 
 
 @route("GET", "/repos/{owner}/{repo}/releases/latest", "repoGetLatestRelease",
@@ -99,10 +100,10 @@ def get_release(req: ApiRequest) -> ApiResponse:
        responses={200: "Release", 403: "forbidden", 404: "notFound", 409: "error",
                   422: "validationError", 423: "error"}, **SIGNED)
 def edit_release(req: ApiRequest) -> ApiResponse:
-    data = req.json(required=False)
+    option = req.option(EditReleaseOption, required=False)
     release_id = req.int_param("id")
     ctx = ctx_of(req)
-    return ApiResponse.json(render(req, ctx, releases.edit_release(ctx, release_id, data)))
+    return ApiResponse.json(render(req, ctx, releases.edit_release(ctx, release_id, option)))
 
 
 @route("DELETE", "/repos/{owner}/{repo}/releases/{id}", "repoDeleteRelease",

@@ -32,11 +32,11 @@ from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictErro
                                NotFoundError, PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.accounts import service as accounts
 from chalicelib.contents import pushes
 from chalicelib.contents import files as repo_files
 from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
+from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
 from chalicelib.issues.context import account_from, snapshot as account_snapshot
 from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
 from chalicelib.repos.views import Caller, RepoView, strip_git
@@ -190,14 +190,6 @@ def by_tag(ctx: Ctx, tag: str) -> Release:
 
 # Input ------------------------------------------------------------------------------------
 
-def _text(data: dict, name: str) -> str:
-    return accounts.optional(data, name, str) or ""
-
-
-def _flag(data: dict, name: str) -> bool | None:
-    return accounts.optional(data, name, bool)
-
-
 def check_tag_name(name: str) -> str:
     """git check-ref-format rules for ``refs/tags/<name>``."""
     if (not name or len(name) > 255 or name.startswith(("-", "/", ".")) or name.endswith(("/", "."))
@@ -305,11 +297,11 @@ def _publish_plan(ctx: Ctx, tag: str, target: str):
     return git, commit, commit
 
 
-def create_release(ctx: Ctx, data: dict) -> Release:
-    """repoCreateRelease: ``data`` is a CreateReleaseOption."""
+def create_release(ctx: Ctx, option: CreateReleaseOption) -> Release:
+    """repoCreateRelease."""
     require_writer(ctx)
     quota.ensure_within(int(ctx.repo.owner_id), "size:repos:all")   # Forgejo's middleware
-    tag = _text(data, "tag_name").strip()
+    tag = (option.tag_name or "").strip()
     if not tag:
         raise InvalidInput("[TagName]: Required")
     check_tag_name(tag)
@@ -318,15 +310,15 @@ def create_release(ctx: Ctx, data: dict) -> Release:
     # Forgejo looks the tag's release up before anything else of the option is checked.
     if store.tag_owner(ctx.repo_id, tag) is not None:
         raise ConflictError(f"release tag already exist [tag_name: {tag}]")
-    title = _text(data, "name")
+    title = option.name or ""
     if not title:
         raise InvalidInput("title is empty")
-    draft = bool(_flag(data, "draft"))
-    target = _text(data, "target_commitish").strip() or ctx.repo.default_branch
+    draft = bool(option.draft)
+    target = (option.target_commitish or "").strip() or ctx.repo.default_branch
     release = store.Release(
         id=ids.next_id("release"), tag_name=tag, target=target, title=title,
-        note=_text(data, "body"), draft=draft, prerelease=bool(_flag(data, "prerelease")),
-        hide_archive_links=bool(_flag(data, "hide_archive_links")), sha="",
+        note=option.body or "", draft=draft, prerelease=bool(option.prerelease),
+        hide_archive_links=bool(option.hide_archive_links), sha="",
         publisher_id=int(ctx.user.id), publisher=account_snapshot(ctx.user), created=now())
     git = new_commit = None
     if not draft:
@@ -342,32 +334,28 @@ def create_release(ctx: Ctx, data: dict) -> Release:
     return release
 
 
-def _edited(ctx: Ctx, before: Release, data: dict) -> Release:
-    """Forgejo's edit: texts change when given non-empty, flags when given."""
-    changes = {}
-    for attribute, name in (("tag_name", "tag_name"), ("target", "target_commitish"),
-                            ("title", "name"), ("note", "body")):
-        value = _text(data, name)
-        if attribute in ("tag_name", "target"):
-            value = value.strip()
-        if value:
-            changes[attribute] = value
-    for attribute in ("draft", "prerelease", "hide_archive_links"):
-        value = _flag(data, attribute)
-        if value is not None:
-            changes[attribute] = value
+def _edited(ctx: Ctx, before: Release, option: EditReleaseOption) -> Release:
+    """Forgejo's edit: texts change when given non-empty, flags when given (not null)."""
+    texts = {"tag_name": (option.tag_name or "").strip(),
+             "target": (option.target_commitish or "").strip(),
+             "title": option.name or "", "note": option.body or ""}
+    changes: dict = {attribute: value for attribute, value in texts.items() if value}
+    for attribute, flag in (("draft", option.draft), ("prerelease", option.prerelease),
+                            ("hide_archive_links", option.hide_archive_links)):
+        if isinstance(flag, bool):
+            changes[attribute] = flag
     after = before.edited(**changes)
     if after.tag_name != before.tag_name:
         check_tag_name(after.tag_name)
     return after
 
 
-def edit_release(ctx: Ctx, release_id: int, data: dict) -> Release:
-    """repoEditRelease: ``data`` is an EditReleaseOption.  Publishing creates the tag."""
+def edit_release(ctx: Ctx, release_id: int, option: EditReleaseOption) -> Release:
+    """repoEditRelease.  Publishing creates the tag."""
     require_writer(ctx)
     quota.ensure_within(int(ctx.repo.owner_id), "size:repos:all")
     before = get_release(ctx, release_id)
-    after = _edited(ctx, before, data)
+    after = _edited(ctx, before, option)
     if after.tag_name.lower() != before.tag_name.lower():
         holder = store.tag_owner(ctx.repo_id, after.tag_name)
         if holder is not None and holder != before.id:

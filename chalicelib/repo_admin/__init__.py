@@ -12,6 +12,7 @@ createOrgRepoDeprecated.
 | ``lifecycle`` | The repository lifecycle: creating, forking and deleting a repository's records, and cleaning up after a … |
 | ``migrations`` | Migrating a repository from another git server, once or as a pull mirror. |
 | ``mirror_store`` | The pull-mirror schedule: one small partition ``MIRRORS`` with an item per mirror (``<repo id, 15 … |
+| ``options`` | The request bodies of the repository lifecycle, declared once: the edge checks them … |
 | ``routes`` | Repository writes: create (own and admin), delete, fork, migrate, mirror sync, edit. |
 | ``service`` | Repository writes through the API: create, fork, edit, delete. |
 

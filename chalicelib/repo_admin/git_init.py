@@ -12,6 +12,7 @@ from chalicelib.errors import InvalidInput
 if TYPE_CHECKING:  # dulwich and the record classes stay off the cold-start path
     from chalicelib.gitops.trees import FileEdit
     from chalicelib.accounts.store import Account
+    from chalicelib.repo_admin.options import CreateRepoOption
     from chalicelib.repos.store import Repo
 
 
@@ -65,18 +66,18 @@ class InitPlan:
     license: str | None
 
 
-def plan(data: dict) -> InitPlan:
+def plan(option: CreateRepoOption) -> InitPlan:
     """Check the auto_init options before anything is written."""
-    names = tuple(n.strip() for n in (data.get("gitignores") or "").split(",") if n.strip())
+    names = tuple(n.strip() for n in (option.gitignores or "").split(",") if n.strip())
     for name in names:
         if name not in GITIGNORES:
             raise InvalidInput(f"[Gitignores]: unknown template {name!r}; available: "
                                f"{', '.join(sorted(GITIGNORES))}")
-    license_name = (data.get("license") or "").strip() or None
+    license_name = (option.license or "").strip() or None
     if license_name and license_name not in LICENSES:
         raise InvalidInput(f"[License]: unknown license {license_name!r}; available: "
                            f"{', '.join(sorted(LICENSES))}")
-    readme = (data.get("readme") or "Default").strip()
+    readme = (option.readme or "Default").strip()
     if readme != "Default":
         raise InvalidInput(f"[Readme]: unknown readme template {readme!r}; available: Default")
     return InitPlan(readme=True, gitignores=names, license=license_name)

@@ -25,7 +25,6 @@ from chalicelib import aws, events
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
-from chalicelib.accounts import service as accounts
 from chalicelib import netguard
 from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
@@ -34,6 +33,7 @@ from chalicelib.repos.permissions import Access, can_create_in
 from chalicelib.repos.views import Caller, RepoView
 from chalicelib.accounts import store as account_store
 from chalicelib.repo_admin import mirror_store
+from chalicelib.repo_admin.options import MigrateRepoOptions
 from chalicelib.repos import store as repo_store
 from chalicelib.store import unit_of_work
 
@@ -172,29 +172,28 @@ def _stage_schedule(change: pushes.RefChange, repo: Repo, synced_at: float) -> N
     change.also(1, lambda uow: mirror_store.stage_schedule(repo, due))
 
 
-def migrate(caller: Caller, data: dict) -> RepoView:
+def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     """repoMigrate: fetch the remote into a new repository."""
     from chalicelib.gitstore import repo as gitrepo
 
-    opt = accounts.optional
-    clone_addr = (opt(data, "clone_addr", str) or "").strip()
+    clone_addr = (option.clone_addr or "").strip()
     if not clone_addr:
         raise InvalidInput("[CloneAddr]: Required")
-    name = repo_lifecycle.validate_name((opt(data, "repo_name", str) or "").strip())
-    owner = _owner(caller, data)
+    name = repo_lifecycle.validate_name((option.repo_name or "").strip())
+    owner = _owner(caller, option)
     quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
-    mirror = bool(opt(data, "mirror", bool))
-    interval = parse_interval(opt(data, "mirror_interval", str)) if mirror else 0
+    mirror = bool(option.mirror)
+    interval = parse_interval(option.mirror_interval or None) if mirror else 0
     url = netguard.check_migration_url(clone_addr)
-    token = opt(data, "auth_token", str) or ""
-    username = opt(data, "auth_username", str) or ("oauth2" if token else "")
-    remote = Remote(url=url, username=username, password=opt(data, "auth_password", str) or token)
+    token = option.auth_token or ""
+    username = option.auth_username or ("oauth2" if token else "")
+    remote = Remote(url=url, username=username, password=option.auth_password or token)
     if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not owner of organization.")
     if repo_store.get(owner.lower_name, name) is not None:   # before fetching anything
         raise ConflictError(repo_lifecycle.NAME_TAKEN)
-    repo = repo_lifecycle.new_record(owner, name, description=opt(data, "description", str) or "",
-                                     private=bool(opt(data, "private", bool)))
+    repo = repo_lifecycle.new_record(owner, name, description=option.description or "",
+                                     private=bool(option.private))
     repo.original_url = url
     if mirror:
         repo.mirror, repo.mirror_interval = True, interval
@@ -227,12 +226,12 @@ def migrate(caller: Caller, data: dict) -> RepoView:
     return RepoView(repo, owner, Access.OWNER)
 
 
-def _owner(caller: Caller, data: dict) -> Account:
-    opt = accounts.optional
+def _owner(caller: Caller, option: MigrateRepoOptions) -> Account:
+    """``repo_owner`` by name, else ``uid``, else the caller."""
     if caller.user is None:
         raise PermissionDenied("token is required")
-    name = opt(data, "repo_owner", str)
-    uid = opt(data, "uid", int)
+    name = option.repo_owner
+    uid = option.uid
     owner = account_store.get_by_name(name) if name else \
         account_store.get_by_id(uid) if uid else caller.user
     if owner is None:

@@ -13,6 +13,8 @@ from chalicelib.http.router import alias, route
 from chalicelib.orgs.routes import ORG, current_org
 from chalicelib.accounts import service as accounts
 from chalicelib.repo_admin import service as repo_admin
+from chalicelib.repo_admin.options import (CreateForkOption, CreateRepoOption, EditRepoOption,
+                                           MigrateRepoOptions)
 
 
 @route("POST", "/user/repos", "createCurrentUserRepo",
@@ -20,7 +22,7 @@ from chalicelib.repo_admin import service as repo_admin
        responses={201: "Repository", 400: "error", 401: "unauthorized", 403: "forbidden",
                   409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **REPO)
 def create_current_user_repo(req: ApiRequest) -> ApiResponse:
-    view = repo_admin.create_repo(caller(req), req.actor, req.json())
+    view = repo_admin.create_repo(caller(req), req.actor, req.option(CreateRepoOption))
     return ApiResponse.json(records.repository(view, req.actor), status=201)
 
 
@@ -31,7 +33,7 @@ def create_current_user_repo(req: ApiRequest) -> ApiResponse:
                   409: "conflict", 422: "validationError"})
 def admin_create_repo(req: ApiRequest) -> ApiResponse:
     owner = accounts.get_user(req.params["username"])
-    view = repo_admin.create_repo(caller(req), owner, req.json(),
+    view = repo_admin.create_repo(caller(req), owner, req.option(CreateRepoOption),
                                   check_quota=False)   # as Forgejo
     return ApiResponse.json(records.repository(view, req.actor), status=201)
 
@@ -49,7 +51,8 @@ def repo_delete(req: ApiRequest) -> ApiResponse:
                   413: "quotaExceeded", 422: "validationError"}, **IN_REPO)
 def create_fork(req: ApiRequest) -> ApiResponse:
     source = current_repo(req)
-    view = repo_admin.fork_repo(caller(req), source, req.json(required=False))
+    view = repo_admin.fork_repo(caller(req), source,
+                                req.option(CreateForkOption, required=False))
     parent = records.repository(source, req.actor)
     return ApiResponse.json(records.repository(view, req.actor, parent), status=202)
 
@@ -63,7 +66,7 @@ def repo_migrate(req: ApiRequest) -> ApiResponse:
     # two routes, and importing this area should not pay for it.
     from chalicelib.repo_admin import migrations
 
-    view = migrations.migrate(caller(req), req.json())
+    view = migrations.migrate(caller(req), req.option(MigrateRepoOptions))
     return ApiResponse.json(records.repository(view, req.actor), status=201)
 
 
@@ -84,7 +87,8 @@ def repo_mirror_sync(req: ApiRequest) -> ApiResponse:
        responses={200: "Repository", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **IN_REPO)
 def repo_edit(req: ApiRequest) -> ApiResponse:
-    view = repo_admin.edit_repo(caller(req), current_repo(req), req.json(required=False))
+    view = repo_admin.edit_repo(caller(req), current_repo(req),
+                                req.option(EditRepoOption, required=False))
     return ApiResponse.json(repo_record(req, view))
 
 
@@ -95,7 +99,7 @@ def repo_edit(req: ApiRequest) -> ApiResponse:
                   409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **ORG)
 def create_org_repo(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    view = repo_admin.create_repo(caller(req), org, req.json())
+    view = repo_admin.create_repo(caller(req), org, req.option(CreateRepoOption))
     return ApiResponse.json(repo_record(req, view), status=201)
 
 

@@ -15,8 +15,8 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
                                PermissionDenied)
 from chalicelib.quota import charges as quota_charges
 from chalicelib.quota import service as quota
-from chalicelib.accounts import service as accounts
 from chalicelib.http import input_rules
+from chalicelib.http.options import given_fields
 from chalicelib.repos import merge_settings
 from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
@@ -27,39 +27,39 @@ from chalicelib.contents import branch_store
 from chalicelib.repos import store
 from chalicelib.store import unit_of_work
 from chalicelib.contents.authorship import validate_branch_name
+from chalicelib.repo_admin.options import CreateForkOption, CreateRepoOption, EditRepoOption
 
 if TYPE_CHECKING:
     from chalicelib.accounts.store import Account
     from chalicelib.repos.store import Repo
 
 
-def create_repo(caller: Caller, owner: Account, data: dict, *,
+def create_repo(caller: Caller, owner: Account, option: CreateRepoOption, *,
                 check_quota: bool = True) -> RepoView:
-    """createCurrentUserRepo / adminCreateRepo: ``data`` is a CreateRepoOption.  The
-    record is written first (one transaction with its event); then its git side, and if
-    that fails the repository is deleted again.  ``check_quota``: the owner's
-    ``size:repos:all`` first (Forgejo does not check the admin route)."""
+    """createCurrentUserRepo / adminCreateRepo / createOrgRepo.  The record is written
+    first (one transaction with its event); then its git side, and if that fails the
+    repository is deleted again.  ``check_quota``: the owner's ``size:repos:all`` first
+    (Forgejo does not check the admin route)."""
     from chalicelib.repo_admin import git_init as repo_init
 
     if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not allowed to create repositories here.")
     if check_quota:
         quota.ensure_within(int(owner.id), "size:repos:all")
-    opt = accounts.optional
-    name = repo_lifecycle.validate_name((opt(data, "name", str) or "").strip())
-    object_format = opt(data, "object_format_name", str) or "sha1"
+    name = repo_lifecycle.validate_name((option.name or "").strip())
+    object_format = option.object_format_name or "sha1"
     if object_format != "sha1":
         raise InvalidInput(f"[ObjectFormatName]: unsupported object format {object_format!r}")
-    description = opt(data, "description", str) or ""
+    description = option.description or ""
     if len(description) > 2048:
         raise InvalidInput("[Description]: MaxSize")
-    default_branch = (opt(data, "default_branch", str) or "").strip()
+    default_branch = (option.default_branch or "").strip()
     if default_branch:
         validate_branch_name(default_branch)
-    plan = repo_init.plan(data) if opt(data, "auto_init", bool) else None
+    plan = repo_init.plan(option) if option.auto_init else None
     repo = repo_lifecycle.new_record(
-        owner, name, description=description, private=bool(opt(data, "private", bool)),
-        default_branch=default_branch, template=bool(opt(data, "template", bool)))
+        owner, name, description=description, private=bool(option.private),
+        default_branch=default_branch, template=bool(option.template))
     repo_lifecycle.create(repo, actor=caller.user)
     try:
         repo_init.initialize(repo, plan, author=caller.user)
@@ -69,12 +69,11 @@ def create_repo(caller: Caller, owner: Account, data: dict, *,
     return RepoView(repo, owner, Access.OWNER)
 
 
-def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
+def fork_repo(caller: Caller, source: RepoView, option: CreateForkOption) -> RepoView:
     """createFork: O(1) in data — the fork shares its parent's object pool; only the
     refs and branch records are copied."""
-    opt = accounts.optional
     owner = caller.user
-    org_name = opt(data, "organization", str)
+    org_name = option.organization
     if org_name:
         target = account_store.get_by_name(org_name)
         if target is None:
@@ -83,7 +82,7 @@ def fork_repo(caller: Caller, source: RepoView, data: dict) -> RepoView:
             raise PermissionDenied("User is no admin of organisation")
         owner = target
     quota.ensure_within(int(owner.id), "size:repos:all")
-    name = repo_lifecycle.validate_name(opt(data, "name", str) or source.repo.name)
+    name = repo_lifecycle.validate_name(option.name or source.repo.name)
     if owner.id == source.repo.owner_id and name.lower() == source.repo.lower_name:
         raise InvalidInput("the repository cannot be forked onto itself")
     root = source.repo
@@ -103,39 +102,35 @@ def delete_repo(caller: Caller, view: RepoView) -> None:
     repo_lifecycle.remove(view.repo, actor=caller.user)
 
 
-def edit_repo(caller: Caller, view: RepoView, data: dict) -> RepoView:
+def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoView:
     """repoEdit: settings a repository admin may change, written with a
-    ``RepositoryEdited`` event listing each changed field with its previous value."""
+    ``RepositoryEdited`` event listing each changed field with its previous value.  A
+    field left out or null stays as it is."""
     if not view.is_admin:
         raise PermissionDenied("user should be an owner or a collaborator with admin write "
                                "of a repository")
-    opt = accounts.optional
     repo = view.repo
-    name = opt(data, "name", str)
+    sent = given_fields(option)     # a field sent as null is one left out
+    name = sent.get("name")
     if name is not None and name != repo.name:
         raise InvalidInput("[Name]: renaming repositories is not supported yet")
     # As Forgejo's repository settings form (ValidUrl): a website is an http(s) link.
-    input_rules.check_url(opt(data, "website", str) or "", "website")
+    input_rules.check_url(sent.get("website") or "", "website")
     before = {field: getattr(repo, field) for field in store.EDITABLE}
-    for field in ("description", "website"):
-        value = opt(data, field, str)
-        if value is not None:
-            setattr(repo, field, value)
-    for field in ("private", "template"):
-        value = opt(data, field, bool)
-        if value is not None:
-            setattr(repo, field, value)
-    archived = opt(data, "archived", bool)
+    for field in ("description", "website", "private", "template"):
+        if sent.get(field) is not None:
+            setattr(repo, field, sent[field])
+    archived = sent.get("archived")
     if archived is not None and archived != repo.archived:
         repo.archived, repo.archived_at = archived, repo_lifecycle.now() if archived else 0
-    branch = opt(data, "default_branch", str)
+    branch = sent.get("default_branch")
     if branch and branch != repo.default_branch:
         _check_default_branch(repo, branch)
         repo.default_branch = branch
-    pull_settings = merge_settings.edited(repo, data)
+    pull_settings = merge_settings.edited(repo, option)
     if pull_settings is not None:
         repo.merge_settings = pull_settings
-    interval = opt(data, "mirror_interval", str)
+    interval = sent.get("mirror_interval")
     if interval is not None and repo.mirror:
         # Imported here: the migration service (and its network guard) is needed only
         # when a mirror's interval changes, not by every edit.

@@ -19,6 +19,7 @@ listForks.
 | ``access_store`` | Who else uses a repository, in the table: collaborations, stars, watches, deploy keys, and the items … |
 | ``fork_network`` | Finding a branch in a repository's fork network (pull requests and compare). |
 | ``merge_settings`` | A repository's pull request settings: which merge styles are allowed and the defaults (Forgejo's … |
+| ``options`` | The request bodies of the repositories domain, declared once: the edge checks them … |
 | ``permissions`` | The one place that decides what a caller may do with a repository. |
 | ``records`` | Repository, Permission, WatchInfo and DeployKey records, field for field. |
 | ``request`` | What every route and page under ``/repos/{owner}/{repo}`` reads from its request: the caller, the … |

@@ -26,11 +26,13 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
 from chalicelib.accounts import service as accounts
 from chalicelib.repos.permissions import Access, prefetch_access, repo_access
 from chalicelib.accounts.public_keys import parse_ssh_key
+from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.repos.views import Caller, RepoView, list_visible
 from chalicelib.repos import access_store as store
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
+    from chalicelib.accounts.options import CreateKeyOption
     from chalicelib.repos.access_store import Account, DeployKey, Relation, Repo
 
 STARS = store.STARS
@@ -88,14 +90,12 @@ def is_collaborator(view: RepoView, name: str) -> bool:
     return store.collaboration(int(view.repo.id), int(user.id), consistent=True) is not None
 
 
-def add_collaborator(actor: Account, view: RepoView, name: str, data: dict) -> None:
+def add_collaborator(actor: Account, view: RepoView, name: str,
+                     option: AddCollaboratorOption) -> None:
     """repoAddCollaborator: a new collaborator gets ``permission`` (default write); for an
     existing one only a given ``permission`` changes anything, as in Forgejo."""
     _require_admin(view)
-    text = accounts.optional(data, "permission", str)
-    mode = Access.parse(text) if text is not None else None
-    if mode is not None and not Access.READ <= mode <= Access.ADMIN:
-        raise InvalidInput("[Permission]: must be one of read, write, admin")
+    mode = Access.parse(option.permission) if option.permission else None
     user = _named_user(name)
     if not user.active:
         raise InvalidInput("collaborator's account is inactive")
@@ -243,16 +243,17 @@ def _claim_holder(claim: store.KeyClaim, repo: Repo) -> str:
     return "Key content has been used as a deploy key of another repository"
 
 
-def add_deploy_key(actor: Account, view: RepoView, data: dict) -> DeployKey:
-    """repoCreateKey: ``data`` is a CreateKeyOption."""
+def add_deploy_key(actor: Account, view: RepoView, option: CreateKeyOption) -> DeployKey:
+    """repoCreateKey.  A title or key left out is refused at the edge; a null or empty
+    one here, after the caller's right to add one."""
     _require_admin(view)
-    title = (accounts.optional(data, "title", str) or "").strip()
+    title = (option.title or "").strip()
     if not title:
         raise InvalidInput("[Title]: Required")
-    if not accounts.optional(data, "key", str):
+    if not option.key:
         raise InvalidInput("[Key]: Required")
-    read_only = bool(accounts.optional(data, "read_only", bool))
-    parsed = parse_ssh_key(data["key"])
+    read_only = bool(option.read_only)
+    parsed = parse_ssh_key(option.key)
     repo = view.repo
     held = store.key_claim(parsed.fingerprint)
     if held is not None and not store.abandoned(held):

@@ -15,7 +15,9 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_list
 from chalicelib.http.router import Param, route
 from chalicelib.accounts import service as accounts
+from chalicelib.accounts.options import CreateKeyOption
 from chalicelib.repos import access
+from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.repos.permissions import Access
 from chalicelib.repos.views import RepoView
 
@@ -53,8 +55,9 @@ def check_collaborator(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
        **SIGNED_IN_REPO)
 def add_collaborator(req: ApiRequest) -> ApiResponse:
-    access.add_collaborator(req.actor, current_repo(req), req.params["collaborator"],
-                            req.json(required=False))
+    view = current_repo(req)
+    access.add_collaborator(req.actor, view, req.params["collaborator"],
+                            req.option(AddCollaboratorOption, required=False))
     return ApiResponse.empty()
 
 
@@ -208,7 +211,7 @@ def list_keys(req: ApiRequest) -> ApiResponse:
        responses={201: "DeployKey", 404: "notFound", 422: "validationError"}, **SIGNED_IN_REPO)
 def create_key(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    key = access.add_deploy_key(req.actor, view, req.json())
+    key = access.add_deploy_key(req.actor, view, req.option(CreateKeyOption))
     # Forgejo's creation answer carries no repository.
     return ApiResponse.json(records.deploy_key(key, view), status=201)
 

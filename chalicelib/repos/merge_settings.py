@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from chalicelib.repo_admin.options import EditRepoOption
     from chalicelib.repos.store import Repo
 
 MERGE_STYLES = ("merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
                 "manually-merged")
 UPDATE_STYLES = ("merge", "rebase")
-# EditRepoOption field -> (type, default); the style each allow_* governs is in STYLE_SWITCH.
+# EditRepoOption field -> default (of the type the edge checks); the style each allow_*
+# governs is in STYLE_SWITCH.
 DEFAULTS: dict[str, object] = {
     "ignore_whitespace_conflicts": False,
     "allow_merge_commits": True,
@@ -49,17 +51,15 @@ def settings_of(repo: Repo) -> dict:
     return out
 
 
-def edited(repo: Repo, data: dict) -> str | None:
-    """The settings JSON after applying an EditRepoOption, or None if it names none."""
-    given = {name: data[name] for name in DEFAULTS if data.get(name) is not None}
+def edited(repo: Repo, option: EditRepoOption) -> str | None:
+    """The settings JSON after applying an edit (repoEdit), or None if it names none.
+    A setting left out or null is neither true/false nor a text: it stays as it is."""
+    given = {name: value for name in DEFAULTS
+             if isinstance(value := getattr(option, name), (bool, str))}
     if not given:
         return None
     current = settings_of(repo)
-    for name, value in given.items():
-        if type(value) is not type(DEFAULTS[name]):
-            kind = "true or false" if isinstance(DEFAULTS[name], bool) else "a string"
-            raise InvalidInput(f"[{name}]: expected {kind}")
-        current[name] = value
+    current.update(given)
     if current["default_merge_style"] not in MERGE_STYLES:
         raise InvalidInput(f"[default_merge_style]: must be one of {', '.join(MERGE_STYLES)}")
     if current["default_update_style"] not in UPDATE_STYLES:

@@ -9,6 +9,7 @@ userCurrentDeleteGPGKey, userListGPGKeys.
 | layer | modules |
 |---|---|
 | routes (thin handlers) | ``routes``, ``key_routes`` |
+| request bodies | ``options`` (CreateGPGKeyOption, checked at the edge) |
 | verification | ``verify`` (a commit's signature against the instance key, users' GPG and SSH keys) |
 | the instance key | ``service`` (OpenPGP key made on first use and kept in SSM, or the configured SSH key; signs payloads) |
 | keys | ``gpg_keys`` (users' GPG keys: parsing, e-mails, rules), ``ssh`` (SSH signatures) |

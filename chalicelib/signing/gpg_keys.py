@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.accounts.service import actor_of_event, get_user
+from chalicelib.signing.options import CreateGPGKeyOption
 from chalicelib.signing import gpg_key_store as store
 from chalicelib.store import ids, unit_of_work
 from chalicelib.signing.gpg_key_store import GPGKeyItem
@@ -82,11 +83,12 @@ def user_emails(user: Account) -> set[str]:
     return {user.email.lower()} if user.email else set()
 
 
-def add_key(actor: Account | None, data: dict) -> GPGKeyItem:
+def add_key(actor: Account | None, option: CreateGPGKeyOption) -> GPGKeyItem:
+    """userCurrentPostGPGKey: the key must name one of the owner's e-mails."""
     if actor is None:
         raise PermissionDenied("token is required")
-    armored = data.get("armored_public_key")
-    if not isinstance(armored, str) or not armored.strip():
+    armored = option.armored_public_key
+    if not armored or not armored.strip():
         raise InvalidInput("[ArmoredKey]: Required")
     parsed = parse_armored(armored)
     matched = [e for e in parsed.emails if e in user_emails(actor)]

@@ -7,6 +7,7 @@ from chalicelib.http import formats
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
+from chalicelib.signing.options import CreateGPGKeyOption
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))
@@ -61,7 +62,8 @@ def list_own(req: ApiRequest) -> ApiResponse:
 def create(req: ApiRequest) -> ApiResponse:
     from chalicelib.signing import gpg_keys
 
-    return ApiResponse.json(gpg_key_record(gpg_keys.add_key(req.actor, req.json())), status=201)
+    option = req.option(CreateGPGKeyOption)
+    return ApiResponse.json(gpg_key_record(gpg_keys.add_key(req.actor, option)), status=201)
 
 
 @route("GET", "/user/gpg_keys/{id}", "userCurrentGetGPGKey", summary="Get a GPG key",

@@ -5,7 +5,7 @@ comment on an issue or pull request, optionally closing or reopening it
 
 Each calls the service the API route calls (``issues.create_issue``,
 ``issue_comments.create_comment``, ``issues.edit_issue``) with the API's option
-record, so permissions, locks and validation are one set of rules.
+object, so permissions, locks and validation are one set of rules.
 """
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from chalicelib.repos.request import caller, current_repo
 from chalicelib.issues import comments as issue_comments
 from chalicelib.issues import context as issue_context
 from chalicelib.issues import service as issues
+from chalicelib.issues.options import CreateIssueCommentOption, CreateIssueOption, \
+    EditIssueOption
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -50,7 +52,8 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
     values = {"title": form.get("title", ""), "content": form.get("content", "")}
     ctx = issue_context.context(caller(req), view)
     try:
-        item = issues.create_issue(ctx, {"title": values["title"], "body": values["content"]})
+        item = issues.create_issue(ctx, CreateIssueOption(title=values["title"],
+                                                           body=values["content"]))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise
@@ -73,10 +76,11 @@ def comment(req: ApiRequest, web: Web) -> ApiResponse:
         if status and status not in STATES:
             raise errors.InvalidInput(f"[Status]: must be one of {', '.join(STATES)}")
         if content.strip() or not status:
-            found, item = issue_comments.create_comment(ctx, number, {"body": content})
+            found, item = issue_comments.create_comment(ctx, number,
+                                                        CreateIssueCommentOption(body=content))
             anchor = f"#issuecomment-{int(found.id)}"
         if status:
-            item = issues.edit_issue(ctx, number, {"state": STATES[status]})
+            item = issues.edit_issue(ctx, number, EditIssueOption(state=STATES[status]))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise

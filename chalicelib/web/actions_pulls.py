@@ -19,6 +19,7 @@ from chalicelib.contents import commits as commit_views
 from chalicelib.repos import merge_settings
 from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import service as pulls
+from chalicelib.pulls.options import CreatePullRequestOption, MergePullRequestOption
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.actions_forms import show_form
 from chalicelib.web.view import Web, page, path_url, redirect
@@ -93,8 +94,8 @@ def open_pull(req: ApiRequest, web: Web) -> ApiResponse:
     values = {"title": form.get("title", ""), "content": form.get("content", "")}
     ctx = pulls.pull_context(caller(req), view)
     try:
-        item = pulls.create_pull(ctx, {"base": base, "head": head, "title": values["title"],
-                                       "body": values["content"]})
+        item = pulls.create_pull(ctx, CreatePullRequestOption(
+            base=base, head=head, title=values["title"], body=values["content"]))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise
@@ -118,12 +119,15 @@ def merge(req: ApiRequest, web: Web) -> ApiResponse:
     style = form.get("do", "")
     ctx = pulls.pull_context(caller(req), view)
     pulls.get_pull(ctx, number)     # 404 before anything else, as the API
-    option = {"Do": style, "merge_title_field": form.get("merge_title_field", ""),
-              "merge_message_field": form.get("merge_message_field", ""),
-              "delete_branch_after_merge": checked(form, "delete_branch_after_merge")}
     try:
+        # The form offers fewer styles than the API takes: checked before the option
+        # is built from it.
         if style not in dict(STYLES):
             raise errors.InvalidInput(f"[Do]: must be one of {', '.join(dict(STYLES))}")
+        option = MergePullRequestOption(
+            Do=style, MergeTitleField=form.get("merge_title_field", ""),
+            MergeMessageField=form.get("merge_message_field", ""),
+            delete_branch_after_merge=checked(form, "delete_branch_after_merge"))
         pull_merging.merge_pull(ctx, number, option)
     except errors.ServiceError as err:
         if fixable_status(err) is None:

@@ -12,6 +12,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import caller, current_repo
 from chalicelib.contents import branches
 from chalicelib.releases import service as releases
+from chalicelib.releases.options import CreateReleaseOption
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.actions_forms import show_form
 from chalicelib.web.view import Web, page, path_url, redirect
@@ -43,9 +44,10 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
     values = {name: form.get(name, "") for name in FIELDS}
     values.update(draft=checked(form, "draft"), prerelease=checked(form, "prerelease"))
     ctx = releases.context(caller(req), view)
-    option = {"tag_name": values["tag_name"].strip(), "target_commitish": values["target"],
-              "name": values["title"].strip(), "body": values["content"],
-              "draft": values["draft"], "prerelease": values["prerelease"]}
+    option = CreateReleaseOption(
+        tag_name=values["tag_name"].strip(), target_commitish=values["target"],
+        name=values["title"].strip(), body=values["content"], draft=values["draft"],
+        prerelease=values["prerelease"])
     try:
         made = releases.create_release(ctx, option)
     except errors.ServiceError as err:

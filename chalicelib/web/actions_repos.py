@@ -10,6 +10,7 @@ from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import caller
 from chalicelib.repo_admin import service as repo_admin
+from chalicelib.repo_admin.options import CreateRepoOption
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -29,8 +30,8 @@ def create(req: ApiRequest, web: Web) -> ApiResponse:
     values = {"repo_name": form.get("repo_name", "").strip(),
               "description": form.get("description", ""),
               "private": checked(form, "private"), "auto_init": checked(form, "auto_init")}
-    option = {"name": values["repo_name"], "description": values["description"],
-              "private": values["private"], "auto_init": values["auto_init"]}
+    option = CreateRepoOption(name=values["repo_name"], description=values["description"],
+                              private=values["private"], auto_init=values["auto_init"])
     try:
         view = repo_admin.create_repo(caller(req), web.user, option)
     except errors.ServiceError as err:

@@ -15,6 +15,7 @@ from chalicelib.accounts import records as account_records
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http import scopes
 from chalicelib.accounts import tokens
+from chalicelib.accounts.options import CreateAccessTokenOption
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, redirect
 
@@ -43,7 +44,8 @@ def create(req: ApiRequest, web: Web) -> ApiResponse:
     chosen = tuple(v for v in req.form().get("scope", []) if v)
     try:
         token, secret = tokens.create_token(web.user, web.user.login,
-                                            {"name": name, "scopes": list(chosen)})
+                                            CreateAccessTokenOption(name=name,
+                                                                    scopes=list(chosen)))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise

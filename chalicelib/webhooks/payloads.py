@@ -159,8 +159,8 @@ class _Builder:
             "added": added, "removed": removed, "modified": modified,
         }
 
-    def payload(self, event_type: str, action: str, data: dict, **extra) -> Payload:
-        return Payload(event_type, action, data, self.src.repo, self.src.owner, **extra)
+    def payload(self, event_type: str, action: str, body: dict[str, Any], **extra) -> Payload:
+        return Payload(event_type, action, body, self.src.repo, self.src.owner, **extra)
 
 
 # Per event ------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import IN_REPO, PAGE, current_repo
 from chalicelib.http.router import route
 from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks.options import CreateHookOption, EditHookOption, hook_option
 
 REPO_HOOKS = dict(IN_REPO, signed_in=True)
 ORG_HOOKS = dict(tag="organization", scope="organization", signed_in=True)
@@ -33,7 +34,8 @@ def _list(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
 
 
 def _create(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    return ApiResponse.json(hook_records.hook(hooks.create_hook(req.actor, scope, req.json())),
+    option = hook_option(CreateHookOption, req.json())
+    return ApiResponse.json(hook_records.hook(hooks.create_hook(req.actor, scope, option)),
                             status=201)
 
 
@@ -42,7 +44,9 @@ def _get(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
 
 
 def _edit(req: ApiRequest, scope: hooks.Scope) -> ApiResponse:
-    hook = hooks.edit_hook(req.actor, scope, req.int_param("id"), req.json(required=False))
+    hook_id = req.int_param("id")
+    option = hook_option(EditHookOption, req.json(required=False))
+    hook = hooks.edit_hook(req.actor, scope, hook_id, option)
     return ApiResponse.json(hook_records.hook(hook))
 
 

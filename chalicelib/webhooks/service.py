@@ -30,10 +30,11 @@ from chalicelib import events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib import netguard
-from chalicelib.accounts.service import go_field, optional
+from chalicelib.http.options import UnsetType
 from chalicelib.repos.permissions import can_see, is_org, is_org_owner
 from chalicelib.accounts import store as account_store
 from chalicelib.webhooks import store
+from chalicelib.webhooks.options import CreateHookOption, EditHookOption
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
@@ -290,24 +291,8 @@ def _glob_class(pattern: str, i: int) -> tuple[str, int]:
 
 # --- validation ----------------------------------------------------------------------
 
-def _string_map(data: dict, name: str) -> dict[str, str] | None:
-    value = data.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise InvalidInput(f"[{go_field(name)}]: expected an object of strings")
-    return value
-
-
-def _event_names(data: dict) -> list[str]:
-    value = optional(data, "events", list) or []
-    if not all(isinstance(v, str) for v in value):
-        raise InvalidInput("[Events]: expected a list of strings")
-    return value
-
-
-def _branch_filter(data: dict) -> str:
-    value = optional(data, "branch_filter", str) or ""
+def _branch_filter(sent: str | None | UnsetType) -> str:
+    value = sent or ""
     if value:
         try:
             compile_glob(value)
@@ -316,8 +301,8 @@ def _branch_filter(data: dict) -> str:
     return value
 
 
-def _authorization_header(data: dict) -> str:
-    value = optional(data, "authorization_header", str) or ""
+def _authorization_header(sent: str | None | UnsetType) -> str:
+    value = sent or ""
     # Sent verbatim as a request header at delivery: line breaks would forge headers.
     if re.search(r"[\x00-\x1f\x7f]", value):
         raise InvalidInput("[AuthorizationHeader]: must not contain control characters")
@@ -378,19 +363,19 @@ def _changed(actor: Account, scope: Scope, hook: Hook, action: str) -> events.Ho
                               hook_id=int(hook.id), action=action, hook=events.snapshot(hook))
 
 
-def create_hook(actor: Account, scope: Scope, data: dict) -> Hook:
-    """repoCreateHook / orgCreateHook: ``data`` is a CreateHookOption.  Checks run in
-    Forgejo's order (binding, then checkCreateHookOption, then the slack channel)."""
-    hook_type = optional(data, "type", str)
+def create_hook(actor: Account, scope: Scope, option: CreateHookOption) -> Hook:
+    """repoCreateHook / orgCreateHook / adminCreateHook.  Checks run in Forgejo's order
+    (binding, then checkCreateHookOption, then the slack channel)."""
+    hook_type = option.type
     if not hook_type:
         raise InvalidInput("[Type]: Required")
-    config = _string_map(data, "config")
+    config = option.config
     if not config:
         raise InvalidInput("[Config]: Required")
-    names = _event_names(data)
-    branch_filter = _branch_filter(data)
-    authorization = _authorization_header(data)
-    active = bool(optional(data, "active", bool))
+    names = list(option.events or [])
+    branch_filter = _branch_filter(option.branch_filter)
+    authorization = _authorization_header(option.authorization_header)
+    active = bool(option.active)
     if hook_type not in HOOK_TYPES:
         raise InvalidInput(f"Invalid hook type: {hook_type}")
     for name in ("url", "content_type"):
@@ -420,14 +405,14 @@ def create_hook(actor: Account, scope: Scope, data: dict) -> Hook:
     return hook
 
 
-def edit_hook(actor: Account, scope: Scope, hook_id: int, data: dict) -> Hook:
-    """repoEditHook / orgEditHook: ``data`` is an EditHookOption."""
+def edit_hook(actor: Account, scope: Scope, hook_id: int, option: EditHookOption) -> Hook:
+    """repoEditHook / orgEditHook / adminEditHook."""
     hook = get_hook(scope, hook_id)
-    config = _string_map(data, "config") or {}
-    names = _event_names(data)
-    branch_filter = _branch_filter(data)
-    authorization = _authorization_header(data)
-    active = optional(data, "active", bool)
+    config = option.config or {}
+    names = list(option.events or [])
+    branch_filter = _branch_filter(option.branch_filter)
+    authorization = _authorization_header(option.authorization_header)
+    active = option.active
     # Everything is checked before the (request-cached) item changes.
     url = _url(config["url"]) if "url" in config else hook.url
     content_type = (_content_type(config["content_type"]) if "content_type" in config
@@ -439,7 +424,7 @@ def edit_hook(actor: Account, scope: Scope, hook_id: int, data: dict) -> Hook:
     hook.events, hook.push_only, hook.choose_events = flags, False, True
     hook.branch_filter = branch_filter
     hook.authorization_header = authorization
-    if active is not None:
+    if isinstance(active, bool):      # left out or null: unchanged
         hook.active = active
     hook.updated = now()
     _write_hook(actor, scope, hook, "edited", store.stage_save)

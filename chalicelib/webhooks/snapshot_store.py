@@ -7,7 +7,7 @@ skipped, and missing ones take the model's defaults.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from pynamodb.attributes import NumberSetAttribute, UnicodeSetAttribute
 
@@ -15,10 +15,10 @@ from chalicelib.issues.store import Comment, Issue, ikeys
 from chalicelib.store.table import Account, Repo, keys
 
 
-def _values(model, data: Mapping) -> dict:
+def _values(model, snapshot: Mapping[str, Any]) -> dict:
     attributes = model.get_attributes()
     out = {}
-    for name, value in (data or {}).items():
+    for name, value in (snapshot or {}).items():
         attribute = attributes.get(name)
         if attribute is None or name in ("pk", "sk", "kind"):
             continue
@@ -28,10 +28,10 @@ def _values(model, data: Mapping) -> dict:
     return out
 
 
-def account(data: Mapping) -> Account | None:
-    if not data:
+def account(snapshot: Mapping[str, Any]) -> Account | None:
+    if not snapshot:
         return None
-    values = _values(Account, data)
+    values = _values(Account, snapshot)
     values.setdefault("login", "")
     values.setdefault("lower_name", values["login"].lower())
     values.setdefault("created", 0)
@@ -39,10 +39,10 @@ def account(data: Mapping) -> Account | None:
     return Account(*keys.account(int(values.get("id") or 0)), **values)
 
 
-def repo(data: Mapping) -> Repo | None:
-    if not data:
+def repo(snapshot: Mapping[str, Any]) -> Repo | None:
+    if not snapshot:
         return None
-    values = _values(Repo, data)
+    values = _values(Repo, snapshot)
     owner = str(values.get("owner_login", "")).lower()
     for name, default in (("created", 0), ("updated", 0), ("pool_id", values.get("id", 0)),
                           ("default_branch", "main"), ("owner_login", ""), ("name", ""),
@@ -52,20 +52,20 @@ def repo(data: Mapping) -> Repo | None:
     return Repo(*keys.repo(owner, values["lower_name"]), **values)
 
 
-def issue(data: Mapping) -> Issue | None:
-    if not data:
+def issue(snapshot: Mapping[str, Any]) -> Issue | None:
+    if not snapshot:
         return None
-    values = _values(Issue, data)
+    values = _values(Issue, snapshot)
     values.setdefault("created", 0)
     values.setdefault("updated", 0)
     return Issue(*ikeys.issue(int(values.get("repo_id") or 0), int(values.get("number") or 0)),
                  **values)
 
 
-def comment(data: Mapping) -> Comment | None:
-    if not data:
+def comment(snapshot: Mapping[str, Any]) -> Comment | None:
+    if not snapshot:
         return None
-    values = _values(Comment, data)
+    values = _values(Comment, snapshot)
     for name in ("created", "updated", "poster_id", "issue_id", "issue_number", "repo_id"):
         values.setdefault(name, 0)
     return Comment(*ikeys.comment(int(values["repo_id"]), int(values["issue_number"]),

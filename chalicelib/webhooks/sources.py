@@ -49,11 +49,11 @@ class Sources:
         return repo_access(account, repo or self.repo, owner or self.owner)
 
 
-def account(data: Mapping | str | None) -> Account | None:
+def account(snapshot: Mapping | str | None) -> Account | None:
     """An account from a snapshot (a mapping or, as issues keep them, JSON text)."""
-    if isinstance(data, str):
-        data = json.loads(data or "{}")
-    return snapshots.account(data or {})
+    if isinstance(snapshot, str):
+        snapshot = json.loads(snapshot or "{}")
+    return snapshots.account(snapshot or {})
 
 
 def sources(repo_snapshot: Mapping, actor_snapshot: Mapping) -> Sources:

@@ -223,11 +223,13 @@ def test_deleting_a_user_past_the_transaction_limit_removes_everything(quiet):
     from chalicelib.accounts import service as accounts
     from chalicelib.accounts import tokens
     from chalicelib.accounts import token_store
+    from chalicelib.accounts.options import CreateAccessTokenOption
 
     api = quiet
     api.create_user("many")
     user = accounts.get_user("many")
-    secrets = [tokens.create_token(user, "many", {"name": f"t{n}", "scopes": ["all"]})[1]
+    secrets = [tokens.create_token(user, "many",
+                                   CreateAccessTokenOption(name=f"t{n}", scopes=["all"]))[1]
                for n in range(60)]     # 120 items: the deletion takes two transactions
     drain_outbox()
     assert api.delete("/admin/users/many", auth=ADMIN).status == 204

@@ -17,9 +17,10 @@ def account(name):
 
 def make_org(owner: str, name: str, **extra):
     from chalicelib.orgs import service as orgs
+    from chalicelib.orgs.options import CreateOrgOption
 
     actor = account(owner)
-    return orgs.create_org(actor, actor, {"username": name, **extra})
+    return orgs.create_org(actor, actor, CreateOrgOption(username=name, **extra))
 
 
 def collaborate(owner: str, repo: str, user: str, mode: str) -> None:
@@ -203,9 +204,11 @@ def test_who_may_manage_repository_hooks(api, scene):
 
 def test_organization_hooks(api, scene):
     from chalicelib.orgs import service as orgs
+    from chalicelib.orgs.options import CreateTeamOption
 
     org = make_org("alice", "acme")
-    team = orgs.create_team(account("alice"), org, {"name": "devs", "permission": "admin"})
+    team = orgs.create_team(account("alice"), org,
+                            CreateTeamOption(name="devs", permission="admin"))
     orgs.add_team_member(account("alice"), team, account("carol"))
     make_org("alice", "hidden", visibility="private")
 
@@ -264,6 +267,7 @@ def _hook(api, token, path, *, events=("push",), branch_filter="", active=True):
 
 def test_matching_hooks(api, scene):
     from chalicelib.repo_admin import service as repo_admin
+    from chalicelib.repo_admin.options import CreateRepoOption
     from chalicelib.webhooks import service as hooks
     from chalicelib.repos.views import Caller
     from chalicelib.repos import store as repo_store
@@ -271,7 +275,7 @@ def test_matching_hooks(api, scene):
 
     alice = scene["alice"]
     org = make_org("alice", "acme")
-    repo_admin.create_repo(Caller(account("alice")), org, {"name": "svc"})
+    repo_admin.create_repo(Caller(account("alice")), org, CreateRepoOption(name="svc"))
     repo = repo_store.get("acme", "svc")
     on_repo = "/repos/acme/svc/hooks"
     pushes = _hook(api, alice, on_repo)

@@ -1,0 +1,65 @@
+"""The request bodies of the accounts domain, declared once: the edge checks them
+(``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
+from __future__ import annotations
+
+from chalicelib.http.options import UNSET, DateTime, Email, Int64, Option, UnsetType
+
+
+class CreateKeyOption(Option):
+    """userCurrentPostKey, adminCreatePublicKey, and a repository's deploy keys
+    (repoCreateKey, in ``repos``).  Null reaches the rule, which answers "Required"."""
+
+    title: str | None
+    key: str | None
+    read_only: bool | None | UnsetType = UNSET
+
+
+class CreateUserOption(Option):
+    """adminCreateUser (and the operator's ``admin user create``).  Null reaches the
+    rules, which answer "Required"; visibility stays a text so an empty one still means
+    public and an unknown one gets the rule's own message."""
+
+    username: str | None
+    email: Email | None
+    password: str | None | UnsetType = UNSET
+    full_name: str | None | UnsetType = UNSET
+    login_name: str | None | UnsetType = UNSET
+    source_id: Int64 | None | UnsetType = UNSET
+    must_change_password: bool | None | UnsetType = UNSET
+    restricted: bool | None | UnsetType = UNSET
+    send_notify: bool | None | UnsetType = UNSET
+    visibility: str | None | UnsetType = UNSET
+    created_at: DateTime | None | UnsetType = UNSET
+
+
+class EditUserOption(Option):
+    """adminEditUser: what is left out or null stays as it is."""
+
+    active: bool | None | UnsetType = UNSET
+    admin: bool | None | UnsetType = UNSET
+    allow_create_organization: bool | None | UnsetType = UNSET
+    allow_git_hook: bool | None | UnsetType = UNSET
+    allow_import_local: bool | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    email: Email | None | UnsetType = UNSET
+    full_name: str | None | UnsetType = UNSET
+    hide_email: bool | None | UnsetType = UNSET
+    location: str | None | UnsetType = UNSET
+    login_name: str | None | UnsetType = UNSET
+    max_repo_creation: Int64 | None | UnsetType = UNSET
+    must_change_password: bool | None | UnsetType = UNSET
+    password: str | None | UnsetType = UNSET
+    prohibit_login: bool | None | UnsetType = UNSET
+    pronouns: str | None | UnsetType = UNSET
+    restricted: bool | None | UnsetType = UNSET
+    source_id: Int64 | None | UnsetType = UNSET
+    visibility: str | None | UnsetType = UNSET
+    website: str | None | UnsetType = UNSET
+
+
+class CreateAccessTokenOption(Option):
+    """userCreateToken (and the token form of the web settings, and the operator's
+    ``generate-access-token``).  Null reaches the rule, which answers "Required"."""
+
+    name: str | None
+    scopes: list[str] | None | UnsetType = UNSET

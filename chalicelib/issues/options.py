@@ -1,0 +1,135 @@
+"""The request bodies of the issues domain, declared once: the edge checks them
+(``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``).
+
+Where the old rules answered a field themselves (a required text that may also be sent
+empty or null, a tracked time's 400), the declaration lets that value through and the
+rule keeps its answer."""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Protocol
+
+from chalicelib.http.options import UNSET, DateTime, Int64, Meta, Option, UnsetType
+
+# Forgejo publishes the labels of IssueLabelsOption as a list of anything ("items": {}):
+# ids or names, which the rule resolves (``context.resolve_labels``).
+AnyList = Annotated[list[Any], Meta(extra={"items": {}})]
+# Published as an int64, checked by the rule: a time that is not a positive number of
+# seconds is a 400 there, not the binding's 422.
+SecondsField = Annotated[Any, Meta(extra={"type": "integer", "format": "int64"})]
+MilestoneState = Literal["open", "closed"]
+
+
+class CreateIssueOption(Option):
+    """issueCreateIssue (and the browser's new-issue form).  A null or blank title
+    reaches the rule, which answers "Required"."""
+
+    title: str | None
+    body: str | None | UnsetType = UNSET
+    ref: str | None | UnsetType = UNSET
+    assignee: str | None | UnsetType = UNSET
+    assignees: list[str] | None | UnsetType = UNSET
+    milestone: Int64 | None | UnsetType = UNSET
+    labels: list[Int64] | None | UnsetType = UNSET
+    closed: bool | None | UnsetType = UNSET
+    due_date: DateTime | None | UnsetType = UNSET
+
+
+class EditIssueOption(Option):
+    """issueEditIssue: what is left out (or null) stays as it is; a null milestone
+    removes it.  Any state other than "closed" reopens, as Forgejo's handler reads it."""
+
+    title: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    ref: str | None | UnsetType = UNSET
+    assignee: str | None | UnsetType = UNSET
+    assignees: list[str] | None | UnsetType = UNSET
+    milestone: Int64 | None | UnsetType = UNSET
+    state: str | None | UnsetType = UNSET
+    due_date: DateTime | None | UnsetType = UNSET
+    unset_due_date: bool | None | UnsetType = UNSET
+    updated_at: DateTime | None | UnsetType = UNSET
+
+
+class IssueEditFields(Protocol):
+    """What an EditIssueOption and the pull requests' EditPullRequestOption share: the
+    fields ``service.IssueEdit.parse`` reads, so both edits follow one set of rules."""
+
+    title: str | None | UnsetType
+    body: str | None | UnsetType
+    state: str | None | UnsetType
+    assignee: str | None | UnsetType
+    assignees: list[str] | None | UnsetType
+    milestone: int | None | UnsetType
+    due_date: str | None | UnsetType
+    unset_due_date: bool | None | UnsetType
+
+
+class CreateIssueCommentOption(Option):
+    """issueCreateComment (and the browser's comment form).  Null or empty reaches the
+    rule, which answers "Required"."""
+
+    body: str | None
+    updated_at: DateTime | None | UnsetType = UNSET
+
+
+class EditIssueCommentOption(Option):
+    """issueEditComment (and its deprecated path)."""
+
+    body: str | None
+    updated_at: DateTime | None | UnsetType = UNSET
+
+
+class IssueLabelsOption(Option):
+    """issueAddLabel, issueReplaceLabels: label ids or names."""
+
+    labels: AnyList | None | UnsetType = UNSET
+    updated_at: DateTime | None | UnsetType = UNSET
+
+
+class CreateLabelOption(Option):
+    """issueCreateLabel.  Null, blank or empty reach the rules, which answer
+    "Required"; the colour's form is the rule's too."""
+
+    name: str | None
+    color: str | None
+    description: str | None | UnsetType = UNSET
+    exclusive: bool | None | UnsetType = UNSET
+    is_archived: bool | None | UnsetType = UNSET
+
+
+class EditLabelOption(Option):
+    """issueEditLabel: what is left out (or null) stays as it is."""
+
+    name: str | None | UnsetType = UNSET
+    color: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    exclusive: bool | None | UnsetType = UNSET
+    is_archived: bool | None | UnsetType = UNSET
+
+
+class CreateMilestoneOption(Option):
+    """issueCreateMilestone: left out (or null), the state is open."""
+
+    title: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    due_on: DateTime | None | UnsetType = UNSET
+    state: MilestoneState | None | UnsetType = UNSET
+
+
+class EditMilestoneOption(Option):
+    """issueEditMilestone: what is left out (or null) stays as it is, except a null
+    due_on, which removes the deadline.  Any state other than "closed" reopens (Forgejo
+    publishes this one without an enum)."""
+
+    title: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    due_on: DateTime | None | UnsetType = UNSET
+    state: str | None | UnsetType = UNSET
+
+
+class AddTimeOption(Option):
+    """issueAddTime."""
+
+    time: SecondsField
+    created: DateTime | None | UnsetType = UNSET
+    user_name: str | None | UnsetType = UNSET

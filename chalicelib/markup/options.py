@@ -1,0 +1,42 @@
+"""The request bodies of the markup domain, declared once: the edge checks them
+(``markup_option``) and ``/swagger.v1.json`` publishes them (``http.options``).
+
+The field names are Forgejo's Go names (its MarkdownOption and MarkupOption have no JSON
+names), which Go's decoder matches in any case: ``text`` is ``Text``.  The mode stays a
+text: an unknown one falls back to markdown (``/markdown``) or gets the rule's own
+answer (``/markup``)."""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from chalicelib.http.options import UNSET, Option, UnsetType, decode
+
+
+class MarkdownOption(Option):
+    """renderMarkdown (and the repository's ``/markdown``)."""
+
+    Text: str | None | UnsetType = UNSET
+    Mode: str | None | UnsetType = UNSET
+    Context: str | None | UnsetType = UNSET
+    Wiki: bool | None | UnsetType = UNSET
+
+
+class MarkupOption(Option):
+    """renderMarkup (and the repository's ``/markup``)."""
+
+    Text: str | None | UnsetType = UNSET
+    Mode: str | None | UnsetType = UNSET
+    Context: str | None | UnsetType = UNSET
+    Wiki: bool | None | UnsetType = UNSET
+    FilePath: str | None | UnsetType = UNSET
+    BranchPath: str | None | UnsetType = UNSET
+
+
+M = TypeVar("M", MarkdownOption, MarkupOption)
+
+
+def markup_option(cls: type[M], body: dict[str, Any]) -> M:
+    """``body`` as ``cls``, its keys matched to the fields whatever their case (the
+    last of two spellings of one field wins, as in Go)."""
+    names = {name.lower(): name for name in cls.__struct_fields__}
+    return decode(cls, {names.get(key.lower(), key): value for key, value in body.items()})

@@ -1,0 +1,61 @@
+"""The request bodies of the organizations domain, declared once: the edge checks them
+(``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``).
+
+Visibility and a team's permission stay texts (Forgejo's description has no enum for
+them): the rules check them with their own messages."""
+from __future__ import annotations
+
+from chalicelib.http.options import UNSET, Option, UnsetType
+
+
+class CreateOrgOption(Option):
+    """orgCreate, adminCreateOrg.  The name is checked by the rule, after the caller's
+    right to create organizations, with Forgejo's field name (``[UserName]: Required``)."""
+    swagger_required = ("username",)
+
+    username: str | None | UnsetType = UNSET
+    full_name: str | None | UnsetType = UNSET
+    email: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    website: str | None | UnsetType = UNSET
+    location: str | None | UnsetType = UNSET
+    visibility: str | None | UnsetType = UNSET
+    repo_admin_change_team_access: bool | None | UnsetType = UNSET
+
+
+class EditOrgOption(Option):
+    """orgEdit: what is left out or null stays as it is (an empty e-mail clears it)."""
+
+    full_name: str | None | UnsetType = UNSET
+    email: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    website: str | None | UnsetType = UNSET
+    location: str | None | UnsetType = UNSET
+    visibility: str | None | UnsetType = UNSET
+    repo_admin_change_team_access: bool | None | UnsetType = UNSET
+
+
+class CreateTeamOption(Option):
+    """orgCreateTeam.  Null reaches the rule, which answers "Required"."""
+
+    name: str | None
+    description: str | None | UnsetType = UNSET
+    includes_all_repositories: bool | None | UnsetType = UNSET
+    permission: str | None | UnsetType = UNSET
+    units: list[str] | None | UnsetType = UNSET
+    units_map: dict[str, str] | None | UnsetType = UNSET
+    can_create_org_repo: bool | None | UnsetType = UNSET
+
+
+class EditTeamOption(Option):
+    """orgEditTeam.  Forgejo's description marks the name required; the edit keeps the
+    name when it is left out, as it keeps every other field."""
+    swagger_required = ("name",)
+
+    name: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    includes_all_repositories: bool | None | UnsetType = UNSET
+    permission: str | None | UnsetType = UNSET
+    units: list[str] | None | UnsetType = UNSET
+    units_map: dict[str, str] | None | UnsetType = UNSET
+    can_create_org_repo: bool | None | UnsetType = UNSET

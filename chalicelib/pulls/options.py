@@ -1,0 +1,83 @@
+"""The request bodies of the pull requests domain, declared once: the edge checks them
+(``ApiRequest.option``, ``merge_option``) and ``/swagger.v1.json`` publishes them
+(``http.options``).
+
+A pull request's title, head and base are required by the rules, not by Forgejo's
+description: a null or blank one reaches the rule, which answers "Required"."""
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from chalicelib.errors import InvalidInput
+from chalicelib.http.options import UNSET, DateTime, Int64, Option, UnsetType, decode
+
+# Forgejo's merge styles (MergePullRequestForm.Do), in its order.
+MergeStyle = Literal["merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
+                     "manually-merged"]
+MERGE_STYLES: tuple[str, ...] = get_args(MergeStyle)
+
+
+class CreatePullRequestOption(Option):
+    """repoCreatePullRequest (and the browser's compare page)."""
+
+    head: str | None | UnsetType = UNSET
+    base: str | None | UnsetType = UNSET
+    title: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    assignee: str | None | UnsetType = UNSET
+    assignees: list[str] | None | UnsetType = UNSET
+    milestone: Int64 | None | UnsetType = UNSET
+    labels: list[Int64] | None | UnsetType = UNSET
+    due_date: DateTime | None | UnsetType = UNSET
+
+
+class EditPullRequestOption(Option):
+    """repoEditPullRequest: what is left out (or null) stays as it is; a null milestone
+    removes it.  The state stays a text so the rule answers with its own message."""
+
+    title: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    base: str | None | UnsetType = UNSET
+    assignee: str | None | UnsetType = UNSET
+    assignees: list[str] | None | UnsetType = UNSET
+    milestone: Int64 | None | UnsetType = UNSET
+    labels: list[Int64] | None | UnsetType = UNSET
+    state: str | None | UnsetType = UNSET
+    due_date: DateTime | None | UnsetType = UNSET
+    unset_due_date: bool | None | UnsetType = UNSET
+    allow_maintainer_edit: bool | None | UnsetType = UNSET
+
+
+class MergePullRequestOption(Option):
+    """repoMergePullRequest (and the merge form of a pull request's page).  The field
+    names are Forgejo's Go names (its form has no JSON names for them)."""
+
+    Do: MergeStyle
+    MergeTitleField: str | None | UnsetType = UNSET
+    MergeMessageField: str | None | UnsetType = UNSET
+    MergeCommitID: str | None | UnsetType = UNSET
+    head_commit_id: str | None | UnsetType = UNSET
+    force_merge: bool | None | UnsetType = UNSET
+    merge_when_checks_succeed: bool | None | UnsetType = UNSET
+    delete_branch_after_merge: bool | None | UnsetType = UNSET
+
+
+# Gitea's clients send the Go-named fields in snake case too; the Go name wins when both
+# are sent (and not null).
+_MERGE_ALIASES = {"do": "Do", "merge_title_field": "MergeTitleField",
+                  "merge_message_field": "MergeMessageField",
+                  "merge_commit_id": "MergeCommitID"}
+
+
+def merge_option(body: dict[str, Any]) -> MergePullRequestOption:
+    """repoMergePullRequest's body as a MergePullRequestOption.  The style is checked
+    first, and one text refuses it whether it was left out, null or unknown: the list of
+    styles."""
+    fields = dict(body)
+    for alias, name in _MERGE_ALIASES.items():
+        if fields.get(name) is None and fields.get(alias) is not None:
+            fields[name] = fields[alias]
+    if fields.get("Do") is None:
+        raise InvalidInput(f"[Do]: must be one of {', '.join(MERGE_STYLES)}")
+    # The decoder reports the first wrong field it meets: the style, as Forgejo does.
+    return decode(MergePullRequestOption, {"Do": fields.pop("Do"), **fields})

@@ -1,0 +1,39 @@
+"""The request bodies of the releases domain, declared once: the edge checks them
+(``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
+from __future__ import annotations
+
+from chalicelib.http.options import UNSET, Option, UnsetType
+
+
+class CreateReleaseOption(Option):
+    """repoCreateRelease (and the browser's new-release form).  A null or blank tag
+    name reaches the rule, which answers "Required"; an empty title is the rule's too."""
+
+    tag_name: str | None
+    target_commitish: str | None | UnsetType = UNSET
+    name: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    draft: bool | None | UnsetType = UNSET
+    prerelease: bool | None | UnsetType = UNSET
+    hide_archive_links: bool | None | UnsetType = UNSET
+
+
+class EditReleaseOption(Option):
+    """repoEditRelease: a text changes when it is sent non-empty, a flag when it is sent
+    (left out or null, either stays as it is)."""
+
+    tag_name: str | None | UnsetType = UNSET
+    target_commitish: str | None | UnsetType = UNSET
+    name: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    draft: bool | None | UnsetType = UNSET
+    prerelease: bool | None | UnsetType = UNSET
+    hide_archive_links: bool | None | UnsetType = UNSET
+
+
+class EditAttachmentOptions(Option):
+    """repoEditReleaseAttachment: an empty or left-out name keeps the attachment's;
+    a link may be changed only on an external attachment."""
+
+    name: str | None | UnsetType = UNSET
+    browser_download_url: str | None | UnsetType = UNSET

@@ -1,0 +1,52 @@
+"""The request bodies of the webhooks domain, declared once: the edge checks them
+(``hook_option``) and ``/swagger.v1.json`` publishes them (``http.options``).
+
+A hook's type and config are required, but an empty or null one reaches the rule,
+which answers "Required"; the type's and the events' names are the rules' too (their
+own messages, the events case-insensitive)."""
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from chalicelib.errors import InvalidInput
+from chalicelib.http.options import UNSET, Option, UnsetType, decode
+
+
+class CreateHookOption(Option):
+    """repoCreateHook, orgCreateHook, adminCreateHook."""
+
+    type: str | None
+    config: dict[str, str] | None
+    events: list[str] | None | UnsetType = UNSET
+    branch_filter: str | None | UnsetType = UNSET
+    authorization_header: str | None | UnsetType = UNSET
+    active: bool | None | UnsetType = UNSET
+
+
+class EditHookOption(Option):
+    """repoEditHook, orgEditHook, adminEditHook: the config's keys change when sent;
+    events, branch filter and authorization header are rewritten whatever was sent (left
+    out, they are reset); ``active`` changes when sent."""
+
+    config: dict[str, str] | None | UnsetType = UNSET
+    events: list[str] | None | UnsetType = UNSET
+    branch_filter: str | None | UnsetType = UNSET
+    authorization_header: str | None | UnsetType = UNSET
+    active: bool | None | UnsetType = UNSET
+
+
+H = TypeVar("H", CreateHookOption, EditHookOption)
+
+
+def hook_option(cls: type[H], body: dict[str, Any]) -> H:
+    """A hook's body as ``cls``.  A config that is not an object of strings, and events
+    that are not all strings, are refused naming the whole field, as the hooks' rules
+    always said (not the element, as the decoder says)."""
+    try:
+        return decode(cls, body)
+    except InvalidInput as refused:
+        if refused.message.startswith("[Config]: expected"):
+            raise InvalidInput("[Config]: expected an object of strings") from None
+        if refused.message == "[Events]: expected a string":
+            raise InvalidInput("[Events]: expected a list of strings") from None
+        raise
