@@ -31,7 +31,8 @@ def _queue_bodies(url: str) -> list[dict]:
 
 
 def _counter_item(name: str):
-    from chalicelib.store.table import Counter, keys
+    from chalicelib.store.table import Counter
+    from chalicelib.store.keys import keys
 
     return Counter(*keys.counter(name), value=1)
 
@@ -39,7 +40,8 @@ def _counter_item(name: str):
 def test_commit_writes_change_and_event_together(aws):
     from chalicelib.errors import ConditionFailed
     from chalicelib.store import unit_of_work
-    from chalicelib.store.table import Counter, keys
+    from chalicelib.store.table import Counter
+    from chalicelib.store.keys import keys
 
     with unit_of_work.writing() as uow:
         uow.put(_counter_item("a"), label="a", must_not_exist=True)
@@ -85,7 +87,8 @@ def test_a_unit_past_the_transaction_limit_commits_in_chunks_events_last(aws):
 
 def test_reads_after_a_write_come_from_the_unit(aws):
     from chalicelib.store import unit_of_work
-    from chalicelib.store.table import Counter, keys
+    from chalicelib.store.table import Counter
+    from chalicelib.store.keys import keys
 
     with unit_of_work.start() as uow:
         with unit_of_work.writing():
@@ -223,7 +226,8 @@ def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_ne
     from chalicelib import aws as aws_clients
     from chalicelib.jobs import consumers, relay
     from chalicelib.settings import get_settings
-    from chalicelib.store.table import MirrorDue, keys
+    from chalicelib.store.table import MirrorDue
+    from chalicelib.store.keys import keys
 
     api.create_user("alice")
     alice = api.create_token("alice")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Account, Claim, keys
+from chalicelib.store.table import Account, Claim
+from chalicelib.store.keys import keys
 
 
 def _accounts(names: Iterable[str], key: Callable[[str], tuple[str, str]]) -> dict[str, Account]:

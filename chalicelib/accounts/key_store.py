@@ -8,7 +8,8 @@ of work.
 from __future__ import annotations
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Claim, Item, PublicKey, keys
+from chalicelib.store.table import Claim, Item, PublicKey
+from chalicelib.store.keys import keys
 
 __all__ = ["PublicKey", "FINGERPRINT_TAKEN", "new_key", "key_of", "get", "list_for_user",
            "stage_add", "stage_delete"]

@@ -20,7 +20,8 @@ from chalicelib.store import unit_of_work
 from chalicelib.accounts import key_store as public_keys
 from chalicelib.accounts import token_store as tokens
 from chalicelib.signing import gpg_key_store as gpg_keys
-from chalicelib.store.table import Account, Claim, Item, keys
+from chalicelib.store.table import Account, Claim, Item
+from chalicelib.store.keys import keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
            "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",

@@ -8,7 +8,8 @@ Writes are staged in the current unit of work (``chalicelib.store.unit_of_work``
 from __future__ import annotations
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, Token, TokenRef, keys
+from chalicelib.store.table import Item, Token, TokenRef
+from chalicelib.store.keys import keys
 
 __all__ = ["Token", "TokenRef", "NAME_TAKEN", "new_token", "lookup_key", "get_by_hash",
            "get_ref", "list_for_user", "stage_create", "stage_delete"]

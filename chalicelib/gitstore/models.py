@@ -67,7 +67,7 @@ class RetiredPack(Item, discriminator="gitpackretired"):
     deleting_since = NumberAttribute(null=True)
 
 
-class gitkeys:  # noqa: N801 - a namespace of key builders, like store.table.keys
+class gitkeys:  # noqa: N801 - a namespace of key builders, like store.keys.keys
     PACK_PREFIX = "PACK#"
     RETIRED_PREFIX = "RETIRED#"
 

@@ -54,7 +54,8 @@ from pynamodb.attributes import (
 from chalicelib.store import ids, unit_of_work
 from chalicelib.store.attributes import plain
 # Account is re-exported for the services' type hints.
-from chalicelib.store.table import Account, Item, Repo, keys
+from chalicelib.store.table import Account, Item, Repo
+from chalicelib.store.keys import keys
 
 BUCKET = 64
 NUMBER_DIGITS = 10

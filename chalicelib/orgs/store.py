@@ -21,7 +21,8 @@ import json
 
 from chalicelib.store import ids, unit_of_work
 from chalicelib.orgs import team_store
-from chalicelib.store.table import Account, Claim, Item, MemberOf, OrgMember, Team, keys
+from chalicelib.store.table import Account, Claim, Item, MemberOf, OrgMember, Team
+from chalicelib.store.keys import keys
 
 # Account, OrgMember: the record classes services name in type hints (read from here).
 

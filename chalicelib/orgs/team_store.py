@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 
 from chalicelib.store import ids, unit_of_work
-from chalicelib.store.table import (Item, Repo, RepoName, Team, TeamLink, TeamMember, TeamRepo,
-                                    keys)
+from chalicelib.store.keys import keys
+from chalicelib.store.table import Item, Repo, RepoName, Team, TeamLink, TeamMember, TeamRepo
 
 # Team, TeamMember: the record classes services name in type hints (read from here).
 

@@ -24,7 +24,8 @@ from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
 from chalicelib.repos.store import unchanged_quota_size
-from chalicelib.store.table import Claim, Item, Repo, RepoName, keys
+from chalicelib.store.table import Claim, Item, Repo, RepoName
+from chalicelib.store.keys import keys
 
 CONFIG = "quota config"      # ConditionFailed label: rules or groups changed since read
 USAGE = "usage"

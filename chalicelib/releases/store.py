@@ -30,7 +30,8 @@ from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttrib
 from pynamodb.exceptions import UpdateError
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, Repo, keys
+from chalicelib.store.table import Item, Repo
+from chalicelib.store.keys import keys
 
 DIGITS = 15
 RELEASE = "release"      # ConditionFailed label: the release is gone or was edited meanwhile

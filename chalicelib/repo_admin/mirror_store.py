@@ -5,7 +5,8 @@ sync job finds due mirrors with one Query.  Writes stage into the current unit o
 from __future__ import annotations
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, MirrorDue, Repo, keys
+from chalicelib.store.table import Item, MirrorDue, Repo
+from chalicelib.store.keys import keys
 
 __all__ = ["MirrorDue"]
 

@@ -29,7 +29,8 @@ from typing import Callable, Iterable
 
 from chalicelib.repos import store as repo_store
 from chalicelib.store import table, unit_of_work
-from chalicelib.store.table import Item, keys
+from chalicelib.store.table import Item
+from chalicelib.store.keys import keys
 
 # The records this module reads and writes (services read their attributes).
 Account = table.Account

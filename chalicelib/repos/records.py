@@ -79,9 +79,11 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "permissions": {"admin": view.access >= Access.ADMIN, "push": view.access >= Access.WRITE,
                         "pull": view.access >= Access.READ},
         "has_issues": True,
+        # Dependencies are not served: off, as a Forgejo repository whose dependency
+        # routes answer 404 (docs/compatibility.md).
         "internal_tracker": {"enable_time_tracker": True,
                              "allow_only_contributors_to_track_time": True,
-                             "enable_issue_dependencies": True},
+                             "enable_issue_dependencies": False},
         "has_wiki": True,
         "wiki_branch": repo.default_branch,
         "globally_editable_wiki": False,

@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Account, ForkLink, Item, Pool, Repo, RepoName, keys
+from chalicelib.store.table import Account, ForkLink, Item, Pool, Repo, RepoName
+from chalicelib.store.keys import keys
 
 __all__ = ["Repo", "Pool", "REPO", "REPO_ID", "OWNER", "PARENT", "POOL", "FORK"]
 

@@ -16,7 +16,8 @@ from typing import Iterable
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, keys
+from chalicelib.store.table import Item
+from chalicelib.store.keys import keys
 
 KEY_PREFIX = "GPGKEY#"
 # Label of the staged key-id links that fail when a (sub)key id is already uploaded.

@@ -13,6 +13,11 @@ The create answers 200 with the one CommitStatus (rule 2; Forgejo sends 201).  W
 ``[api] STATUS_ROUTES = forgejo`` both follow current Forgejo instead: ``…/statuses``
 lists the statuses of the ref's commit (``repoListStatusesByRef``) and a create
 answers 201.
+
+``{ref}`` may hold slashes: Forgejo routes on the escaped path, so a branch such as
+``renovate/left-pad-1.x`` arrives as ``renovate%2Fleft-pad-1.x`` in one segment (Renovate
+reads its branches' statuses so); here the path arrives decoded, as API Gateway gives
+it, and the parameter takes every segment up to ``/status(es)``.
 """
 from __future__ import annotations
 
@@ -79,7 +84,7 @@ def create_status(req: ApiRequest) -> ApiResponse:
                             status=201 if _forgejo_paths() else 200)
 
 
-@route("GET", "/repos/{owner}/{repo}/commits/{ref}/statuses", "repoGetCombinedStatusByRef",
+@route("GET", "/repos/{owner}/{repo}/commits/{ref:path}/statuses", "repoGetCombinedStatusByRef",
        summary="Get a commit's combined status, by branch/tag/commit reference", query=PAGE,
        responses={200: "CombinedStatus", 400: "error", 404: "notFound"}, **BY_REF)
 def combined_status(req: ApiRequest) -> ApiResponse:
@@ -96,5 +101,5 @@ def combined_status(req: ApiRequest) -> ApiResponse:
     return paging.set_headers(resp, req, page, combined.total)
 
 
-alias("GET", "/repos/{owner}/{repo}/commits/{ref}/status", "repoGetCombinedStatusByRefModern",
+alias("GET", "/repos/{owner}/{repo}/commits/{ref:path}/status", "repoGetCombinedStatusByRefModern",
       same_as="repoGetCombinedStatusByRef")

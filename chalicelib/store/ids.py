@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import threading
 
-from chalicelib.store.table import Counter, keys
+from chalicelib.store.table import Counter
+
+from chalicelib.store.keys import keys
 
 MAX_SAFE_ID = 2 ** 53 - 1
 BLOCK = 16

@@ -286,7 +286,8 @@ def _issue(b: _Builder, e: events.IssueChanged) -> list[Payload]:
                 data["changes"] = changes
             data.update({"issue": b.issue(item), "repository": b.repository(access),
                          "sender": b.sender(), "commit_id": ""})
-            made.append(b.payload("issues" + suffix, action, data))
+            # HookEventIssues is "issues"; its finer kinds are "issue_label", ...
+            made.append(b.payload("issue" + suffix if suffix else "issues", action, data))
     return made
 
 

@@ -12,7 +12,8 @@ from typing import Any, Mapping
 from pynamodb.attributes import NumberSetAttribute, UnicodeSetAttribute
 
 from chalicelib.issues.store import Comment, Issue, ikeys
-from chalicelib.store.table import Account, Repo, keys
+from chalicelib.store.table import Account, Repo
+from chalicelib.store.keys import keys
 
 
 def _values(model, snapshot: Mapping[str, Any]) -> dict:

@@ -14,7 +14,8 @@ unit of work; a failed condition names ``HOOK`` (``ConditionFailed.label``).
 from __future__ import annotations
 
 from chalicelib.store import table, unit_of_work
-from chalicelib.store.table import Item, keys
+from chalicelib.store.table import Item
+from chalicelib.store.keys import keys
 
 Hook = table.Hook
 

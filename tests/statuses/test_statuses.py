@@ -199,6 +199,30 @@ def test_forgejo_status_routes_list_at_statuses_and_create_answers_201(api, peop
             load_settings()
 
 
+def test_statuses_of_a_branch_whose_name_holds_a_slash(api, people):
+    """Renovate names branches like ``renovate/left-pad-1.x`` and reads their statuses
+    at ``/commits/renovate%2Fleft-pad-1.x/statuses``: Forgejo routes on the escaped
+    path, so the ref is one parameter holding the slash (both path forms, both modes)."""
+    from chalicelib.settings import overridden
+
+    alice = people["alice"]
+    sha = head(api, alice)
+    assert api.post(f"{R}/branches", token=alice,
+                    json={"new_branch_name": "renovate/left-pad-1.x"}).status == 201
+    assert post(api, alice, sha, state="pending", context="renovate/stability-days").status == 200
+    for ref in ("renovate%2Fleft-pad-1.x", "renovate/left-pad-1.x"):
+        combined = api.get(f"{R}/commits/{ref}/status", token=alice)
+        assert combined.status == 200, combined
+        assert combined.json["sha"] == sha and combined.json["state"] == "pending"
+        assert api.get(f"{R}/commits/{ref}/statuses", token=alice).json["sha"] == sha
+        with overridden({"NIMBUS__API__STATUS_ROUTES": "forgejo"}):
+            listed = api.get(f"{R}/commits/{ref}/statuses", token=alice)
+            assert listed.status == 200, listed
+            assert [s["context"] for s in listed.json] == ["renovate/stability-days"]
+    # A ref that names nothing has no statuses (not a 404), with or without slashes.
+    assert api.get(f"{R}/commits/no%2Fsuch/status").json["statuses"] is None
+
+
 def test_combined_status_latest_per_context_and_precedence(api, people):
     alice, bob = people["alice"], people["bob"]
     sha = head(api, alice)

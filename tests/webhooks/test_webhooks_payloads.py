@@ -137,6 +137,39 @@ def test_issue_comment_and_pull_request_payloads(api, alice):
                                   "sender", "is_pull"]
 
 
+def test_issue_label_assign_and_milestone_payloads_reach_issue_hooks(api, alice):
+    """Labels, assignees and milestones of an issue are Forgejo's ``issue_label``,
+    ``issue_assign`` and ``issue_milestone`` events (X-Forgejo-Event ``issues``); a hook
+    subscribed to issues gets them (the delivery consumer once failed on them)."""
+    from chalicelib.webhooks import service as webhook_service
+
+    api.post("/user/repos", token=alice, json={"name": "lib", "auto_init": True})
+    hook = api.post("/repos/alice/lib/hooks", token=alice, json={
+        "type": "forgejo", "active": True, "events": ["issues"],
+        "config": {"url": "https://hooks.example.com/in", "content_type": "json"}})
+    assert hook.status == 201, hook
+    label = api.post("/repos/alice/lib/labels", token=alice,
+                     json={"name": "bug", "color": "#ff0000"}).json
+    milestone = api.post("/repos/alice/lib/milestones", token=alice, json={"title": "m1"}).json
+    issue = api.post("/repos/alice/lib/issues", token=alice, json={"title": "T"}).json
+    drain_outbox()
+    index = issue["number"]
+    assert api.post(f"/repos/alice/lib/issues/{index}/labels", token=alice,
+                    json={"labels": [label["id"]]}).status == 200
+    assert api.delete(f"/repos/alice/lib/issues/{index}/labels/{label['id']}",
+                      token=alice).status == 204
+    assert api.patch(f"/repos/alice/lib/issues/{index}", token=alice,
+                     json={"assignees": ["alice"], "milestone": milestone["id"]}).status == 201
+    payloads = made(drain_outbox())
+    kinds = {(p.event_type, p.action) for p in payloads}
+    assert {("issue_label", "label_updated"), ("issue_label", "label_cleared"),
+            ("issue_assign", "assigned"), ("issue_milestone", "milestoned")} <= kinds, kinds
+    for p in payloads:
+        assert p.event == "issues" and list(p.data) == ISSUE
+        hooks = webhook_service.matching_hooks(p.repo, p.owner, p.event_type)
+        assert [h.id for h in hooks] == [hook.json["id"]]
+
+
 def test_signature_matches_the_specs_worked_example():
     body = '{\n  "ref": "refs/heads/main"\n}'
     sha1, sha256 = webhook_deliveries.signature("secret", body)
