@@ -1,4 +1,4 @@
-"""The shape of the code: no import cycles, no private names across modules.
+"""The shape of the code: no import cycles, no private names across modules, no long modules.
 
 The layer contracts themselves are in .importlinter (``make test`` runs lint-imports
 before the tests); these are the rules it cannot express.
@@ -114,3 +114,13 @@ def test_no_private_name_crosses_a_module():
                     and aliases[node.value.id] != module):
                 offences.append(f"{module}: {node.value.id}.{node.attr}")
     assert offences == []
+
+
+# Past this a module holds a second subject; split it (docs/architecture.md).
+LONGEST_MODULE = 450
+
+
+def test_no_module_is_longer_than_450_lines():
+    long = {str(path.relative_to(ROOT)): count for path in sorted(PACKAGE.rglob("*.py"))
+            if (count := len(path.read_text().splitlines())) > LONGEST_MODULE}
+    assert not long, f"split these modules (lines): {long}"

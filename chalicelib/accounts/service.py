@@ -80,26 +80,6 @@ def _require_site_admin(actor: Account | None) -> None:
         raise PermissionDenied("user should be the site admin")
 
 
-def go_field(name: str) -> str:
-    """Forgejo names fields in 422 messages by their Go name: full_name -> FullName.
-    (Kept for the domains whose bodies are not typed options yet.)"""
-    return "".join(part.capitalize() for part in name.split("_"))
-
-
-def optional(data: dict, name: str, kind: type):
-    """A typed optional field of a JSON option record; a wrong type is a 422.  (Kept for
-    the domains whose bodies are not typed options yet: ``http.options`` checks them.)"""
-    value = data.get(name)
-    if value is None:
-        return None
-    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
-        raise InvalidInput(f"[{go_field(name)}]: expected {_TYPE_NAMES[kind]}")
-    return value
-
-
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false", list: "a list"}
-
-
 def actor_of_event(actor: Account | None) -> dict:
     """The ``actor_id``/``actor`` fields of an event raised by ``actor`` (None: the
     operator, through the CLI or a bootstrap)."""

@@ -86,30 +86,41 @@ _KIND = {"str": "a string", "int": "an integer", "bool": "true or false", "array
          "object": "an object", "float": "a number"}
 
 
-def _top_field(path: str | None) -> str:
-    """The body's field a nested path starts at: ``labels[0]`` -> ``labels``."""
-    return re.split(r"[.\[]", path or "", maxsplit=1)[0]
+def _names(path: str | None) -> list[str]:
+    """The field names along a path, without list indices: ``files[0].path`` ->
+    ``["files", "path"]``."""
+    return [part for part in re.split(r"\[\d+\]\.?|\.", path or "") if part]
+
+
+def _label(names: list[str]) -> str:
+    """Forgejo's name for a (nested) field: ``[Files.Path]``."""
+    return ".".join(go_field(name) for name in names)
 
 
 def _message(cls: type[Option], text: str) -> str:
     if found := _MISSING.match(text):
-        field = f"{found['path']}.{found['field']}" if found["path"] else found["field"]
-        return f"[{go_field(_top_field(field))}]: Required"
+        return f"[{_label(_names(found['path']) + [found['field']])}]: Required"
     if found := _ENUM.match(text):
-        name = _top_field(found["path"])
-        allowed = _literal_values(cls, name)
-        return f"[{go_field(name)}]: must be one of {', '.join(map(str, allowed))}"
+        names = _names(found["path"])
+        allowed = _literal_values(cls, names)
+        return f"[{_label(names)}]: must be one of {', '.join(map(str, allowed))}"
     if found := _EXPECTED.match(text):
         if not found["path"]:
             return "[]: the request body must be a JSON object"
         kinds = [k.strip() for k in found["kind"].split("|") if k.strip() != "null"]
-        return f"[{go_field(_top_field(found['path']))}]: expected {_KIND.get(kinds[0], kinds[0])}"
+        return f"[{_label(_names(found['path']))}]: expected {_KIND.get(kinds[0], kinds[0])}"
     return f"[]: {text}"
 
 
-def _literal_values(cls: type[Option], name: str) -> tuple:
-    """The allowed values of a ``Literal`` field, in their declared order."""
-    hint = typing.get_type_hints(cls).get(name)
+def _literal_values(cls: type, names: list[str]) -> tuple:
+    """The allowed values of the ``Literal`` field at ``names`` (nested options
+    followed through lists and unions), in their declared order."""
+    hint: Any = cls
+    for name in names:
+        owner = _struct_in(hint)
+        if owner is None:
+            return ()
+        hint = typing.get_type_hints(owner).get(name)
     stack = [hint]
     while stack:
         kind = stack.pop()
@@ -117,6 +128,17 @@ def _literal_values(cls: type[Option], name: str) -> tuple:
             return typing.get_args(kind)
         stack.extend(typing.get_args(kind))
     return ()
+
+
+def _struct_in(hint: Any) -> type | None:
+    """The Struct class a type hint holds, through ``list[...]``, unions, Annotated."""
+    stack = [hint]
+    while stack:
+        kind = stack.pop()
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            return kind
+        stack.extend(typing.get_args(kind))
+    return None
 
 
 def decode(cls: type[O], data: Any, *, from_form: bool = False) -> O:
@@ -135,8 +157,8 @@ def definition(cls: type[Option]) -> tuple[list[str], dict[str, dict]]:
     info = inspect.type_info(cls)
     fields = {f.encode_name: _schema(f.type) for f in info.fields}
     for f in info.fields:   # enums in their declared order (inspect sorts them)
-        if "enum" in fields[f.encode_name]:
-            fields[f.encode_name]["enum"] = list(_literal_values(cls, f.name))
+        if "enum" in fields[f.encode_name] and (declared := _literal_values(cls, [f.name])):
+            fields[f.encode_name]["enum"] = list(declared)
     required = list(cls.swagger_required) if cls.swagger_required is not None \
         else [f.encode_name for f in info.fields if f.required]
     return required, fields

@@ -1,7 +1,9 @@
-"""Swagger definitions of the records we send and the options we accept.
+"""Swagger definitions of the records we send.
 
-Field names and types follow Forgejo's API description.  ``records.py`` builds the
-records; ``swagger.py`` publishes these; tests check all three agree.
+Field names and types follow Forgejo's API description.  Each domain's records modules
+build the records; ``swagger.py`` publishes these; tests check all three agree.  The
+bodies we accept are declared once, as typed options in each domain's ``options.py``
+(``http.options``).
 """
 from __future__ import annotations
 
@@ -82,62 +84,6 @@ RECORDS: dict[str, dict[str, dict]] = {
 }
 
 # Request bodies: (required fields, properties).
-OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {
-    "CreateUserOption": (["username", "email"], {
-        "username": S, "email": EMAIL, "password": S, "full_name": S, "login_name": S,
-        "source_id": I, "must_change_password": B, "restricted": B, "send_notify": B,
-        "visibility": S, "created_at": T,
-    }),
-    "EditUserOption": ([], {
-        "active": B, "admin": B, "allow_create_organization": B, "allow_git_hook": B,
-        "allow_import_local": B, "description": S, "email": EMAIL, "full_name": S,
-        "hide_email": B, "location": S, "login_name": S, "max_repo_creation": I,
-        "must_change_password": B, "password": S, "prohibit_login": B, "pronouns": S,
-        "restricted": B, "source_id": I, "visibility": S, "website": S,
-    }),
-    "CreateKeyOption": (["title", "key"], {"title": S, "key": S, "read_only": B}),
-    "CreateAccessTokenOption": (["name"], {"name": S, "scopes": STRINGS}),
-    "CreateRepoOption": (["name"], {
-        "name": S, "description": S, "private": B, "auto_init": B, "gitignores": S,
-        "license": S, "readme": S, "issue_labels": S, "default_branch": S, "template": B,
-        "trust_model": S, "object_format_name": S,
-    }),
-    "CreateForkOption": ([], {"name": S, "organization": S}),
-    "EditRepoOption": ([], {
-        "name": S, "description": S, "website": S, "private": B, "template": B,
-        "archived": B, "default_branch": S, "mirror_interval": S,
-        "ignore_whitespace_conflicts": B, "allow_merge_commits": B, "allow_rebase": B,
-        "allow_rebase_explicit": B, "allow_squash_merge": B,
-        "allow_fast_forward_only_merge": B, "allow_manual_merge": B,
-        "autodetect_manual_merge": B, "allow_rebase_update": B,
-        "default_delete_branch_after_merge": B, "default_merge_style": S,
-        "default_update_style": S, "default_allow_maintainer_edit": B,
-    }),
-    "CreateOrgOption": (["username"], {
-        "username": S, "full_name": S, "email": S, "description": S, "website": S,
-        "location": S, "visibility": S, "repo_admin_change_team_access": B,
-    }),
-    "EditOrgOption": ([], {
-        "full_name": S, "email": S, "description": S, "website": S, "location": S,
-        "visibility": S, "repo_admin_change_team_access": B,
-    }),
-    "CreateTeamOption": (["name"], {
-        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
-        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
-        "can_create_org_repo": B,
-    }),
-    "EditTeamOption": (["name"], {
-        "name": S, "description": S, "includes_all_repositories": B, "permission": S,
-        "units": STRINGS, "units_map": {"type": "object", "additionalProperties": S},
-        "can_create_org_repo": B,
-    }),
-    "MigrateRepoOptions": (["clone_addr", "repo_name"], {
-        "clone_addr": S, "auth_username": S, "auth_password": S, "auth_token": S, "uid": I,
-        "repo_owner": S, "repo_name": S, "service": S, "mirror": B, "mirror_interval": S,
-        "private": B, "description": S, "wiki": B, "milestones": B, "labels": B, "issues": B,
-        "pull_requests": B, "releases": B, "lfs": B, "lfs_endpoint": S,
-    }),
-}
 
 # Lists are arrays of a record: responses named <Record>List.
 LISTS = ("User", "PublicKey", "AccessToken", "Repository", "Branch", "Organization", "Team")
@@ -151,10 +97,6 @@ RECORDS.update({
     "DeployKey": {"id": I, "key_id": I, "key": S, "url": S, "title": S, "fingerprint": S,
                   "created_at": T, "read_only": B, "repository": ref("Repository")},
 })
-OPTIONS.update({
-    "AddCollaboratorOption": ([], {"permission": {"type": "string",
-                                                  "enum": ["read", "write", "admin"]}}),
-})
 LISTS += ("DeployKey",)
 
 # Webhooks (appended: other areas edit the tables above concurrently).
@@ -165,14 +107,6 @@ RECORDS["Hook"] = {
     "metadata": {},   # Forgejo's is untyped: null, or the hook type's settings object
     "active": B, "updated_at": T, "created_at": T,
 }
-OPTIONS["CreateHookOption"] = (["type", "config"], {
-    "type": S, "config": _STRING_MAP, "events": STRINGS, "branch_filter": S,
-    "authorization_header": S, "active": B,
-})
-OPTIONS["EditHookOption"] = ([], {
-    "config": _STRING_MAP, "events": STRINGS, "branch_filter": S, "authorization_header": S,
-    "active": B,
-})
 LISTS += ("Hook",)
 
 # Markdown and signing (issue 6; appended).
@@ -184,15 +118,9 @@ RECORDS["GPGKey"] = {
     "can_encrypt_comms": B, "can_encrypt_storage": B, "can_certify": B, "verified": B,
     "created_at": T, "expires_at": T,
 }
-OPTIONS["CreateGPGKeyOption"] = (["armored_public_key"], {"armored_public_key": S,
-                                                          "armored_signature": S})
-OPTIONS["MarkdownOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B})
-OPTIONS["MarkupOption"] = ([], {"Text": S, "Mode": S, "Context": S, "Wiki": B, "FilePath": S,
-                                "BranchPath": S})
 LISTS += ("GPGKey",)
 
 # Issue tracker (issues/routes.py; appended).
-_INTS = {"type": "array", "items": I}
 RECORDS.update({
     "Label": {"id": I, "name": S, "exclusive": B, "is_archived": B, "color": S,
               "description": S, "url": S},
@@ -224,28 +152,6 @@ RECORDS.update({
     "TrackedTime": {"id": I, "created": T, "time": I, "user_id": I, "user_name": S,
                     "issue_id": I, "issue": nullable(ref("Issue"))},
 })
-OPTIONS.update({
-    "CreateIssueOption": (["title"], {
-        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS,
-        "milestone": I, "labels": _INTS, "closed": B, "due_date": T,
-    }),
-    "EditIssueOption": ([], {
-        "title": S, "body": S, "ref": S, "assignee": S, "assignees": STRINGS, "milestone": I,
-        "state": S, "due_date": T, "unset_due_date": B, "updated_at": T,
-    }),
-    "CreateIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
-    "EditIssueCommentOption": (["body"], {"body": S, "updated_at": T}),
-    "IssueLabelsOption": ([], {"labels": {"type": "array", "items": {}}, "updated_at": T}),
-    "CreateLabelOption": (["name", "color"], {
-        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
-    "EditLabelOption": ([], {
-        "name": S, "color": S, "description": S, "exclusive": B, "is_archived": B}),
-    "CreateMilestoneOption": ([], {
-        "title": S, "description": S, "due_on": T,
-        "state": {"type": "string", "enum": ["open", "closed"]}}),
-    "EditMilestoneOption": ([], {"title": S, "description": S, "due_on": T, "state": S}),
-    "AddTimeOption": (["time"], {"time": I, "created": T, "user_name": S}),
-})
 LISTS += ("Issue", "Comment", "Label", "Milestone", "TrackedTime")
 
 # Commit statuses (statuses/routes.py; appended).  Forgejo's state fields are a $ref to
@@ -262,8 +168,6 @@ RECORDS.update({
                        "statuses": nullable({"type": "array", "items": ref("CommitStatus")}),
                        "repository": nullable(ref("Repository")), "commit_url": S, "url": S},
 })
-OPTIONS["CreateStatusOption"] = ([], {"state": _STATUS_STATE, "target_url": S,
-                                      "description": S, "context": S})
 LISTS += ("CommitStatus",)
 
 # Pull requests (pulls/routes.py; appended).
@@ -303,30 +207,10 @@ RECORDS.update({
         "stats": nullable(ref("CommitStats")),
     },
 })
-OPTIONS.update({
-    "CreatePullRequestOption": ([], {
-        "head": S, "base": S, "title": S, "body": S, "assignee": S, "assignees": STRINGS,
-        "milestone": I, "labels": _INTS, "due_date": T,
-    }),
-    "EditPullRequestOption": ([], {
-        "title": S, "body": S, "base": S, "assignee": S, "assignees": STRINGS, "milestone": I,
-        "labels": _INTS, "state": S, "due_date": T, "unset_due_date": B,
-        "allow_maintainer_edit": B,
-    }),
-    "MergePullRequestOption": (["Do"], {
-        "Do": {"type": "string", "enum": ["merge", "rebase", "rebase-merge", "squash",
-                                          "fast-forward-only", "manually-merged"]},
-        "MergeTitleField": S, "MergeMessageField": S, "MergeCommitID": S,
-        "head_commit_id": S, "force_merge": B, "merge_when_checks_succeed": B,
-        "delete_branch_after_merge": B,
-    }),
-})
 LISTS += ("PullRequest", "ChangedFile", "Commit")
 
 # Releases and their attachments (releases/routes.py, releases/asset_routes.py; appended).
 # Attachment is declared with the issue tracker above.
-_RELEASE_TEXTS = {"tag_name": S, "target_commitish": S, "name": S, "body": S, "draft": B,
-                  "prerelease": B, "hide_archive_links": B}
 RECORDS.update({
     "TagArchiveDownloadCount": {"zip": I, "tar_gz": I},
     "Release": {
@@ -336,11 +220,6 @@ RECORDS.update({
         "author": ref("User"), "assets": {"type": "array", "items": ref("Attachment")},
         "archive_download_count": ref("TagArchiveDownloadCount"),
     },
-})
-OPTIONS.update({
-    "CreateReleaseOption": (["tag_name"], dict(_RELEASE_TEXTS)),
-    "EditReleaseOption": ([], dict(_RELEASE_TEXTS)),
-    "EditAttachmentOptions": ([], {"name": S, "browser_download_url": S}),
 })
 LISTS += ("Release", "Attachment")
 
@@ -389,13 +268,6 @@ RECORDS.update({
     "QuotaUsedPackage": {"name": S, "type": S, "version": S, "size": I, "html_url": S},
     "QuotaUsedArtifact": {"name": S, "size": I, "html_url": S},
 })
-OPTIONS.update({
-    "CreateQuotaRuleOptions": ([], {"name": S, "limit": I, "subjects": STRINGS}),
-    "CreateQuotaGroupOptions": ([], {"name": S, "rules": {"type": "array",
-                                                          "items": ref("CreateQuotaRuleOptions")}}),
-    "EditQuotaRuleOptions": ([], {"limit": I, "subjects": STRINGS}),
-    "SetUserQuotaGroupsOptions": (["groups"], {"groups": STRINGS}),
-})
 LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackage",
           "QuotaUsedArtifact")
 
@@ -403,5 +275,4 @@ LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackag
 from chalicelib.http import schemas_git  # noqa: E402 - merged after the base records
 
 RECORDS.update(schemas_git.RECORDS)
-OPTIONS.update(schemas_git.OPTIONS)
 LISTS += schemas_git.LISTS

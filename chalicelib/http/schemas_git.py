@@ -2,17 +2,12 @@
 branches, tags and git data (Forgejo's names and fields).  ``schemas`` merges them."""
 from __future__ import annotations
 
-from chalicelib.http.schema_types import B, EMAIL, I, S, T, nullable, ref
+from chalicelib.http.schema_types import B, I, S, T, nullable, ref
 
 RECORDS: dict[str, dict[str, dict]] = {}
-OPTIONS: dict[str, tuple[list[str], dict[str, dict]]] = {}
 LISTS: tuple[str, ...] = ()
 
 # The contents API (contents/routes.py; appended).
-_IDENTITY = ref("Identity")
-_FILE_WRITE = {"author": _IDENTITY, "committer": _IDENTITY, "branch": S,
-               "dates": ref("CommitDateOptions"), "force_overwrite_new_branch": B,
-               "message": S, "new_branch": S, "signoff": B}
 RECORDS.update({
     "FileLinksResponse": {"self": nullable(S), "git": nullable(S), "html": nullable(S)},
     "ContentsResponse": {
@@ -36,33 +31,16 @@ RECORDS.update({
                       "commit": ref("FileCommitResponse"),
                       "verification": ref("PayloadCommitVerification")},
 })
-OPTIONS.update({
-    "Identity": ([], {"name": S, "email": EMAIL}),
-    "CommitDateOptions": ([], {"author": T, "committer": T}),
-    "CreateFileOptions": (["content"], {**_FILE_WRITE, "content": S}),
-    "UpdateFileOptions": (["sha", "content"], {**_FILE_WRITE, "content": S, "sha": S,
-                                                "from_path": S}),
-    "DeleteFileOptions": (["sha"], {**_FILE_WRITE, "sha": S}),
-    "ChangeFileOperation": (["operation", "path"], {
-        "operation": {"type": "string", "enum": ["create", "update", "delete"]},
-        "path": S, "content": S, "from_path": S, "sha": S}),
-    "ChangeFilesOptions": (["files"], {**_FILE_WRITE, "files": {
-        "type": "array", "items": ref("ChangeFileOperation")}}),
-})
 LISTS += ("ContentsResponse",)
 
 # Commits (contents/commit_routes.py; appended).
 RECORDS["Compare"] = {"total_commits": I, "commits": {"type": "array", "items": ref("Commit")},
                       "files": {"type": "array", "items": ref("CommitAffectedFiles")}}
-OPTIONS["CreateBranchRepoOption"] = (["new_branch_name"], {
-    "new_branch_name": S, "old_branch_name": S, "old_ref_name": S})
-OPTIONS["UpdateBranchRepoOption"] = (["name"], {"name": S})
 
 # Tags (contents/tag_routes.py; appended).
 RECORDS["Tag"] = {"name": S, "message": S, "id": S, "commit": ref("CommitMeta"),
                   "zipball_url": S, "tarball_url": S,
                   "archive_download_count": ref("TagArchiveDownloadCount")}
-OPTIONS["CreateTagOption"] = (["tag_name"], {"tag_name": S, "message": S, "target": S})
 LISTS += ("Tag",)
 
 # The git data API (contents/git_data_routes.py; appended).

@@ -52,12 +52,9 @@ def _responses(r: Route) -> dict:
 
 
 def option_definitions() -> dict[str, tuple[list[str], dict[str, dict]]]:
-    """Every request body's (required fields, field schemas): the typed options the
-    domains declare (``http.options``), and the bodies still declared as plain schemas."""
-    merged = dict(schemas.OPTIONS)
-    for name, cls in options.every_option().items():
-        merged[name] = options.definition(cls)
-    return merged
+    """Every request body's (required fields, field schemas), from the typed options the
+    domains declare (``http.options``): the declaration the edge checks."""
+    return {name: options.definition(cls) for name, cls in sorted(options.every_option().items())}
 
 
 def _definitions() -> dict:

@@ -194,6 +194,8 @@ def find_milestone(ctx: Ctx, identifier: str) -> tuple[int, dict]:
 def create_milestone(ctx: Ctx, option: CreateMilestoneOption) -> tuple[int, dict]:
     require_writer(ctx)
     state = option.state or "open"
+    if state not in ("open", "closed"):
+        raise InvalidInput("[State]: must be open or closed")
     created = now()
     milestone = {"title": (option.title or "").strip(),
                  "description": option.description or "",
