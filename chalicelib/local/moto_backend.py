@@ -256,6 +256,11 @@ class _KeepAliveHandler(MotoRequestHandler):
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
+    def log_error(self, format: str, *args) -> None:  # noqa: A002 - base-class signature
+        # An idle kept connection reaching ``timeout`` is closed, not an error.
+        if not format.startswith("Request timed out"):
+            super().log_error(format, *args)
+
     def run_wsgi(self) -> None:
         if self.headers.get("Expect", "").lower().strip() == "100-continue":
             self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
