@@ -9,7 +9,9 @@ ratio, the S3 GETs a clone makes (cold cache and warm), and the DynamoDB calls o
 protocol v2 unless the row says v0): a partial clone (``--filter=blob:none``) of that
 repository; ``git ls-remote`` of a repository with 5,000 ``refs/pull/*`` refs (all refs,
 ``--heads`` only, and ``--heads`` over v0, which advertises every ref); and on a
-10,000-commit history, the clone and then the fetch of one new commit.
+10,000-commit history, the push into an empty repository, the clone and then the fetch
+of one new commit.  Those rows are each server's minimum over ``--runs`` runs, with the
+per-run ratios beside them.
 """
 from __future__ import annotations
 
@@ -102,12 +104,6 @@ def long_history(root: Path, commits: int) -> Path:
     return src
 
 
-def add_commit(src: Path, env: dict) -> None:
-    (src / "new.txt").write_text(f"new {time.time()}\n")
-    git("add", "new.txt", cwd=src, env=env)
-    git("commit", "-q", "-m", "one more", cwd=src, env=env)
-
-
 def put_refs(repo_id: int, names: list[str], sha: str) -> None:
     """Many refs at once through the ref store (a push moves at most 100)."""
     from chalicelib.gitstore.models import GitRef, gitkeys
@@ -118,53 +114,65 @@ def put_refs(repo_id: int, names: list[str], sha: str) -> None:
 
 
 def protocol_scenarios(work: Path, env: dict, src: Path, nimbus: Callable[[str], str],
-                       new_repo: Callable[[str], int]) -> dict:
-    """Partial clone, ls-remote over 5,000 refs, one-commit fetch on a long history:
-    seconds for C git and Nimbus."""
+                       new_repo: Callable[[str], int], runs: int = 1) -> dict:
+    """Partial clone, ls-remote over 5,000 refs, push, clone and one-commit fetch of a
+    long history: seconds for C git and Nimbus, each row's minimum over ``runs`` (C git
+    then Nimbus in each run, so that other load on the machine weighs on both), and
+    the per-run ratios under ``paired``."""
     from tests.git_backend import serve_http_backend
 
     root = work / "backend-v2"
     root.mkdir()
     backend, url = serve_http_backend(root)
     servers = {"c_git": lambda name: f"{url}/{name}.git", "nimbus": nimbus}
-    for name in ("big", "refs", "long"):
+    longs = [f"long{run}" for run in range(runs)]
+    for name in ("big", "refs", *longs):
         bare = root / f"{name}.git"
         git("init", "-q", "--bare", str(bare))
         for key, value in (("http.receivepack", "true"), ("uploadpack.allowFilter", "true"),
                            ("uploadpack.allowAnySHA1InWant", "true")):
             git("-C", str(bare), "config", key, value)
-    out: dict[str, dict[str, float]] = {k: {} for k in servers}
-    repo_ids = {name: new_repo(name) for name in ("big", "refs", "long")}
+    times: dict[str, dict[str, list[float]]] = {k: {} for k in servers}
+    repo_ids = {name: new_repo(name) for name in ("big", "refs", *longs)}
     refs = [f"refs/pull/{n}/head" for n in range(5000)]
     head = git("rev-parse", "main", cwd=src).strip()
     long_src = long_history(work, 10_000)
+    # The new commit of the fetch rows, kept off the branch: every run pushes the same
+    # 10,000 commits.
+    new = git("commit-tree", "main^{tree}", "-p", "main", "-m", "one more", cwd=long_src,
+              env=env).strip()
     for kind, remote in servers.items():
         git("push", "-q", remote("big"), "main", cwd=src, env=env)
-        out[kind]["partial clone (blob:none)"] = timed_git(
-            "clone", "-q", "--filter=blob:none", "--no-checkout", remote("big"),
-            str(work / f"{kind}-partial"), env=env)
         git("push", "-q", remote("refs"), "main", cwd=src, env=env)
         if kind == "c_git":
             subprocess.run(["git", "update-ref", "--stdin"], cwd=root / "refs.git", check=True,
                            input="".join(f"create {r} {head}\n" for r in refs).encode())
         else:
             put_refs(repo_ids["refs"], refs, head)
-        out[kind]["ls-remote, 5,000 refs"] = timed_git("ls-remote", remote("refs"), env=env)
-        out[kind]["ls-remote --heads, 5,000 refs"] = timed_git(
-            "ls-remote", "--heads", remote("refs"), env=env)
-        out[kind]["ls-remote --heads, 5,000 refs, v0"] = timed_git(
-            "-c", "protocol.version=0", "ls-remote", "--heads", remote("refs"), env=env)
-        out[kind]["push 10,000 commits"] = timed_git("push", "-q", remote("long"), "main",
-                                                     cwd=long_src, env=env)
-        clone = work / f"{kind}-long"
-        out[kind]["clone 10,000 commits"] = timed_git("clone", "-q", remote("long"), str(clone),
-                                                      env=env)
-    add_commit(long_src, env)
-    for kind, remote in servers.items():
-        git("push", "-q", remote("long"), "main", cwd=long_src, env=env)
-        out[kind]["fetch 1 new commit of 10,001"] = timed_git(
-            "fetch", "-q", cwd=work / f"{kind}-long", env=env)
+
+    def timed(kind: str, row: str, *args, cwd=None) -> None:
+        times[kind].setdefault(row, []).append(timed_git(*args, cwd=cwd, env=env))
+
+    for run, long in enumerate(longs):
+        for kind, remote in servers.items():
+            timed(kind, "partial clone (blob:none)", "clone", "-q", "--filter=blob:none",
+                  "--no-checkout", remote("big"), str(work / f"{kind}-partial{run}"))
+            timed(kind, "ls-remote, 5,000 refs", "ls-remote", remote("refs"))
+            timed(kind, "ls-remote --heads, 5,000 refs", "ls-remote", "--heads", remote("refs"))
+            timed(kind, "ls-remote --heads, 5,000 refs, v0", "-c", "protocol.version=0",
+                  "ls-remote", "--heads", remote("refs"))
+            timed(kind, "push 10,000 commits", "push", "-q", remote(long), "main", cwd=long_src)
+            timed(kind, "clone 10,000 commits", "clone", "-q", remote(long),
+                  str(work / f"{kind}-{long}"))
+        for kind, remote in servers.items():
+            git("push", "-q", remote(long), f"{new}:refs/heads/main", cwd=long_src, env=env)
+            timed(kind, "fetch 1 new commit of 10,001", "fetch", "-q",
+                  cwd=work / f"{kind}-{long}")
     backend.shutdown()
+    out: dict = {kind: {row: min(values) for row, values in rows.items()}
+                 for kind, rows in times.items()}
+    out["paired"] = {row: [n / c for c, n in zip(values, times["nimbus"][row])]
+                     for row, values in times["c_git"].items()}
     return out
 
 
@@ -265,7 +273,7 @@ def main() -> int:
 
             result["protocol"] = protocol_scenarios(
                 work, env, src, lambda name: f"http://bench:{token}@{host}/bench/{name}.git",
-                new_repo)
+                new_repo, runs=args.runs)
 
         med = statistics.median
         result.update({
@@ -297,10 +305,12 @@ def main() -> int:
           f"{s3['compacted_cold_cache']} after compaction (cold cache)")
     ddb = result["dynamodb_calls_repoGet"]
     print(f"DynamoDB calls per repoGet: {ddb['anonymous']} anonymous, {ddb['token']} with a token")
-    print(f"{'':36}{'C git http-backend':>20}{'Nimbus':>12}{'ratio':>8}")
+    print(f"minimum of {args.runs} runs:")
+    print(f"{'':36}{'C git http-backend':>20}{'Nimbus':>12}{'ratio':>8}   paired ratios")
     for op, c in result["protocol"]["c_git"].items():
         n = result["protocol"]["nimbus"][op]
-        print(f"{op:36}{c:>19.2f}s{n:>11.2f}s{n / c:>7.1f}x")
+        paired = " ".join(f"{x:.2f}" for x in result["protocol"]["paired"][op])
+        print(f"{op:36}{c:>19.2f}s{n:>11.2f}s{n / c:>7.1f}x   {paired}")
     return 0 if ddb["token"] <= 2 else 1
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import BinaryIO, Callable, Iterable
 
 from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
-from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree, hex_to_sha
+from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree
 from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, extend_pack,
                           load_pack_index, write_pack_index)
 
@@ -29,8 +29,10 @@ from chalicelib.gitstore import packdb
 from chalicelib.gitstore.cache import DiskCache, default_cache
 from chalicelib.gitstore.errors import MissingObjects
 from chalicelib.gitstore.models import check_id
-from chalicelib.gitstore.pack_index import COPY_CHUNK, index_pack, parse_raw
-from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, encode, heads_of
+from chalicelib.gitstore.pack_index import COPY_CHUNK, index_pack, write_index_v2
+from chalicelib.gitstore.pack_links import PackLinks
+from chalicelib.gitstore.pack_upload import EarlyUpload
+from chalicelib.gitstore.pack_tips import TIPS_EXT, encode
 from chalicelib.gitstore.packdb import PackInfo, delete_pool, retire_packs
 from chalicelib.gitstore.ranged import RangedPackData, RangeReader
 
@@ -155,16 +157,25 @@ class S3ObjectStore(BucketBasedObjectStore):
         if max_input_size:
             read_all, read_some = _bound_read_callables(read_all, read_some, max_input_size)
         f = self.cache.new_temp_file("incoming-")
+        early = None
         try:
             _copy_input(read_all, read_some, f)
-            parsed = _Parsed(keep_links=closed_over is not None)
-            pack_sha, entries, ext_refs = index_pack(f, self.object_format,
-                                                     get_raw=self.get_raw, parsed=parsed)
+            if closed_over is not None and not self.pack_infos():
+                # Nothing in the pool: the pack cannot rest on stored objects, so it is
+                # stored as received, and its upload runs while it is indexed.
+                early = EarlyUpload(self.pool_id, f.name)
+            parsed = PackLinks(keep_history=closed_over is not None)
+            pack_sha, entries, ext_refs = index_pack(
+                f, self.object_format, get_raw=self.get_raw, parsed=parsed,
+                on_checked=early.start if early is not None else None)
             f.seek(0, 2)
             return self._store_pack(f, entries, set(ext_refs),
                                     verify=self.verify_connectivity, progress=progress,
-                                    closed_over=closed_over, parsed=parsed, pack_sha=pack_sha)
+                                    closed_over=closed_over, parsed=parsed, pack_sha=pack_sha,
+                                    early=early)
         finally:
+            if early is not None:
+                early.wait(raise_error=False)   # never leave it reading a deleted file
             _discard(f)
 
     def add_pack(self) -> tuple[BinaryIO, Callable[[], Pack | None], Callable[[], None]]:
@@ -195,12 +206,14 @@ class S3ObjectStore(BucketBasedObjectStore):
     def _store_pack(self, f, entries: list, ext_refs: set, *, verify: bool,
                     progress=None, role: str = "push", pack_sha: bytes | None = None,
                     closed_over: Iterable[bytes] | None = None,
-                    parsed: "_Parsed | None" = None) -> Pack | None:
+                    parsed: "PackLinks | None" = None,
+                    early: "EarlyUpload | None" = None) -> Pack | None:
         """Complete the pack in ``f`` with its external bases, check it, upload it,
         publish it, and keep the files in the local cache.  ``parsed``: what indexing
         the pack already parsed (else the pack is read again to parse it);
         ``pack_sha``: its checksum, when indexing checked it (a complete pack is then
-        not hashed again)."""
+        not hashed again); ``early``: the upload of the pack as received, if started."""
+        checked = pack_sha is not None and not ext_refs and parsed is not None
         if ext_refs or pack_sha is None:
             pack_sha, extra = extend_pack(f, ext_refs, get_raw=self.get_raw,
                                           object_format=self.object_format,
@@ -212,7 +225,8 @@ class S3ObjectStore(BucketBasedObjectStore):
             return None  # e.g. a push that only creates a branch at an existing commit
         entries.sort()
         in_pack = {sha for sha, _, _ in entries}
-        parsed = self._check_pack(f.name, pack_sha, entries, in_pack, verify, parsed)
+        parsed = self._check_pack(f.name, pack_sha, entries, in_pack, verify, parsed,
+                                  reread=not checked)
         # A pack holding an object twice is never sent as it is.
         tips = (parsed.closed_over(closed_over, in_pack)
                 if closed_over is not None and not ext_refs and len(in_pack) == len(entries)
@@ -222,9 +236,15 @@ class S3ObjectStore(BucketBasedObjectStore):
         idx_file = self.cache.new_temp_file("incoming-idx-")
         try:
             with idx_file:
-                write_pack_index(idx_file, entries, pack_sha, version=self.pack_index_version)
+                if self.pack_index_version in (None, 2):
+                    write_index_v2(idx_file, entries, pack_sha, self.object_format.hash_func)
+                else:
+                    write_pack_index(idx_file, entries, pack_sha,
+                                     version=self.pack_index_version)
+            sent = early.wait() if early is not None else None
             info = self.upload(f.name, idx_file.name, pack_sha.hex(),
-                               role=role if tips is None else "compacted")
+                               role=role if tips is None else "compacted",
+                               pack_sent=sent == f"pack-{pack_sha.hex()}")
             if tips is not None:
                 # Before publishing, as compaction does: readers of the pack list may
                 # look for the file as soon as the pack is live.
@@ -235,10 +255,12 @@ class S3ObjectStore(BucketBasedObjectStore):
             _discard(idx_file)
 
     def upload(self, pack_path: str, idx_path: str, checksum_hex: str, *,
-               role: str = "push") -> PackInfo:
-        """Upload a finished pack and its index; readers do not see it until published."""
+               role: str = "push", pack_sent: bool = False) -> PackInfo:
+        """Upload a finished pack and its index; readers do not see it until published.
+        ``pack_sent``: the pack file is up already (``EarlyUpload``), only the index."""
         name = f"pack-{checksum_hex}"
-        packdb.upload_pack_files(self.pool_id, name, pack_path, idx_path)
+        packdb.upload_pack_files(self.pool_id, name, pack_path, idx_path,
+                                 exts=("idx",) if pack_sent else ("pack", "idx"))
         return PackInfo(name, os.path.getsize(pack_path), os.path.getsize(idx_path),
                         round(time.time(), 3), role)
 
@@ -268,24 +290,32 @@ class S3ObjectStore(BucketBasedObjectStore):
         return pack
 
     def _check_pack(self, pack_path: str, pack_sha: bytes, entries: list, in_pack: set[bytes],
-                    verify_refs: bool, parsed: "_Parsed | None") -> "_Parsed":
-        """Check the completed pack against its entries; parse every object unless
-        indexing did (malformed trees or commits are refused, as dulwich's disk store
-        does); for pushes, refuse references to objects that exist neither in the pack
-        nor in the store."""
+                    verify_refs: bool, parsed: "PackLinks | None", *,
+                    reread: bool = True) -> "PackLinks":
+        """Check the completed pack against its entries (``reread``: unless indexing
+        read it as it is, checksum and count); parse every object unless indexing did
+        (malformed trees or commits are refused, as dulwich's disk store does); for
+        pushes, refuse references to objects that exist neither in the pack nor in the
+        store."""
+        if reread or parsed is None:
+            parsed = self._reread(pack_path, pack_sha, entries, parsed)
+        if verify_refs:
+            missing = [ref.decode("ascii") for ref in parsed.outside(in_pack)
+                       if ref not in self]
+            if missing:
+                raise MissingObjects(sorted(missing))
+        return parsed
+
+    def _reread(self, pack_path: str, pack_sha: bytes, entries: list,
+                parsed: "PackLinks | None") -> "PackLinks":
         with self._open_data(pack_path) as data:
             # A pack may hold an object twice: count entries, not ids.
             if data.get_stored_checksum() != pack_sha or len(data) != len(entries):
                 raise AssertionError("completed pack does not match its entries")
             if parsed is None:
-                parsed = _Parsed(keep_links=False)
+                parsed = PackLinks(keep_history=False)
                 for obj in PackInflater.for_pack_data(data):
                     parsed.add(obj)
-        if verify_refs:
-            missing = [ref.decode("ascii") for ref in parsed.named
-                       if hex_to_sha(ref) not in in_pack and ref not in self]
-            if missing:
-                raise MissingObjects(sorted(missing))
         return parsed
 
     def _remove_pack(self, pack: Pack) -> None:
@@ -298,77 +328,6 @@ class S3ObjectStore(BucketBasedObjectStore):
         pack = self._pack_cache.pop(name, None)
         if pack is not None:
             pack.close()
-
-
-class _Parsed:
-    """What a pack's objects name: every reference (each must exist) and, with
-    ``keep_links``, each object's links, to tell whether the pack holds exactly what
-    some tips reach.  Blobs name nothing; nor does a submodule entry: its commit lives
-    in another repository, and git's walks (clone, rev-list --objects, compaction's)
-    do not follow it either, so a history with a submodule can still be closed."""
-
-    def __init__(self, *, keep_links: bool):
-        self.named: set[bytes] = set()
-        self.keep_links = keep_links
-        self.links: dict[bytes, list[bytes]] = {}
-        self.history: dict[bytes, list[bytes]] = {}
-
-    def add_raw(self, type_num: int, raw: bytes, sha: bytes, fmt) -> None:
-        """An object by its type and bytes (``pack_index``): a tree's entries are read
-        without making a Tree (nor sorting them, as its ``iteritems`` does)."""
-        parsed = parse_raw(type_num, raw, fmt.oid_length, sha, fmt)
-        if type_num == Commit.type_num:
-            tree, parents = parsed
-            links = [tree, *parents]
-            if self.keep_links:
-                self.history[sha] = parents
-        elif type_num == Tree.type_num:
-            links = [child for _, mode, child in parsed if not S_ISGITLINK(mode)]
-        else:
-            self.add(parsed, sha)
-            return
-        self.named.update(links)
-        if self.keep_links:
-            self.links[sha] = links
-
-    def add(self, obj, sha: bytes | None = None) -> None:
-        """``sha``: the object's hex id when known (saves hashing it again)."""
-        history: list[bytes] | None = None
-        if isinstance(obj, Tree):
-            links = [child for _, mode, child in obj.iteritems() if not S_ISGITLINK(mode)]
-        elif isinstance(obj, Commit):
-            history = obj.parents
-            links = [obj.tree, *history]
-        elif isinstance(obj, Tag):
-            links = history = [obj.object[1]]
-        else:
-            return
-        self.named.update(links)
-        if not self.keep_links:
-            return
-        sha = sha or obj.id
-        self.links[sha] = links
-        if history is not None:
-            self.history[sha] = history
-
-    def closed_over(self, tips: Iterable[bytes], in_pack: set[bytes]) -> Tips | None:
-        """The tips record when the pack's objects are exactly what ``tips`` reach."""
-        tips = list(tips)
-        if not self.keep_links or not tips:
-            return None
-        reached: set[bytes] = set()
-        stack = list(tips)
-        while stack:
-            sha = stack.pop()
-            if sha in reached:
-                continue
-            if hex_to_sha(sha) not in in_pack:
-                return None
-            reached.add(sha)
-            stack.extend(self.links.get(sha, ()))
-        if len(reached) != len(in_pack):
-            return None
-        return heads_of(tips, lambda sha: self.history.get(sha, ()))
 
 
 def _copy_input(read_all: Callable[[int], bytes], read_some: Callable[[int], bytes] | None,

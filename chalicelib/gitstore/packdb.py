@@ -168,9 +168,12 @@ def read_sidecar(pool_id: object, name: str, ext: str) -> bytes | None:
     return resp["Body"].read()
 
 
-def upload_pack_files(pool_id: object, name: str, pack_path: str, idx_path: str) -> None:
+def upload_pack_files(pool_id: object, name: str, pack_path: str, idx_path: str, *,
+                      exts: tuple[str, ...] = ("pack", "idx")) -> None:
     # The pack first, then its index: a name with an index always has its data.
     for ext, path in (("pack", pack_path), ("idx", idx_path)):
+        if ext not in exts:
+            continue
         with open(path, "rb") as f:
             put_immutable(gitkeys.s3_key(pool_id, name, ext), f)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Protocol, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, Protocol, TypeVar
 
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -20,6 +20,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib.errors import ConditionFailed
 from chalicelib.gitstore.errors import InvalidName, RefsBusy, StaleRefs, TooManyRefUpdates
 from chalicelib.gitstore.models import GitRef, gitkeys
+from chalicelib.store import raw_query
 from chalicelib.store.table import connection
 
 MAX_REF_UPDATES = 100       # DynamoDB's limit of actions per transaction
@@ -78,8 +79,43 @@ def _conditional_failure(exc: PutError | DeleteError) -> bool:
 
 def load_refs(repo_id: object) -> dict[str, RefValue]:
     """Every ref of a repository: one consistent Query."""
-    return {item.sk: RefValue(item.sha, item.symref, item.peeled)
-            for item in GitRef.query(gitkeys.refs_pk(repo_id), consistent_read=True)}
+    found: dict[str, RefValue] = {}
+    for page, _ in _query_refs(gitkeys.refs_pk(repo_id)):
+        found.update(page)
+    return found
+
+
+# What a ref read takes of each item: the key and the value, not the partition key and
+# the item's kind (less for moto to serialize and botocore to parse).
+_REF_FIELDS = ["sk", "sha", "symref", "peeled"]
+
+
+def _text_of(item: dict, name: str) -> str | None:
+    value = item.get(name)
+    return None if value is None else value["S"]
+
+
+def _query_refs(pk: str, condition=None, *, start: dict | None = None,
+                limit: int | None = None) -> Iterator[tuple[list[tuple[str, RefValue]],
+                                                            dict | None]]:
+    """A consistent Query of a repository's refs, page by page: (the page's (name,
+    value) pairs, the key to resume after it, None after the last page).  ``limit``:
+    one page of at most that many refs.  The items are read as DynamoDB sent them, not
+    as models (``store.raw_query``): making a PynamoDB model of each of 5,000 refs
+    (``git ls-remote`` of a repository with thousands of pull request refs) and
+    botocore's parse of their attributes took most of the answer."""
+    conn = connection()
+    while True:
+        with raw_query.strings(conn.client):
+            page = conn.query(GitRef.Meta.table_name, pk, range_key_condition=condition,
+                              attributes_to_get=_REF_FIELDS, consistent_read=True,
+                              exclusive_start_key=start, limit=limit)
+        start = page.get("LastEvaluatedKey")
+        yield [(item["sk"]["S"], RefValue(_text_of(item, "sha"), _text_of(item, "symref"),
+                                          _text_of(item, "peeled")))
+               for item in page.get("Items", ())], start
+        if start is None or limit is not None:
+            return
 
 
 def outermost_prefixes(prefixes: Iterable[str]) -> list[str]:
@@ -109,29 +145,26 @@ def load_prefixed(repo_id: object, prefixes: Iterable[str]) -> dict[str, RefValu
     pk = gitkeys.refs_pk(repo_id)
     found: dict[str, RefValue] = {}
 
-    def keep(items: Iterable[GitRef]) -> str | None:
-        last = None
-        for item in items:
-            last = item.sk
-            if item.sk.startswith(tuple(ranges)):
-                found[item.sk] = RefValue(item.sha, item.symref, item.peeled)
-        return last
+    def keep(pages) -> tuple[str | None, dict | None]:
+        last = resume = None
+        for page, resume in pages:
+            for name, value in page:
+                last = name
+                if name.startswith(tuple(ranges)):
+                    found[name] = value
+        return last, resume
 
     if len(ranges) == 1:
-        keep(GitRef.query(pk, GitRef.sk.startswith(ranges[0]), consistent_read=True))
+        keep(_query_refs(pk, GitRef.sk.startswith(ranges[0])))
         return found
-    probe = GitRef.query(pk, GitRef.sk >= ranges[0], consistent_read=True,
-                         limit=PROBE_REFS, page_size=PROBE_REFS)
-    last = keep(probe)
-    resume = probe.last_evaluated_key
+    last, resume = keep(_query_refs(pk, GitRef.sk >= ranges[0], limit=PROBE_REFS))
     if resume is None or last is None:
         return dict(sorted(found.items()))
     for prefix in ranges:
         if last.startswith(prefix):
-            keep(GitRef.query(pk, GitRef.sk.startswith(prefix), consistent_read=True,
-                              last_evaluated_key=resume))
+            keep(_query_refs(pk, GitRef.sk.startswith(prefix), start=resume))
         elif last < prefix:
-            keep(GitRef.query(pk, GitRef.sk.startswith(prefix), consistent_read=True))
+            keep(_query_refs(pk, GitRef.sk.startswith(prefix)))
         # else the probe went past every name under it (names sort as DynamoDB sorts
         # them: UTF-8 bytes, the same order as code points).
     return dict(sorted(found.items()))

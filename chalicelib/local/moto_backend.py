@@ -22,6 +22,7 @@ import contextlib
 import io
 import logging
 import re
+import socket
 import sys
 import threading
 import urllib.request
@@ -43,6 +44,8 @@ from chalicelib.local import moto_speed, moto_transactions
 from chalicelib.local.journal import Journal, JournalClosed, Record
 
 log = logging.getLogger("nimbus.local")
+# Answers up to this size go out in one write with their headers (_KeepAliveHandler).
+_ONE_WRITE = 1 << 16
 
 # moto accepts any credentials; these only have to be present so botocore can sign.
 FAKE_ACCESS_KEY = "testing"
@@ -125,7 +128,11 @@ class JournaledBackend:
     # -- serving ------------------------------------------------------------------------
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        body = b"" if environ.get("REQUEST_METHOD") in ("GET", "HEAD") else _take_body(environ)
+        # Every body is read whole, even a GET's: the connection is kept for the next
+        # request (``_KeepAliveHandler``).
+        body = _take_body(environ)
+        if environ.get("REQUEST_METHOD") in ("GET", "HEAD"):
+            body = b""
         access = self._access(environ, body)
         if not access.locks:
             return self.dispatcher(environ, start_response)
@@ -234,6 +241,57 @@ class JournaledBackend:
         return environ
 
 
+class _KeepAliveHandler(MotoRequestHandler):
+    """moto's handler with connections kept open between requests, as AWS's endpoints
+    keep them.  werkzeug's own ``run_wsgi`` answers every request with ``Connection:
+    close`` and then drains the socket (http.server cannot skip a body the application
+    left unread), which would swallow the next request of a kept connection.  Ours
+    reads every body whole (``JournaledBackend``) and answers with a length, so the
+    connection is ready for the next request.  Closing cost each AWS call a connect
+    and the server a new thread: about a tenth of a one-commit fetch's serving time."""
+
+    timeout = 60   # seconds an idle connection is kept (boto3 reconnects after)
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_error(self, format: str, *args) -> None:  # noqa: A002 - base-class signature
+        # An idle kept connection reaching ``timeout`` is closed, not an error.
+        if not format.startswith("Request timed out"):
+            super().log_error(format, *args)
+
+    def run_wsgi(self) -> None:
+        if self.headers.get("Expect", "").lower().strip() == "100-continue":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        self.environ = environ = self.make_environ()
+        try:
+            status, headers, body = _call(self.server.app, environ)
+        except Exception:  # noqa: BLE001 - what werkzeug answers too, and the server goes on
+            log.exception("moto failed on %s %s", self.command, self.path)
+            status, headers, body = "500 Internal Server Error", [], b""
+        code, _, reason = status.partition(" ")
+        self.send_response(int(code), reason)
+        head = environ["REQUEST_METHOD"] == "HEAD"
+        for name, value in headers:
+            # A HEAD answer keeps moto's Content-Length: it is the object's size.
+            if name.lower() in ("connection", "transfer-encoding") or (
+                    name.lower() == "content-length" and not head):
+                continue
+            self.send_header(name, value)
+        if not head:
+            self.send_header("Content-Length", str(len(body)))
+            if len(body) <= _ONE_WRITE:
+                # One write with the headers: a second small one would wait for the
+                # client's delayed ACK (Nagle), 40 ms per call on a kept connection.
+                self._headers_buffer.append(b"\r\n" + body)
+                self.flush_headers()
+                return
+        self.end_headers()
+        if not head and body:
+            self.wfile.write(body)   # big: not copied once more to join the headers
+
+
 class MotoServer(ThreadedMotoServer):
     """moto on a free loopback port, behind a :class:`JournaledBackend` (``backend``)."""
 
@@ -246,7 +304,7 @@ class MotoServer(ThreadedMotoServer):
     def _server_entry(self) -> None:
         # moto's own _server_entry (moto 5.2.5), serving our middleware.
         self._server = make_server(self._ip_address, self._port, self.backend, True,
-                                   request_handler=MotoRequestHandler)
+                                   request_handler=_KeepAliveHandler)
         self._server_ready_event.set()
         self._server.serve_forever(poll_interval=0.1)  # stop() waits up to one interval
 

@@ -22,24 +22,16 @@ def query_log(aws, monkeypatch):
     from chalicelib.gitstore import refdb
 
     log: list[list] = []
-    real = refdb.GitRef.query
+    real = refdb._query_refs
 
-    class Wrapped:
-        def __init__(self, *args, **kwargs):
-            self.inner = real(*args, **kwargs)
-            self.entry = [args[1] if len(args) > 1 else None, 0]
-            log.append(self.entry)
+    def wrapped(*args, **kwargs):
+        entry = [args[1] if len(args) > 1 else None, 0]
+        log.append(entry)
+        for page, resume in real(*args, **kwargs):
+            entry[1] += len(page)
+            yield page, resume
 
-        def __iter__(self):
-            for item in self.inner:
-                self.entry[1] += 1
-                yield item
-
-        @property
-        def last_evaluated_key(self):
-            return self.inner.last_evaluated_key
-
-    monkeypatch.setattr(refdb.GitRef, "query", Wrapped)
+    monkeypatch.setattr(refdb, "_query_refs", wrapped)
     return log
 
 
