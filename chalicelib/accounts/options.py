@@ -2,7 +2,16 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
 from __future__ import annotations
 
-from chalicelib.http.options import UNSET, DateTime, Email, Int64, Option, UnsetType
+from typing import Annotated, Any
+
+from chalicelib.http.options import UNSET, DateTime, Email, Int64, Meta, Option, UnsetType
+
+# Published as a boolean; no rule reads it, so any value is ignored (as it was before
+# the edge checked bodies).
+IgnoredFlag = Annotated[Any, Meta(extra={"type": "boolean"})]
+# Published as a list of strings; each item is read as text by the scope rule
+# (``scopes.normalize``), so a non-text scope is its 400 "invalid access token scope".
+ScopeList = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
 
 
 class CreateKeyOption(Option):
@@ -27,7 +36,7 @@ class CreateUserOption(Option):
     source_id: Int64 | None | UnsetType = UNSET
     must_change_password: bool | None | UnsetType = UNSET
     restricted: bool | None | UnsetType = UNSET
-    send_notify: bool | None | UnsetType = UNSET
+    send_notify: IgnoredFlag | UnsetType = UNSET
     visibility: str | None | UnsetType = UNSET
     created_at: DateTime | None | UnsetType = UNSET
 
@@ -62,4 +71,4 @@ class CreateAccessTokenOption(Option):
     ``generate-access-token``).  Null reaches the rule, which answers "Required"."""
 
     name: str | None
-    scopes: list[str] | None | UnsetType = UNSET
+    scopes: ScopeList | None | UnsetType = UNSET

@@ -51,6 +51,8 @@ def _start(git, view: RepoView, option: CreateBranchRepoOption) -> str:
     branch."""
     ref = option.old_ref_name or ""
     old_branch = option.old_branch_name or ""
+    if not isinstance(ref, str) or not isinstance(old_branch, str):
+        raise InvalidInput("[OldRefName]: must be a string")
     if ref:
         for prefix in (HEADS, TAGS):
             if ref.startswith(prefix):

@@ -4,50 +4,72 @@
 The contents API's bodies share the commit's fields (``CommitFields``: branch, new
 branch, message, identities, dates, sign-off).  Where the rules name a field in
 their "Required" text the way Forgejo's handlers do (``[ContentBase64]``, ``[SHA]``,
-``[Files.Path]``), the field is published as required but checked by the rule."""
+``[Files.Path]``), the field is published as required but checked by the rule.
+
+The rules read some fields more loosely than their published types, as they did
+before the edge checked bodies: the commit's texts (branch, new branch, message, an
+identity's name and e-mail) are read through ``str()``, its flags by their truth, an
+author, committer or dates that is not an object is ignored, a sha is the rule's
+("[SHA]: Required" when empty), a ``from_path`` that is not a text is ignored, and a
+date that is not one is the rule's "invalid date".  Those fields are declared as any
+value (``Text``, ``Flag``, ``… | NotAnObject``) with the published type kept."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from chalicelib.http.options import UNSET, DateTime, Email, Option, UnsetType
+from chalicelib.http.options import UNSET, Meta, Option, UnsetType
 
 # What a ChangeFileOperation does, in Forgejo's order.
 Operation = Literal["create", "update", "delete"]
+
+# Published as a string (a boolean); any value reaches the rule.
+Text = Annotated[Any, Meta(extra={"type": "string"})]
+Flag = Annotated[Any, Meta(extra={"type": "boolean"})]
+EmailText = Annotated[Any, Meta(extra={"type": "string", "format": "email"})]
+DateText = Annotated[Any, Meta(extra={"type": "string", "format": "date-time"})]
+# Any JSON value but an object: the rule ignores it where it reads an object.  It comes
+# after the object's type in a union, which is what the description publishes.
+NotAnObject = list[Any] | str | int | float | bool
+# Any JSON value but a list: the rule answers it ("[Files]: Required").
+NotAList = dict[str, Any] | str | int | float | bool
+
+_BASE64 = "must be a base64 string"
 
 
 class Identity(Option):
     """The author or committer of the commit a contents write makes."""
 
-    name: str | None | UnsetType = UNSET
-    email: Email | None | UnsetType = UNSET
+    name: Text | UnsetType = UNSET
+    email: EmailText | UnsetType = UNSET
 
 
 class CommitDateOptions(Option):
     """The author and committer dates of that commit (RFC 3339)."""
 
-    author: DateTime | None | UnsetType = UNSET
-    committer: DateTime | None | UnsetType = UNSET
+    author: DateText | UnsetType = UNSET
+    committer: DateText | UnsetType = UNSET
 
 
 class CommitFields(msgspec.Struct, kw_only=True):
     """The fields of every contents write: where the commit goes and who makes it.  Not
     a definition of its own (Forgejo repeats the fields in each option)."""
 
-    author: Identity | None | UnsetType = UNSET
-    committer: Identity | None | UnsetType = UNSET
-    branch: str | None | UnsetType = UNSET
-    dates: CommitDateOptions | None | UnsetType = UNSET
-    force_overwrite_new_branch: bool | None | UnsetType = UNSET
-    message: str | None | UnsetType = UNSET
-    new_branch: str | None | UnsetType = UNSET
-    signoff: bool | None | UnsetType = UNSET
+    author: Identity | NotAnObject | None | UnsetType = UNSET
+    committer: Identity | NotAnObject | None | UnsetType = UNSET
+    branch: Text | UnsetType = UNSET
+    dates: CommitDateOptions | NotAnObject | None | UnsetType = UNSET
+    force_overwrite_new_branch: Flag | UnsetType = UNSET
+    message: Text | UnsetType = UNSET
+    new_branch: Text | UnsetType = UNSET
+    signoff: Flag | UnsetType = UNSET
 
 
 class CreateFileOptions(Option, CommitFields):
     """repoCreateFile.  A missing content is the rule's "[ContentBase64]: Required"."""
     swagger_required = ("content",)
+    texts = {("Content", "type"): f"[ContentBase64]: {_BASE64}"}
 
     content: str | None | UnsetType = UNSET
 
@@ -56,17 +78,18 @@ class UpdateFileOptions(Option, CommitFields):
     """repoUpdateFile (``from_path``: a rename).  The content, then the sha, are checked
     by the rule ("[ContentBase64]: Required", "[SHA]: Required")."""
     swagger_required = ("sha", "content")
+    texts = {("Content", "type"): f"[ContentBase64]: {_BASE64}"}
 
     content: str | None | UnsetType = UNSET
-    sha: str | None | UnsetType = UNSET
-    from_path: str | None | UnsetType = UNSET
+    sha: Text | UnsetType = UNSET
+    from_path: Text | UnsetType = UNSET
 
 
 class DeleteFileOptions(Option, CommitFields):
     """repoDeleteFile.  A missing sha is the rule's "[SHA]: Required"."""
     swagger_required = ("sha",)
 
-    sha: str | None | UnsetType = UNSET
+    sha: Text | UnsetType = UNSET
 
 
 class ChangeFileOperation(Option):
@@ -79,29 +102,40 @@ class ChangeFileOperation(Option):
     operation: Operation | str | None | UnsetType = UNSET
     path: str | None | UnsetType = UNSET
     content: str | None | UnsetType = UNSET
-    from_path: str | None | UnsetType = UNSET
-    sha: str | None | UnsetType = UNSET
+    from_path: Text | UnsetType = UNSET
+    sha: Text | UnsetType = UNSET
 
 
 class ChangeFilesOptions(Option, CommitFields):
-    """repoChangeFiles.  Null or an empty list reaches the rule ("[Files]: Required")."""
+    """repoChangeFiles.  Null, an empty list or anything but a list reaches the rule
+    ("[Files]: Required"); an operation or path that is not a text keeps the rule's
+    texts."""
+    texts = {("Files", "type"): "[Files]: each item must be an object",
+             ("Files.Operation", "type"): "[Files.Operation]: must be one of create, update, "
+                                          "delete",
+             ("Files.Path", "type"): "[Files.Path]: Required",
+             ("Files.Content", "type"): f"[Files.ContentBase64]: {_BASE64}"}
 
-    files: list[ChangeFileOperation] | None
+    files: list[ChangeFileOperation] | NotAList | None
 
 
 class CreateBranchRepoOption(Option):
     """repoCreateBranch: from ``old_ref_name`` (a branch, tag or commit), else the
     deprecated ``old_branch_name``, else the default branch.  A null or blank name
-    reaches the rule ("[NewBranchName]: Required")."""
+    reaches the rule ("[NewBranchName]: Required"), as does one that is not a text.
+    The old names take any value: an empty one is left out, the rule refuses any other
+    that is not a text ("[OldRefName]: must be a string")."""
+    texts = {("NewBranchName", "type"): "[NewBranchName]: Required"}
 
     new_branch_name: str | None
-    old_branch_name: str | None | UnsetType = UNSET
-    old_ref_name: str | None | UnsetType = UNSET
+    old_branch_name: Text | UnsetType = UNSET
+    old_ref_name: Text | UnsetType = UNSET
 
 
 class UpdateBranchRepoOption(Option):
     """repoUpdateBranch: the branch's new name.  A null or blank one reaches the rule
-    ("[Name]: Required")."""
+    ("[Name]: Required"), as does one that is not a text."""
+    texts = {("Name", "type"): "[Name]: Required"}
 
     name: str | None
 
@@ -109,6 +143,8 @@ class UpdateBranchRepoOption(Option):
 class CreateTagOption(Option):
     """repoCreateTag: annotated when ``message`` is given, at ``target`` (default: the
     default branch).  A null or blank name reaches the rule ("[TagName]: Required")."""
+    texts = {(label, "type"): f"[{label}]: must be a string"
+             for label in ("TagName", "Message", "Target")}
 
     tag_name: str | None
     message: str | None | UnsetType = UNSET

@@ -16,7 +16,7 @@ import posixpath
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.contents import files as repo_files
@@ -206,21 +206,23 @@ def _decode(text: str | None, field_name: str) -> bytes:
         raise InvalidInput(f"[{field_name}]: invalid base64 content") from None
 
 
-def _date(text: str | None, label: str) -> tuple[int | None, int]:
+def _date(text, label: str) -> tuple[int | None, int]:
+    """A commit date: any value read as text (an empty one is none)."""
     if not text:
         return None, 0
     try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInput(f"[Dates.{label}]: invalid date {text!r}") from None
     offset = parsed.utcoffset()
     return int(parsed.timestamp()), int(offset.total_seconds()) if offset else 0
 
 
-def _named(person: Identity | None) -> tuple[str, str] | None:
-    """(name, e-mail) of a given identity; one with neither counts as not given."""
-    if person and (person.name or person.email):
-        return person.name or "", person.email or ""
+def _named(person) -> tuple[str, str] | None:
+    """(name, e-mail) of a given identity, read as texts; one with neither, or anything
+    but an object, counts as not given."""
+    if isinstance(person, Identity) and (person.name or person.email):
+        return str(person.name or ""), str(person.email or "")
     return None
 
 
@@ -230,12 +232,12 @@ def _identities(option: CommitFields, user):
     from chalicelib.contents.authorship import identity
 
     me = identity(user)
-    author, committer = _named(option.author or None), _named(option.committer or None)
+    author, committer = _named(option.author), _named(option.committer)
     author = author or committer
     committer = committer or author
-    dates = option.dates or CommitDateOptions()
-    a_time, a_tz = _date(dates.author or None, "Author")
-    c_time, c_tz = _date(dates.committer or None, "Committer")
+    dates = option.dates if isinstance(option.dates, CommitDateOptions) else CommitDateOptions()
+    a_time, a_tz = _date(dates.author, "Author")
+    c_time, c_tz = _date(dates.committer, "Committer")
 
     def make(pair, when, tz):
         name, email = pair or (me.name, me.email)
@@ -268,9 +270,9 @@ def _edits(files: list[dict]):
     return edits
 
 
-def parse_files(items: list[ChangeFileOperation] | None) -> list[dict]:
+def parse_files(items: list[ChangeFileOperation] | Any) -> list[dict]:
     """The operations, checked: operation, path, base64 content, sha."""
-    if not items:
+    if not isinstance(items, list) or not items:
         raise InvalidInput("[Files]: Required")
     files = []
     for item in items:
@@ -283,9 +285,14 @@ def parse_files(items: list[ChangeFileOperation] | None) -> list[dict]:
         if op != "create" and not sha:
             raise InvalidInput("[Files.SHA]: Required for update and delete")
         files.append({"operation": op, "path": _written_path(item.path, "Files.Path"),
-                      "sha": sha, "from_path": _clean(item.from_path) if item.from_path else None,
+                      "sha": sha, "from_path": _from_path(item.from_path),
                       "content": _decode(item.content or None, "Files.ContentBase64")})
     return files
+
+
+def _from_path(value) -> str | None:
+    """A rename's source: a text (one that is not is ignored)."""
+    return _clean(value) if isinstance(value, str) and value else None
 
 
 def _require_writer(view: RepoView, user) -> None:
@@ -310,8 +317,8 @@ def _commit_files(view: RepoView, user, option: CommitFields, files: list[dict])
 
     repo = view.repo
     git = repo_files.open_git(repo)
-    branch = option.branch or repo.default_branch
-    new_branch = option.new_branch or ""
+    branch = str(option.branch or repo.default_branch)
+    new_branch = str(option.new_branch or "")
     try:
         head = git.refs[f"refs/heads/{branch}".encode()]
     except KeyError:
@@ -332,7 +339,7 @@ def _commit_files(view: RepoView, user, option: CommitFields, files: list[dict])
             raise InvalidInput(f"branch already exists [name: {new_branch}]")
         target = new_branch
     author, committer = _identities(option, user)
-    message = option.message or default_message(files)
+    message = str(option.message or "") or default_message(files)
     if option.signoff:
         message = message.rstrip("\n") + f"\n\nSigned-off-by: {committer.name} <{committer.email}>"
     with objects.staged(git.object_store) as staged:
@@ -377,6 +384,6 @@ def change_one(view: RepoView, user,
     if operation != "create" and not sha:
         raise InvalidInput("[SHA]: Required")
     files = [{"operation": operation, "path": _written_path(path, "FilePath"),
-              "sha": sha or None, "from_path": _clean(from_path) if from_path else None,
+              "sha": sha or None, "from_path": _from_path(from_path),
               "content": _decode(content or None, "ContentBase64")}]
     return _commit_files(view, user, option, files)

@@ -8,14 +8,36 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol
 
+from chalicelib.errors import InvalidInput
 from chalicelib.http.options import UNSET, DateTime, Int64, Meta, Option, UnsetType
 
 # Forgejo publishes the labels of IssueLabelsOption as a list of anything ("items": {}):
 # ids or names, which the rule resolves (``context.resolve_labels``).
 AnyList = Annotated[list[Any], Meta(extra={"items": {}})]
+# Label ids, published as a list of int64.  The option checks the items itself
+# (``label_ids``): a wrong item has the rules' old text, which differs from a wrong list's.
+IdList = Annotated[list[Any], Meta(extra={"items": {"type": "integer", "format": "int64"}})]
+# Assignees' names, published as a list of strings.  Items that are not strings are
+# dropped (``names_only``), as the rules always did.
+NameList = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
 # Published as an int64, checked by the rule: a time that is not a positive number of
 # seconds is a 400 there, not the binding's 422.
 SecondsField = Annotated[Any, Meta(extra={"type": "integer", "format": "int64"})]
+
+
+def label_ids(values: list[Any] | None | UnsetType) -> None:
+    """An IdList's check: "[Labels]: expected a list of integers" for an item that is
+    not an integer (a value that is not a list is the kernel's "expected a list")."""
+    for value in values or ():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidInput("[Labels]: expected a list of integers")
+
+
+def names_only(values: list[Any] | None | UnsetType) -> list[str] | None | UnsetType:
+    """A NameList without its items that are not strings."""
+    if not values:
+        return values
+    return [value for value in values if isinstance(value, str)]
 
 
 class CreateIssueOption(Option):
@@ -26,11 +48,15 @@ class CreateIssueOption(Option):
     body: str | None | UnsetType = UNSET
     ref: str | None | UnsetType = UNSET
     assignee: str | None | UnsetType = UNSET
-    assignees: list[str] | None | UnsetType = UNSET
+    assignees: NameList | None | UnsetType = UNSET
     milestone: Int64 | None | UnsetType = UNSET
-    labels: list[Int64] | None | UnsetType = UNSET
+    labels: IdList | None | UnsetType = UNSET
     closed: bool | None | UnsetType = UNSET
     due_date: DateTime | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        label_ids(self.labels)
+        self.assignees = names_only(self.assignees)
 
 
 class EditIssueOption(Option):
@@ -41,12 +67,15 @@ class EditIssueOption(Option):
     body: str | None | UnsetType = UNSET
     ref: str | None | UnsetType = UNSET
     assignee: str | None | UnsetType = UNSET
-    assignees: list[str] | None | UnsetType = UNSET
+    assignees: NameList | None | UnsetType = UNSET
     milestone: Int64 | None | UnsetType = UNSET
     state: str | None | UnsetType = UNSET
     due_date: DateTime | None | UnsetType = UNSET
     unset_due_date: bool | None | UnsetType = UNSET
     updated_at: DateTime | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        self.assignees = names_only(self.assignees)
 
 
 class IssueEditFields(Protocol):
@@ -85,9 +114,15 @@ class IssueLabelsOption(Option):
     updated_at: DateTime | None | UnsetType = UNSET
 
 
+# A colour that is not a text was refused as one of the wrong form.
+COLOR_TEXTS = {("Color", "type"): "[Color]: color must be #rrggbb or rrggbb"}
+
+
 class CreateLabelOption(Option):
     """issueCreateLabel.  Null, blank or empty reach the rules, which answer
     "Required"; the colour's form is the rule's too."""
+
+    texts = COLOR_TEXTS
 
     name: str | None
     color: str | None
@@ -98,6 +133,8 @@ class CreateLabelOption(Option):
 
 class EditLabelOption(Option):
     """issueEditLabel: what is left out (or null) stays as it is."""
+
+    texts = COLOR_TEXTS
 
     name: str | None | UnsetType = UNSET
     color: str | None | UnsetType = UNSET

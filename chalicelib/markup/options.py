@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from chalicelib.http.options import UNSET, Option, UnsetType, decode
+from chalicelib.http.options import UNSET, Option, UnsetType, decode, go_field
+
+
+def _old_texts(texts: tuple[str, ...], flags: tuple[str, ...]) -> dict[tuple[str, str], str]:
+    """The texts the rendering routes gave a wrong type, in Python's names ("expected a
+    str", "expected a bool"), the field by its Go name ("[FilePath]")."""
+    return {**{(go_field(name), "type"): f"[{name}]: expected a str" for name in texts},
+            **{(go_field(name), "type"): f"[{name}]: expected a bool" for name in flags}}
 
 
 class MarkdownOption(Option):
     """renderMarkdown (and the repository's ``/markdown``)."""
+
+    texts = _old_texts(("Text", "Mode", "Context"), ("Wiki",))
 
     Text: str | None | UnsetType = UNSET
     Mode: str | None | UnsetType = UNSET
@@ -23,6 +32,8 @@ class MarkdownOption(Option):
 
 class MarkupOption(Option):
     """renderMarkup (and the repository's ``/markup``)."""
+
+    texts = _old_texts(("Text", "Mode", "Context", "FilePath", "BranchPath"), ("Wiki",))
 
     Text: str | None | UnsetType = UNSET
     Mode: str | None | UnsetType = UNSET

@@ -2,10 +2,17 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``).
 
 Visibility and a team's permission stay texts (Forgejo's description has no enum for
-them): the rules check them with their own messages."""
+them): the rules check them with their own messages.  So do a team's units and unit
+modes: published as texts, they take any value, and the rule names what it does not
+know ("[Units]: unknown units [1]", "[UnitsMap]: invalid unit 'repo.code' or mode 1")."""
 from __future__ import annotations
 
-from chalicelib.http.options import UNSET, Option, UnsetType
+from typing import Annotated, Any
+
+from chalicelib.http.options import UNSET, Meta, Option, UnsetType
+
+Units = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
+UnitsMap = Annotated[dict[str, Any], Meta(extra={"additionalProperties": {"type": "string"}})]
 
 
 class CreateOrgOption(Option):
@@ -42,8 +49,8 @@ class CreateTeamOption(Option):
     description: str | None | UnsetType = UNSET
     includes_all_repositories: bool | None | UnsetType = UNSET
     permission: str | None | UnsetType = UNSET
-    units: list[str] | None | UnsetType = UNSET
-    units_map: dict[str, str] | None | UnsetType = UNSET
+    units: Units | None | UnsetType = UNSET
+    units_map: UnitsMap | None | UnsetType = UNSET
     can_create_org_repo: bool | None | UnsetType = UNSET
 
 
@@ -56,6 +63,6 @@ class EditTeamOption(Option):
     description: str | None | UnsetType = UNSET
     includes_all_repositories: bool | None | UnsetType = UNSET
     permission: str | None | UnsetType = UNSET
-    units: list[str] | None | UnsetType = UNSET
-    units_map: dict[str, str] | None | UnsetType = UNSET
+    units: Units | None | UnsetType = UNSET
+    units_map: UnitsMap | None | UnsetType = UNSET
     can_create_org_repo: bool | None | UnsetType = UNSET

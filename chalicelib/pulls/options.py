@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from chalicelib.errors import InvalidInput
-from chalicelib.http.options import UNSET, DateTime, Int64, Option, UnsetType, decode
+from chalicelib.http.options import UNSET, DateTime, Int64, Option, UnsetType, decode, go_field
+from chalicelib.issues.options import IdList, NameList, label_ids, names_only
 
 # Forgejo's merge styles (MergePullRequestForm.Do), in its order.
 MergeStyle = Literal["merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
@@ -25,10 +26,14 @@ class CreatePullRequestOption(Option):
     title: str | None | UnsetType = UNSET
     body: str | None | UnsetType = UNSET
     assignee: str | None | UnsetType = UNSET
-    assignees: list[str] | None | UnsetType = UNSET
+    assignees: NameList | None | UnsetType = UNSET
     milestone: Int64 | None | UnsetType = UNSET
-    labels: list[Int64] | None | UnsetType = UNSET
+    labels: IdList | None | UnsetType = UNSET
     due_date: DateTime | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        label_ids(self.labels)
+        self.assignees = names_only(self.assignees)
 
 
 class EditPullRequestOption(Option):
@@ -39,13 +44,17 @@ class EditPullRequestOption(Option):
     body: str | None | UnsetType = UNSET
     base: str | None | UnsetType = UNSET
     assignee: str | None | UnsetType = UNSET
-    assignees: list[str] | None | UnsetType = UNSET
+    assignees: NameList | None | UnsetType = UNSET
     milestone: Int64 | None | UnsetType = UNSET
-    labels: list[Int64] | None | UnsetType = UNSET
+    labels: IdList | None | UnsetType = UNSET
     state: str | None | UnsetType = UNSET
     due_date: DateTime | None | UnsetType = UNSET
     unset_due_date: bool | None | UnsetType = UNSET
     allow_maintainer_edit: bool | None | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        label_ids(self.labels)
+        self.assignees = names_only(self.assignees)
 
 
 class MergePullRequestOption(Option):
@@ -72,12 +81,21 @@ _MERGE_ALIASES = {"do": "Do", "merge_title_field": "MergeTitleField",
 def merge_option(body: dict[str, Any]) -> MergePullRequestOption:
     """repoMergePullRequest's body as a MergePullRequestOption.  The style is checked
     first, and one text refuses it whether it was left out, null or unknown: the list of
-    styles."""
+    styles.  A wrong field sent by its snake-case name is named as sent
+    ("[MergeTitleField]", where the Go name gives "[Mergetitlefield]")."""
     fields = dict(body)
+    sent_as: dict[str, str] = {}
     for alias, name in _MERGE_ALIASES.items():
         if fields.get(name) is None and fields.get(alias) is not None:
             fields[name] = fields[alias]
+            sent_as[go_field(name)] = go_field(alias)
     if fields.get("Do") is None:
         raise InvalidInput(f"[Do]: must be one of {', '.join(MERGE_STYLES)}")
-    # The decoder reports the first wrong field it meets: the style, as Forgejo does.
-    return decode(MergePullRequestOption, {"Do": fields.pop("Do"), **fields})
+    try:
+        # The decoder reports the first wrong field it meets: the style, as Forgejo does.
+        return decode(MergePullRequestOption, {"Do": fields.pop("Do"), **fields})
+    except InvalidInput as refused:
+        label, _, rest = refused.message.partition("]: ")
+        if label[1:] in sent_as:
+            raise InvalidInput(f"[{sent_as[label[1:]]}]: {rest}") from None
+        raise

@@ -150,8 +150,11 @@ def create_group(option: CreateQuotaGroupOptions) -> Group:
     """adminCreateQuotaGroup: listed rules that do not exist are created (a missing
     limit is 0), existing ones are linked as they are."""
     name = _name(option.name)
+    listed = option.rules or []     # any empty value means no rules
+    if not isinstance(listed, list):
+        raise InvalidInput("[Rules]: expected a list of rules")
     wanted = [RuleData(_name(r.name, "Rules.Name"), int(_limit(r, required=False) or 0),
-                       _subjects(r.subjects)) for r in option.rules or ()]
+                       _subjects(r.subjects)) for r in listed]
 
     def apply(config: Config) -> Group:
         if name in config.groups:

@@ -66,18 +66,26 @@ class InitPlan:
     license: str | None
 
 
+def _template(value, label: str) -> str:
+    """A template's name: any empty value is none; one that is not a text is refused."""
+    if value and not isinstance(value, str):
+        raise InvalidInput(f"[{label}]: expected a string")
+    return value or ""
+
+
 def plan(option: CreateRepoOption) -> InitPlan:
     """Check the auto_init options before anything is written."""
-    names = tuple(n.strip() for n in (option.gitignores or "").split(",") if n.strip())
+    gitignores = _template(option.gitignores, "Gitignores")
+    names = tuple(n.strip() for n in gitignores.split(",") if n.strip())
     for name in names:
         if name not in GITIGNORES:
             raise InvalidInput(f"[Gitignores]: unknown template {name!r}; available: "
                                f"{', '.join(sorted(GITIGNORES))}")
-    license_name = (option.license or "").strip() or None
+    license_name = _template(option.license, "License").strip() or None
     if license_name and license_name not in LICENSES:
         raise InvalidInput(f"[License]: unknown license {license_name!r}; available: "
                            f"{', '.join(sorted(LICENSES))}")
-    readme = (option.readme or "Default").strip()
+    readme = (_template(option.readme, "Readme") or "Default").strip()
     if readme != "Default":
         raise InvalidInput(f"[Readme]: unknown readme template {readme!r}; available: Default")
     return InitPlan(readme=True, gitignores=names, license=license_name)

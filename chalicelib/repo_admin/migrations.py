@@ -25,6 +25,7 @@ from chalicelib import aws, events
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
+from chalicelib.http.options import UNSET
 from chalicelib import netguard
 from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
@@ -172,6 +173,15 @@ def _stage_schedule(change: pushes.RefChange, repo: Repo, synced_at: float) -> N
     change.also(1, lambda uow: mirror_store.stage_schedule(repo, due))
 
 
+def _interval_text(value) -> str | None:
+    """A mirror's interval as sent (read only for a mirror): a text, else refused."""
+    if value is None or value is UNSET:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput("[MirrorInterval]: expected a string")
+    return value or None
+
+
 def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     """repoMigrate: fetch the remote into a new repository."""
     from chalicelib.gitstore import repo as gitrepo
@@ -183,7 +193,7 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     owner = _owner(caller, option)
     quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
     mirror = bool(option.mirror)
-    interval = parse_interval(option.mirror_interval or None) if mirror else 0
+    interval = parse_interval(_interval_text(option.mirror_interval)) if mirror else 0
     url = netguard.check_migration_url(clone_addr)
     token = option.auth_token or ""
     username = option.auth_username or ("oauth2" if token else "")

@@ -2,10 +2,28 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``).
 
 Names, templates, object formats, merge styles and intervals stay texts (Forgejo's
-description has no enum for them): the rules check them with their own messages."""
+description has no enum for them): the rules check them with their own messages.
+
+Fields no rule reads (a migration's ``wiki``, ``lfs``…), or reads only in some cases (the
+templates with ``auto_init``, a migration's interval with ``mirror``), take any value,
+as they did before the edge checked bodies: ``Loose…`` keeps the published type, and the
+rule refuses a value that is not a text where it reads one."""
 from __future__ import annotations
 
-from chalicelib.http.options import UNSET, Int64, Option, UnsetType
+from typing import Annotated, Any
+
+from chalicelib.http.options import UNSET, Int64, Meta, Option, UnsetType, go_field
+
+LooseText = Annotated[Any, Meta(extra={"type": "string"})]
+LooseFlag = Annotated[Any, Meta(extra={"type": "boolean"})]
+
+# The pull request settings of EditRepoOption: their rule named them by their JSON names
+# ("[allow_merge_commits]: expected true or false"), and keeps those texts.
+_MERGE_FLAGS = ("ignore_whitespace_conflicts", "allow_merge_commits", "allow_rebase",
+                "allow_rebase_explicit", "allow_squash_merge", "allow_fast_forward_only_merge",
+                "allow_manual_merge", "autodetect_manual_merge", "allow_rebase_update",
+                "default_delete_branch_after_merge", "default_allow_maintainer_edit")
+_MERGE_TEXTS = ("default_merge_style", "default_update_style")
 
 
 class CreateRepoOption(Option):
@@ -16,13 +34,13 @@ class CreateRepoOption(Option):
     description: str | None | UnsetType = UNSET
     private: bool | None | UnsetType = UNSET
     auto_init: bool | None | UnsetType = UNSET
-    gitignores: str | None | UnsetType = UNSET
-    license: str | None | UnsetType = UNSET
-    readme: str | None | UnsetType = UNSET
-    issue_labels: str | None | UnsetType = UNSET
+    gitignores: LooseText | UnsetType = UNSET
+    license: LooseText | UnsetType = UNSET
+    readme: LooseText | UnsetType = UNSET
+    issue_labels: LooseText | UnsetType = UNSET
     default_branch: str | None | UnsetType = UNSET
     template: bool | None | UnsetType = UNSET
-    trust_model: str | None | UnsetType = UNSET
+    trust_model: LooseText | UnsetType = UNSET
     object_format_name: str | None | UnsetType = UNSET
 
 
@@ -36,6 +54,10 @@ class CreateForkOption(Option):
 
 class EditRepoOption(Option):
     """repoEdit: what is left out or null stays as it is."""
+    texts = {**{(go_field(name), "type"): f"[{name}]: expected true or false"
+                for name in _MERGE_FLAGS},
+             **{(go_field(name), "type"): f"[{name}]: expected a string"
+                for name in _MERGE_TEXTS}}
 
     name: str | None | UnsetType = UNSET
     description: str | None | UnsetType = UNSET
@@ -73,16 +95,16 @@ class MigrateRepoOptions(Option):
     uid: Int64 | None | UnsetType = UNSET
     repo_owner: str | None | UnsetType = UNSET
     repo_name: str | None | UnsetType = UNSET
-    service: str | None | UnsetType = UNSET
+    service: LooseText | UnsetType = UNSET
     mirror: bool | None | UnsetType = UNSET
-    mirror_interval: str | None | UnsetType = UNSET
+    mirror_interval: LooseText | UnsetType = UNSET
     private: bool | None | UnsetType = UNSET
     description: str | None | UnsetType = UNSET
-    wiki: bool | None | UnsetType = UNSET
-    milestones: bool | None | UnsetType = UNSET
-    labels: bool | None | UnsetType = UNSET
-    issues: bool | None | UnsetType = UNSET
-    pull_requests: bool | None | UnsetType = UNSET
-    releases: bool | None | UnsetType = UNSET
-    lfs: bool | None | UnsetType = UNSET
-    lfs_endpoint: str | None | UnsetType = UNSET
+    wiki: LooseFlag | UnsetType = UNSET
+    milestones: LooseFlag | UnsetType = UNSET
+    labels: LooseFlag | UnsetType = UNSET
+    issues: LooseFlag | UnsetType = UNSET
+    pull_requests: LooseFlag | UnsetType = UNSET
+    releases: LooseFlag | UnsetType = UNSET
+    lfs: LooseFlag | UnsetType = UNSET
+    lfs_endpoint: LooseText | UnsetType = UNSET

@@ -95,7 +95,10 @@ def add_collaborator(actor: Account, view: RepoView, name: str,
     """repoAddCollaborator: a new collaborator gets ``permission`` (default write); for an
     existing one only a given ``permission`` changes anything, as in Forgejo."""
     _require_admin(view)
-    mode = Access.parse(option.permission) if option.permission else None
+    # Read in any case ("Write"); an empty or unknown mode is refused.
+    mode = Access.parse(option.permission) if isinstance(option.permission, str) else None
+    if mode is not None and not Access.READ <= mode <= Access.ADMIN:
+        raise InvalidInput("[Permission]: must be one of read, write, admin")
     user = _named_user(name)
     if not user.active:
         raise InvalidInput("collaborator's account is inactive")

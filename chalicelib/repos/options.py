@@ -5,16 +5,19 @@ A deploy key's body is the accounts domain's ``CreateKeyOption`` (one definition
 every SSH key Forgejo accepts): ``access_routes`` imports it from there."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
-from chalicelib.http.options import UNSET, Option, UnsetType
+from chalicelib.http.options import UNSET, Meta, Option, UnsetType
 
 # The modes a collaborator may be given, in Forgejo's order.
 CollaboratorPermission = Literal["read", "write", "admin"]
+# Published as that enum; any text reaches the rule, which reads it in any case
+# ("Write") and refuses the others with its own text (``repos.access``).
+PermissionText = Annotated[str, Meta(extra={"enum": list(get_args(CollaboratorPermission))})]
 
 
 class AddCollaboratorOption(Option):
     """repoAddCollaborator.  Left out (or null): a new collaborator gets write, an
     existing one keeps the mode they have."""
 
-    permission: CollaboratorPermission | None | UnsetType = UNSET
+    permission: PermissionText | None | UnsetType = UNSET

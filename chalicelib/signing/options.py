@@ -2,13 +2,21 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
 from __future__ import annotations
 
-from chalicelib.http.options import UNSET, Option, UnsetType
+from typing import Annotated, Any
+
+from chalicelib.http.options import UNSET, Meta, Option, UnsetType
+
+# Published as a string; no rule reads it, so any value is ignored (as it was before
+# the edge checked bodies).
+IgnoredText = Annotated[Any, Meta(extra={"type": "string"})]
 
 
 class CreateGPGKeyOption(Option):
     """userCurrentPostGPGKey.  The key is required, but the rule says so, with Forgejo's
-    own field name (``[ArmoredKey]: Required``), when it is missing, null or blank."""
+    own field name (``[ArmoredKey]: Required``), when it is missing, null or blank; a
+    key that is not a text gets that answer too."""
     swagger_required = ("armored_public_key",)
+    texts = {("ArmoredPublicKey", "type"): "[ArmoredKey]: Required"}
 
     armored_public_key: str | None | UnsetType = UNSET
-    armored_signature: str | None | UnsetType = UNSET
+    armored_signature: IgnoredText | UnsetType = UNSET

@@ -41,11 +41,12 @@ H = TypeVar("H", CreateHookOption, EditHookOption)
 def hook_option(cls: type[H], body: dict[str, Any]) -> H:
     """A hook's body as ``cls``.  A config that is not an object of strings, and events
     that are not all strings, are refused naming the whole field, as the hooks' rules
-    always said (not the element, as the decoder says)."""
+    always said (not the element, as the decoder says: a config's value is labelled
+    "[Config[.]]" there)."""
     try:
         return decode(cls, body)
     except InvalidInput as refused:
-        if refused.message.startswith("[Config]: expected"):
+        if refused.message.startswith("[Config") and ": expected " in refused.message:
             raise InvalidInput("[Config]: expected an object of strings") from None
         if refused.message == "[Events]: expected a string":
             raise InvalidInput("[Events]: expected a list of strings") from None
