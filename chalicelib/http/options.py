@@ -50,9 +50,14 @@ class Option(msgspec.Struct, kw_only=True):
     # the message ("Labels", "Files.ContentBase64").  Clients may match these texts.
     texts: ClassVar[dict[tuple[str, str], str]] = {}
 
+    # False on a class that only gathers the fields several bodies share: it is not a
+    # definition of its own (its subclasses are, unless they say otherwise).
+    published: ClassVar[bool] = True
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        _OPTIONS[cls.__name__] = cls
+        if cls.__dict__.get("published", True):
+            _OPTIONS[cls.__name__] = cls
 
 
 O = TypeVar("O", bound=Option)

@@ -6,7 +6,7 @@ empty or null, a tracked time's 400), the declaration lets that value through an
 rule keeps its answer."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any
 
 from chalicelib.errors import InvalidInput
 from chalicelib.http.options import UNSET, DateTime, Int64, Meta, Option, UnsetType
@@ -59,37 +59,32 @@ class CreateIssueOption(Option):
         self.assignees = names_only(self.assignees)
 
 
-class EditIssueOption(Option):
-    """issueEditIssue: what is left out (or null) stays as it is; a null milestone
-    removes it.  Any state other than "closed" reopens, as Forgejo's handler reads it."""
+class IssueEditFields(Option, kw_only=True):
+    """What an EditIssueOption and the pull requests' EditPullRequestOption share: the
+    fields ``service.IssueEdit.parse`` reads, so both edits follow one set of rules.
+    Not a definition of its own."""
+    published = False
 
     title: str | None | UnsetType = UNSET
     body: str | None | UnsetType = UNSET
-    ref: str | None | UnsetType = UNSET
     assignee: str | None | UnsetType = UNSET
     assignees: NameList | None | UnsetType = UNSET
     milestone: Int64 | None | UnsetType = UNSET
     state: str | None | UnsetType = UNSET
     due_date: DateTime | None | UnsetType = UNSET
     unset_due_date: bool | None | UnsetType = UNSET
-    updated_at: DateTime | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         self.assignees = names_only(self.assignees)
 
 
-class IssueEditFields(Protocol):
-    """What an EditIssueOption and the pull requests' EditPullRequestOption share: the
-    fields ``service.IssueEdit.parse`` reads, so both edits follow one set of rules."""
+class EditIssueOption(IssueEditFields, kw_only=True):
+    """issueEditIssue: what is left out (or null) stays as it is; a null milestone
+    removes it.  Any state other than "closed" reopens, as Forgejo's handler reads it."""
+    published = True
 
-    title: str | None | UnsetType
-    body: str | None | UnsetType
-    state: str | None | UnsetType
-    assignee: str | None | UnsetType
-    assignees: list[str] | None | UnsetType
-    milestone: int | None | UnsetType
-    due_date: str | None | UnsetType
-    unset_due_date: bool | None | UnsetType
+    ref: str | None | UnsetType = UNSET
+    updated_at: DateTime | None | UnsetType = UNSET
 
 
 class CreateIssueCommentOption(Option):

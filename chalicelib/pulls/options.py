@@ -10,7 +10,7 @@ from typing import Any, Literal, get_args
 
 from chalicelib.errors import InvalidInput
 from chalicelib.http.options import UNSET, DateTime, Int64, Option, UnsetType, decode, go_field
-from chalicelib.issues.options import IdList, NameList, label_ids, names_only
+from chalicelib.issues.options import IdList, IssueEditFields, NameList, label_ids, names_only
 
 # Forgejo's merge styles (MergePullRequestForm.Do), in its order.
 MergeStyle = Literal["merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
@@ -36,25 +36,18 @@ class CreatePullRequestOption(Option):
         self.assignees = names_only(self.assignees)
 
 
-class EditPullRequestOption(Option):
+class EditPullRequestOption(IssueEditFields, kw_only=True):
     """repoEditPullRequest: what is left out (or null) stays as it is; a null milestone
     removes it.  The state stays a text so the rule answers with its own message."""
+    published = True
 
-    title: str | None | UnsetType = UNSET
-    body: str | None | UnsetType = UNSET
     base: str | None | UnsetType = UNSET
-    assignee: str | None | UnsetType = UNSET
-    assignees: NameList | None | UnsetType = UNSET
-    milestone: Int64 | None | UnsetType = UNSET
     labels: IdList | None | UnsetType = UNSET
-    state: str | None | UnsetType = UNSET
-    due_date: DateTime | None | UnsetType = UNSET
-    unset_due_date: bool | None | UnsetType = UNSET
     allow_maintainer_edit: bool | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         label_ids(self.labels)
-        self.assignees = names_only(self.assignees)
 
 
 class MergePullRequestOption(Option):

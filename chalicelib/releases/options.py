@@ -5,30 +5,32 @@ from __future__ import annotations
 from chalicelib.http.options import UNSET, Option, UnsetType
 
 
-class CreateReleaseOption(Option):
+class ReleaseFields(Option, kw_only=True):
+    """The fields a release's create and edit share.  Not a definition of its own."""
+    published = False
+
+    target_commitish: str | None | UnsetType = UNSET
+    name: str | None | UnsetType = UNSET
+    body: str | None | UnsetType = UNSET
+    draft: bool | None | UnsetType = UNSET
+    prerelease: bool | None | UnsetType = UNSET
+    hide_archive_links: bool | None | UnsetType = UNSET
+
+
+class CreateReleaseOption(ReleaseFields, kw_only=True):
     """repoCreateRelease (and the browser's new-release form).  A null or blank tag
     name reaches the rule, which answers "Required"; an empty title is the rule's too."""
+    published = True
 
     tag_name: str | None
-    target_commitish: str | None | UnsetType = UNSET
-    name: str | None | UnsetType = UNSET
-    body: str | None | UnsetType = UNSET
-    draft: bool | None | UnsetType = UNSET
-    prerelease: bool | None | UnsetType = UNSET
-    hide_archive_links: bool | None | UnsetType = UNSET
 
 
-class EditReleaseOption(Option):
+class EditReleaseOption(ReleaseFields, kw_only=True):
     """repoEditRelease: a text changes when it is sent non-empty, a flag when it is sent
     (left out or null, either stays as it is)."""
+    published = True
 
     tag_name: str | None | UnsetType = UNSET
-    target_commitish: str | None | UnsetType = UNSET
-    name: str | None | UnsetType = UNSET
-    body: str | None | UnsetType = UNSET
-    draft: bool | None | UnsetType = UNSET
-    prerelease: bool | None | UnsetType = UNSET
-    hide_archive_links: bool | None | UnsetType = UNSET
 
 
 class EditAttachmentOptions(Option):
