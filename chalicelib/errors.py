@@ -19,6 +19,16 @@ class PermissionDenied(ServiceError):
     """The caller can see the thing but may not do this."""
 
 
+class RefProtected(PermissionDenied):
+    """A branch or tag protection rule refuses a ref change (Forgejo's pre-receive
+    refusal); ``ref`` is the full ref name.  Each path says it in its own words: git
+    push in Forgejo's message, the API with the status and text Forgejo answers there."""
+
+    def __init__(self, message: str, ref: str = ""):
+        super().__init__(message)
+        self.ref = ref
+
+
 class InvalidInput(ServiceError):
     """Input breaks a rule (422 in Forgejo's terms)."""
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import (ConditionFailed, ConflictError,
-                               InvalidInput, NotFoundError, PermissionDenied)
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               PermissionDenied, RefProtected)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.contents import pushes
@@ -114,8 +114,12 @@ def delete_branch(caller: Caller, view: RepoView, name: str) -> None:
     tip = _tip(git, name)
     if tip is None:
         raise NotFoundError(f"branch does not exist [name: {name}]")
-    _commit(pushes.prepare(view.repo, git, [(HEADS + name, tip, pushes.ZERO)],
-                           actor=caller.user), name)
+    try:
+        change = pushes.prepare(view.repo, git, [(HEADS + name, tip, pushes.ZERO)],
+                                actor=caller.user)
+    except RefProtected:
+        raise PermissionDenied("branch protected") from None     # Forgejo's words
+    _commit(change, name)
 
 
 def rename_branch(caller: Caller, view: RepoView, name: str,

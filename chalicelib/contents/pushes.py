@@ -27,13 +27,14 @@ missing events of that change are lost.  Changes within one transaction are the 
 """
 from __future__ import annotations
 
+import enum
 import logging
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from chalicelib import events
-from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDenied
+from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDenied, RefProtected
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
 from chalicelib.quota import charges as quota_charges
@@ -62,6 +63,27 @@ TRANSACTION_LIMIT = 100
 EVENTS_PER_UNIT = 50
 
 Update = refdb.Update
+
+
+class Guard(enum.Enum):
+    """Whether the branch and tag protection rules apply to a ref change.  They apply to
+    every change a user makes unless the caller says otherwise, so a new path that moves
+    refs is guarded without having to remember it."""
+    RULES = "rules"        # a user's change: the rules apply (refused: RefProtected)
+    CHECKED = "checked"    # the caller applied them itself (git push reports per ref)
+    MERGE = "merge"        # a pull request merge: the merge gate applied them (pulls.gate)
+    SYSTEM = "system"      # mirror sync, migration, a new repository: no rule applies
+
+
+def refusal(repo: Repo, git: NimbusRepo, updates: list[Update],
+            actor: Account | None) -> tuple[str, str] | None:
+    """(ref, Forgejo's pre-receive message) of the first change the protection rules
+    refuse to ``actor``, or None.  Reads nothing for a repository without rules."""
+    if not int(repo.protection_rules or 0):
+        return None
+    from chalicelib.protection import gate
+
+    return gate.refusal(repo, git.object_store, updates, actor)
 
 
 def _split_identity(raw: bytes) -> tuple[str, str]:
@@ -172,13 +194,19 @@ class RefChange:
 
 
 def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
-            announce: bool = True, creates_repo: bool = False, charge: bool = True) -> RefChange:
+            announce: bool = True, creates_repo: bool = False, charge: bool = True,
+            guard: Guard = Guard.RULES) -> RefChange:
     """Plan moving ``(ref, old, new)`` refs (hex, zeros for absent).  ``announce`` raises
     the push events (a migration's initial import raises none); ``creates_repo``: the
     caller creates the repository record in the same write; ``charge``: charge the
     packs ``git`` published to the repository with this change (quota_charges; False
-    leaves them to a later change of the same ``git``)."""
+    leaves them to a later change of the same ``git``); ``guard``: whether the
+    protection rules apply (``Guard``; refused: RefProtected)."""
     changes = git.refs.checked_updates(updates)
+    if guard is Guard.RULES and not creates_repo:
+        refused = refusal(repo, git, changes, actor)
+        if refused is not None:
+            raise RefProtected(refused[1], refused[0])
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
                        creates_repo=creates_repo)
     for ref, _, new in changes:
@@ -302,13 +330,14 @@ def _write(change: RefChange, raised: list[events.Event], *, refs: bool = False,
 
 def apply_ref_updates(repo: Repo, git: NimbusRepo,
                       updates: list[tuple[str, str | None, str | None]], *,
-                      actor_id: int | None = None, actor: Account | None = None) -> None:
+                      actor_id: int | None = None, actor: Account | None = None,
+                      guard: Guard = Guard.RULES) -> None:
     """Move refs for the API (not a push): ``None`` for absent.  One write with the
     branch records, the repository's metadata and the push events (see ``commit``)."""
     if actor is None and actor_id is not None:
         actor = account_store.get_by_id(int(actor_id))
     normalized = [(ref, old or ZERO, new or ZERO) for ref, old, new in updates]
-    commit(prepare(repo, git, normalized, actor=actor))
+    commit(prepare(repo, git, normalized, actor=actor, guard=guard))
 
 
 def require_ref_writer(caller: Caller, view: RepoView, what: str) -> None:

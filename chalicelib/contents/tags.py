@@ -28,8 +28,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import (ConditionFailed, ConflictError,
-                               InvalidInput, NotFoundError)
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotAllowed,
+                               NotFoundError, RefProtected)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.contents import pushes
 from chalicelib.contents import files as repo_files
@@ -48,6 +48,9 @@ log = logging.getLogger("nimbus.tags")
 TAGS = pushes.TAGS
 # Forgejo's messages.
 ATTACHED = "a tag attached to a release cannot be deleted directly"
+# Forgejo's answer (422) when a tag protection rule refuses a new tag, here and for a
+# release on a new tag.
+PROTECTED_CREATE = "user not allowed to create protected tag"
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,11 @@ def create_tag(caller: Caller, view: RepoView, option: CreateTagOption) -> TagVi
                                      message=message,
                                      sign=signing.commit_signer("CRUD_ACTIONS", user))
         new = made.id
-    change = pushes.prepare(repo, git, [(TAGS + name, pushes.ZERO, new.decode())], actor=user)
+    try:
+        change = pushes.prepare(repo, git, [(TAGS + name, pushes.ZERO, new.decode())],
+                                actor=user)
+    except RefProtected:
+        raise InvalidInput(PROTECTED_CREATE) from None
     change.also(1, lambda _uow: release_store.stage_check_unclaimed(int(repo.id), name))
     exists = f"tag already exists [name: {name}]"
     _write(change, stale=exists, claimed=exists)
@@ -207,8 +214,11 @@ def delete_tag(caller: Caller, view: RepoView, name: str) -> None:
     sha = _ref(git, name)
     if sha is None:
         raise NotFoundError(f"tag does not exist [name: {name}]")
-    change = pushes.prepare(view.repo, git, [(TAGS + name, sha.decode(), pushes.ZERO)],
-                            actor=caller.user)
+    try:
+        change = pushes.prepare(view.repo, git, [(TAGS + name, sha.decode(), pushes.ZERO)],
+                                actor=caller.user)
+    except RefProtected:
+        raise NotAllowed("user not allowed to delete protected tag") from None
     change.also(1, lambda _uow: release_store.stage_check_unclaimed(repo_id, name))
     _write(change, stale=f"tag was changed meanwhile [name: {name}]", claimed=ATTACHED)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from chalicelib.contents import pushes
+from chalicelib.settings import get_settings
 from chalicelib.quota import charges as quota_charges
 
 if TYPE_CHECKING:
@@ -79,15 +80,21 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
     git = open_git(view)
 
     def commit_refs(updates: list[tuple[str, str, str]]) -> None:
-        pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor))
+        pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor,
+                                     guard=pushes.Guard.CHECKED))
 
     def check_push(updates: list[tuple[str, str, str]]) -> str | None:
         return quota_charges.push_refusal(view.repo, updates)
 
+    def check_refs(updates: list[tuple[str, str, str]]) -> str | None:
+        # Forgejo's pre-receive hook prints "<brand>: <message>" (fj:cmd/hook.go).
+        refused = pushes.refusal(view.repo, git, updates, actor)
+        return f"{get_settings().server.APP_NAME}: {refused[1]}" if refused else None
+
     with git:
         return smart_http.receive_pack(git, body, commit_refs=commit_refs,
                                        before_commit=before_commit, check_update=_refuse_hidden,
-                                       check_push=check_push)
+                                       check_push=check_push, check_refs=check_refs)
 
 
 # Refs the service keeps itself (Forgejo's receive.hideRefs): the pull requests' heads.

@@ -192,11 +192,12 @@ class _ReceivePack(ReceivePackHandler):
     """dulwich's handler with its one-by-one ref updates replaced by one transaction."""
 
     def __init__(self, backend, args, proto, *, before_commit=None, check_update=None,
-                 commit_refs=None, check_push=None, **kw):
+                 commit_refs=None, check_push=None, check_refs=None, **kw):
         super().__init__(backend, args, proto, **kw)
         self.before_commit = before_commit
         self.check_update = check_update
         self.check_push = check_push
+        self.check_refs = check_refs
         self.commit_refs = commit_refs or self.repo.refs.commit_updates
         self.committed: list[Update] = []
 
@@ -248,6 +249,8 @@ class _ReceivePack(ReceivePackHandler):
             for i, _ in accepted:
                 status[i] = b"atomic push failed"
             accepted = []
+        if accepted and self.check_refs is not None:
+            self._pre_receive(accepted, status)
         if accepted:
             self._commit(accepted, status)
         for (_, _, ref), problem in zip(refs, status):
@@ -269,6 +272,21 @@ class _ReceivePack(ReceivePackHandler):
             if reason:
                 return reason.replace("\n", " ").encode("utf-8")
         return self._on_update(ref, old, new)
+
+    def _pre_receive(self, accepted: list[tuple[int, Update]], status: list[bytes | None]) -> None:
+        """``check_refs`` sees the whole push once its objects are stored (it may read
+        the new commits) and may refuse it as git's pre-receive hook does: the message
+        goes to the client's terminal ("remote: ..."), every ref is rejected with
+        "pre-receive hook declined", and no ref moves."""
+        message = self.check_refs([update for _, update in accepted])
+        if not message:
+            return
+        if self.has_capability(CAPABILITY_SIDE_BAND_64K):
+            self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS,
+                                      b"\n" + message.encode("utf-8", "replace") + b"\n")
+        for i, _ in accepted:
+            status[i] = b"pre-receive hook declined"
+        accepted.clear()
 
     def _commit(self, accepted: list[tuple[int, Update]], status: list[bytes | None]) -> None:
         updates = [update for _, update in accepted]
@@ -349,7 +367,8 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
                  before_commit: Callable[[list[Update]], None] | None = None,
                  check_update: Callable[[str, str, str], str | None] | None = None,
                  commit_refs: Callable[[list[Update]], None] | None = None,
-                 check_push: Callable[[list[Update]], str | None] | None = None) -> bytes:
+                 check_push: Callable[[list[Update]], str | None] | None = None,
+                 check_refs: Callable[[list[Update]], str | None] | None = None) -> bytes:
     """Body of ``POST git-receive-pack`` (push).
 
     ``check_update(ref, old, new)`` may refuse one ref update by returning a reason
@@ -363,12 +382,15 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
     or nothing, raising StaleRefs / RefUpdateFailed / TooManyRefUpdates as that does.
     ``check_push(updates)`` may refuse the whole push before its pack is read (quota):
     git shows ``remote: <reason>`` and every ref rejected with the reason.
+    ``check_refs(updates)`` sees the updates that passed the per-ref checks once the
+    pack is stored, and may refuse them all as a pre-receive hook does (protection rules).
     """
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
     handler = _ReceivePack(_Backend(repo), [b"/"], proto, stateless_rpc=True,
                            before_commit=before_commit, check_update=check_update,
-                           commit_refs=commit_refs, check_push=check_push)
+                           commit_refs=commit_refs, check_push=check_push,
+                           check_refs=check_refs)
     _run(handler)
     if handler.committed and on_updated is not None:
         try:

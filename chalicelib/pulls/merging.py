@@ -18,13 +18,15 @@ import time
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError,
-                               InvalidInput, NotAllowed, NotFoundError, PermissionDenied)
+                               InvalidInput, NotAllowed, NotFoundError, PermissionDenied,
+                               RefProtected)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.quota import service as quota
 from chalicelib.contents import files as repo_files
 from chalicelib.contents import pushes
 from chalicelib.issues import service as issues
 from chalicelib.pulls import checks as pull_checks
+from chalicelib.pulls import gate as pull_gate
 from chalicelib.pulls import service as pulls
 from chalicelib.repos import merge_settings
 from chalicelib.issues.context import Ctx, now, snapshot
@@ -62,6 +64,9 @@ def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
         # Forgejo answers 405 here; a caller who may read but not write is refused with
         # 403, as every other write (docs/compatibility.md).
         raise PermissionDenied("User not allowed to merge PR")
+    rule = pull_gate.rule_for(ctx, pull.base_branch)
+    if not pull_gate.may_merge(ctx, rule):
+        raise NotAllowed("User not allowed to merge PR")
     if not merge_settings.style_allowed(ctx.repo, style):
         raise NotAllowed(f"{style} is not an allowed merge style for this repository")
     if style == "manually-merged":
@@ -77,10 +82,18 @@ def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
                    message=option.MergeMessageField or "",
                    delete_branch=_delete_branch(ctx, option), head=expected_head)
     if option.merge_when_checks_succeed:
-        if not _checks_pass(ctx, pull):
+        # Merged now when everything the rule asks for holds; else scheduled, and the
+        # scheduled merge runs when a status or a review completes it (``pull_sync``).
+        if pull_gate.checks_state(ctx, rule, _current_head(ctx, pull)) != "success":
             schedule(ctx, number, request)
             return 201
-    merge_now(ctx, number, request)
+        try:
+            merge_now(ctx, number, request)
+        except pull_gate.MergeDisallowed:
+            schedule(ctx, number, request)
+            return 201
+        return 200
+    merge_now(ctx, number, dict(request, force=bool(option.force_merge)))
     return 200
 
 
@@ -107,12 +120,6 @@ def _head_view(ctx: Ctx, pull: PullFields):
 
     repo = repo_store.get_by_id(pull.head_repo_id)
     return view_of(repo, ANONYMOUS) if repo is not None else None
-
-
-def _checks_pass(ctx: Ctx, pull: PullFields) -> bool:
-    from chalicelib.statuses import service as statuses
-
-    return statuses.combined_state(ctx.repo_id, _current_head(ctx, pull)) == "success"
 
 
 def merge_now(ctx: Ctx, number: int, request: dict) -> None:
@@ -148,6 +155,12 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
     found = pull_checks.examine(git.object_store, base_sha, head_sha)
     if found.status not in (MERGEABLE, EMPTY):
         raise NotAllowed("Please try again later")
+    # The base branch's rule, on exactly the commits this attempt merges.
+    rule = _refuse_by_rule(ctx, issue, pull, found, git, force=bool(request.get("force")))
+    sign = signing.commit_signer("MERGES", ctx.user)
+    if rule is not None and rule.require_signed_commits and sign is None:
+        raise NotAllowed(f"Protected branch {pull.base_branch} requires signed commits but "
+                         "this merge would not be signed")
     doer = identity(ctx.user)
     title = request["title"] or pull_merge.default_message(
         request["style"], title=issue.title, index=int(issue.number),
@@ -161,7 +174,7 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
             outcome = pull_merge.merge_pull(
                 staged, style=request["style"], base=base_sha.encode(),
                 head=head_sha.encode(), author=doer, committer=doer, message=message,
-                sign=signing.commit_signer("MERGES", ctx.user), squash_author=poster)
+                sign=sign, squash_author=poster)
     except NotFastForward:
         raise NotAllowed("fast-forward-only is not possible: the head branch is not based "
                          "on the tip of the base branch") from None
@@ -175,6 +188,18 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
                   git)
     if request["delete_branch"]:
         _delete_head_branch(ctx, merged)
+
+
+def _refuse_by_rule(ctx: Ctx, issue: Issue, pull: PullFields, found, git, *, force: bool):
+    """The base branch's rule (None: unprotected); NotAllowed (405) with Forgejo's
+    reason when it refuses this merge."""
+    verdict = pull_gate.verdict(ctx, number=int(issue.number), base_branch=pull.base_branch,
+                                head_sha=found.head_sha, base_sha=found.base_sha,
+                                merge_base=found.merge_base, store=git.object_store,
+                                force=force)
+    if verdict.reason:
+        raise pull_gate.MergeDisallowed(verdict.reason)
+    return verdict.rule
 
 
 def _poster_identity(issue: Issue):
@@ -199,7 +224,8 @@ def _write_merged(ctx: Ctx, issue: Issue, merged: PullFields, updates: list, git
         uow.raise_event(issues.issue_event(ctx, new, "merged"))
 
     if updates:
-        change = pushes.prepare(ctx.repo, git, updates, actor=ctx.user)
+        # The merge gate applied the base branch's rule (``_refuse_by_rule``).
+        change = pushes.prepare(ctx.repo, git, updates, actor=ctx.user, guard=pushes.Guard.MERGE)
         change.also(5, stage)
         pushes.commit(change)
     else:
@@ -248,6 +274,8 @@ def _delete_head_branch(ctx: Ctx, pull: PullFields) -> None:
                                                    pull.head_sha, None)], actor=ctx.user)
     except (StaleRefs, RefsBusy):
         pass  # the branch moved after the merge: it has new work, keep it
+    except RefProtected:
+        pass  # a protected head branch stays, as Forgejo keeps it
 
 
 # Updating the head with the base -------------------------------------------------------------

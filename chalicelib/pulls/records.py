@@ -24,8 +24,10 @@ def head_ref(pull, number: int, head_repo: dict | None) -> str:
 
 
 def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict,
-                 head_repo: dict | None, merged_by: dict | None) -> dict:
-    """``issue_record``: the Issue record of the item; ``pull``: its PullFields."""
+                 head_repo: dict | None, merged_by: dict | None, checking: bool = False) -> dict:
+    """``issue_record``: the Issue record of the item; ``pull``: its PullFields;
+    ``checking``: a branch moved since the pull request was examined (Forgejo's
+    "checking" state: not mergeable until examined again)."""
     html = issue_record["html_url"]
     return {
         "id": issue_record["id"],
@@ -51,7 +53,8 @@ def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict
         "html_url": html,
         "diff_url": html + ".diff",
         "patch_url": html + ".patch",
-        "mergeable": pull_checks.is_mergeable(pull.status, item.title) and not pull.merged,
+        "mergeable": (pull_checks.is_mergeable(pull.status, item.title) and not pull.merged
+                      and not checking),
         "merged": pull.merged,
         "merged_at": formats.rfc3339(pull.merged_at) if pull.merged else None,
         "merge_commit_sha": pull.merge_commit_sha or None,

@@ -9,6 +9,8 @@ from chalicelib.issues.request import Renderer, issue_preload_more
 from chalicelib.repos.request import caller, current_repo, repo_preload, repo_record
 from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
+from chalicelib.contents import branch_store
+from chalicelib.store import unit_of_work
 from chalicelib.issues.context import Ctx, account_from
 
 
@@ -28,6 +30,38 @@ class PullRenderer(Renderer):
         self.base_record = repo_record(req, ctx.view)
         self.head_records: dict[int, dict | None] = {ctx.repo_id: self.base_record}
 
+    def pulls(self, items) -> list[dict]:
+        """Records of a page of pull requests: the branch tips of them all in one read."""
+        self._read_tips(items)
+        return [self.pull(item) for item in items]
+
+    def _read_tips(self, items) -> None:
+        """The branch records of the open pull requests' bases and heads, strongly
+        consistent, in one batch (none when every pull request is closed): a pull request
+        whose base or head moved since it was examined reads "checking" (``mergeable``
+        false) until the push consumer has examined it again — never a stale ``true``."""
+        keys = []
+        for item in items:
+            pull = pulls.fields_of(item)
+            if item.is_open and not pull.merged:
+                keys.append(branch_store.key(self.ctx.repo_id, pull.base_branch))
+                if pull.head_branch and not pull.head_gone:
+                    keys.append(branch_store.key(pull.head_repo_id, pull.head_branch))
+        unit_of_work.prefetch(keys, consistent=True)
+
+    def _examined_on_tips(self, item, pull) -> bool:
+        """Whether the stored mergeability was computed on today's tips of both branches."""
+        if not item.is_open or pull.merged:
+            return True
+        self._read_tips([item])
+        base = branch_store.get(self.ctx.repo_id, pull.base_branch)
+        if base is None or base.commit_id != pull.base_sha:
+            return False
+        if pull.head_gone or not pull.head_branch:
+            return True
+        head = branch_store.get(pull.head_repo_id, pull.head_branch)
+        return head is None or head.commit_id == pull.head_sha
+
     def pull(self, item) -> dict:
         pull = pulls.fields_of(item)
         if pull.head_repo_id not in self.head_records:
@@ -38,4 +72,5 @@ class PullRenderer(Renderer):
             merged_by = account_records.user(account_from(pull.merged_by, self.fresh), self.req.actor)
         return pull_records.pull_request(
             self.issue(item), item, pull, number=int(item.number), base_repo=self.base_record,
-            head_repo=self.head_records[pull.head_repo_id], merged_by=merged_by)
+            head_repo=self.head_records[pull.head_repo_id], merged_by=merged_by,
+            checking=not self._examined_on_tips(item, pull))

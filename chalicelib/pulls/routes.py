@@ -52,7 +52,7 @@ def list_pulls(req: ApiRequest) -> ApiResponse:
                             labels=labels, poster=req.arg("poster") or "")
     found, total = pulls.list_pulls(ctx, query, page.offset, page.limit)
     render = PullRenderer(req, ctx)
-    return paging.set_headers(ApiResponse.json([render.pull(i) for i in found]), req, page,
+    return paging.set_headers(ApiResponse.json(render.pulls(found)), req, page,
                               total)
 
 

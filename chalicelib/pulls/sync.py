@@ -170,15 +170,18 @@ def on_status(repo_id: int, sha: str) -> None:
 
 def try_scheduled_merge(base_repo: Repo, number: int) -> None:
     """Merge a pull request scheduled with ``merge_when_checks_succeed`` once its head's
-    combined status is success, as the user who scheduled it."""
+    checks pass (the base rule's required contexts, else every context), as the user who
+    scheduled it; the merge itself applies the rest of the rule (approvals), so a merge
+    still waiting for a review stays scheduled until the review's event comes here."""
     ctx = _system_ctx(base_repo)
     issue = pulls.get_pull(ctx, number, consistent=True)
     pull = store.fields_of(issue)
     if not pull.auto_merge or pull.merged or not issue.is_open:
         return
-    from chalicelib.statuses import service as statuses
+    from chalicelib.pulls import gate as pull_gate
 
-    if statuses.combined_state(ctx.repo_id, pull.head_sha) != "success":
+    rule = pull_gate.rule_for(ctx, pull.base_branch)
+    if pull_gate.checks_state(ctx, rule, pull.head_sha) != "success":
         return
     doer = account_from(pull.auto_merge.get("doer") or {})
     fresh = account_store.get_by_id(int(doer.id)) if doer.id else None

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from chalicelib import events
 from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError, InvalidInput,
-                               NotFoundError, PermissionDenied)
+                               NotFoundError, PermissionDenied, RefProtected)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
 from chalicelib.contents import pushes
@@ -272,8 +272,12 @@ def _write(ctx: Ctx, tag: str, git, new_commit: str | None, stage, size: int) ->
                     stage(uow, False)
             refdb.retry_while_busy([], commit)
             return
-        change = pushes.prepare(ctx.repo, git, [(TAGS + tag, pushes.ZERO, new_commit)],
-                                actor=ctx.user)
+        try:
+            change = pushes.prepare(ctx.repo, git, [(TAGS + tag, pushes.ZERO, new_commit)],
+                                    actor=ctx.user)
+        except RefProtected:
+            # Forgejo's words for a release on a protected new tag (422).
+            raise InvalidInput("user not allowed to create protected tag") from None
         change.also(size, lambda uow: stage(uow, True))
         pushes.commit(change)
     except ConditionFailed as failed:

@@ -128,4 +128,5 @@ def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) ->
             staged, parent=None, edits=_files(repo, plan_, holder), author=identity(author),
             message="Initial commit", sign=signing.commit_signer("INITIAL_COMMIT", author))
     ref = f"refs/heads/{repo.default_branch}"
-    pushes.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())], actor=author)
+    pushes.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())], actor=author,
+                             guard=pushes.Guard.SYSTEM)

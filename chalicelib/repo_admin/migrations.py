@@ -261,9 +261,11 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
     started = time.time()
     updates, head = _remote_changes(git, _fetch(remote, git))
     chunks = _chunks(updates)
+    # The remote is the mirror's truth: no protection rule holds it back (a mirror takes
+    # no pushes, so its rules only matter once it is converted).
     for chunk in chunks[:-1]:
-        pushes.commit(pushes.prepare(repo, git, chunk, actor=actor))
-    last = pushes.prepare(repo, git, chunks[-1], actor=actor)
+        pushes.commit(pushes.prepare(repo, git, chunk, actor=actor, guard=pushes.Guard.SYSTEM))
+    last = pushes.prepare(repo, git, chunks[-1], actor=actor, guard=pushes.Guard.SYSTEM)
     if head and head != repo.default_branch:
         last.set_repo_fields(default_branch=head)
         _stage_head(last, repo, head)

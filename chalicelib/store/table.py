@@ -169,6 +169,10 @@ class Repo(Item, discriminator="repo"):
     quota_size = NumberAttribute(default=0)
     # Teams of the owning organization that were given this repository.
     team_ids = NumberSetAttribute(null=True)
+    # How many branch and tag protection rules the repository has (protection/store.py
+    # keeps it with the rules, in one transaction): a ref change in a repository without
+    # rules reads nothing more to know that none applies.
+    protection_rules = NumberAttribute(default=0)
     # Forks share their parent's object pool (packs), so a fork costs no copying.
     pool_id = NumberAttribute()
     fork = BooleanAttribute(default=False)

@@ -96,14 +96,16 @@ class UnitOfWork:
 
     # Reads ---------------------------------------------------------------------------
 
-    def prefetch(self, keys: Iterable[Key | None]) -> None:
-        """Read every key not yet known in one BatchGetItem."""
+    def prefetch(self, keys: Iterable[Key | None], *, consistent: bool = False) -> None:
+        """Read every key not yet known in one BatchGetItem (``consistent``: strongly
+        consistent reads, for what must reflect a write that just returned)."""
         if not self._cache:
             return
         wanted = list(dict.fromkeys(k for k in keys if k is not None and k not in self._items))
         if not wanted:
             return
-        found = {(item.pk, item.sk): item for item in Item.batch_get(wanted)}
+        found = {(item.pk, item.sk): item
+                 for item in Item.batch_get(wanted, consistent_read=consistent)}
         for key in wanted:
             self._items[key] = found.get(key, _ABSENT)
 
@@ -326,8 +328,8 @@ def get(model: type[Item], key: Key, *, consistent: bool = False):
     return current().get(model, key, consistent=consistent)
 
 
-def prefetch(keys: Iterable[Key | None]) -> None:
-    current().prefetch(keys)
+def prefetch(keys: Iterable[Key | None], *, consistent: bool = False) -> None:
+    current().prefetch(keys, consistent=consistent)
 
 
 def remember(key: Key, item) -> None:

@@ -116,7 +116,7 @@ def pull_list(req: ApiRequest, web: Web) -> ApiResponse:
                                         page_.offset, page_.limit)
     renderer = PullRenderer(req, ctx)
     return render(web, "issues.html", title="Pull requests",
-                  items=[renderer.pull(i) for i in found], filters=wanted,
+                  items=renderer.pulls(found), filters=wanted,
                   pager=pager(req, total), kind="pulls", **_tracker_values(ctx),
                   **repo_values(req, view, "pulls"))
 
