@@ -353,10 +353,14 @@ class TagRule:
 @dataclass
 class Protection:
     """Every rule of one repository, with the version of the item they came from
-    (0: none stored yet)."""
+    (0: none stored yet) and the highest tag rule id given out (ids are not reused)."""
     branch_rules: list[BranchRule] = field(default_factory=list)
     tag_rules: list[TagRule] = field(default_factory=list)
     version: int = 0
+    tag_id_mark: int = 0
+
+    def next_tag_id(self) -> int:
+        return max([self.tag_id_mark, *(r.id for r in self.tag_rules)]) + 1
 
     def ordered_branch_rules(self) -> list[BranchRule]:
         """Forgejo's order: plain names first, then the oldest first."""

@@ -100,11 +100,13 @@ def _decode(text: str, version: int) -> Protection:
         data = {}
     branch = [r for r in map(_branch_rule, data.get("branch") or []) if r is not None]
     tag = [r for r in map(_tag_rule, data.get("tag") or []) if r is not None]
-    return Protection(branch, tag, version)
+    mark = data.get("next_tag_id")
+    mark = mark if isinstance(mark, int) and not isinstance(mark, bool) else 0
+    return Protection(branch, tag, version, mark)
 
 
 def _encode(protection: Protection) -> str:
-    next_tag_id = max([r.id for r in protection.tag_rules], default=0)
+    next_tag_id = protection.next_tag_id() - 1
     return json.dumps({"branch": [dataclasses.asdict(r) for r in protection.branch_rules],
                        "tag": [dataclasses.asdict(r) for r in protection.tag_rules],
                        "next_tag_id": next_tag_id},
@@ -125,29 +127,14 @@ def get(repo_id: int, consistent: bool = False) -> Protection:
     return _decode(item.rules, int(item.version or 0))
 
 
-def next_tag_id(repo_id: int, protection: Protection) -> int:
-    """A tag rule id never given out in this repository: the stored high-water mark
-    (so a deleted rule's id is not reused), or past every rule's id."""
-    item = unit_of_work.get(ProtectionItem, protection_key(repo_id))
-    stored = 0
-    if item is not None:
-        try:
-            stored = int(json.loads(item.rules or "{}").get("next_tag_id") or 0)
-        except (ValueError, AttributeError, TypeError):
-            stored = 0
-    return max([stored, *(r.id for r in protection.tag_rules)]) + 1
-
-
-def stage_put(repo, read: Protection, new: Protection, *, next_tag_id: int = 0) -> None:
+def stage_put(repo, read: Protection, new: Protection) -> None:
     """Stage the whole new set of rules, conditional on the version ``read`` came with
     (``ConditionFailed(RULES)`` when another write landed since), and a check that the
-    repository still exists (``ConditionFailed(REPO)``).  ``next_tag_id``: the highest
-    tag rule id given out so far, kept so ids are not reused after a deletion."""
+    repository still exists (``ConditionFailed(REPO)``).  The highest tag rule id given
+    out is kept (``read``'s or ``new``'s, whichever is higher) so ids are not reused."""
     repo_id = int(repo.id)
-    text = json.loads(_encode(new))
-    text["next_tag_id"] = max(int(text["next_tag_id"]), int(next_tag_id))
-    item = ProtectionItem(*protection_key(repo_id),
-                          rules=json.dumps(text, separators=(",", ":"), sort_keys=True),
+    new = dataclasses.replace(new, tag_id_mark=max(new.tag_id_mark, read.next_tag_id() - 1))
+    item = ProtectionItem(*protection_key(repo_id), rules=_encode(new),
                           version=read.version + 1)
     uow = unit_of_work.current()
     if read.version == 0:

@@ -33,11 +33,12 @@ def test_empty_then_round_trip(repo):
     rules = Protection([BranchRule("main", enable_push=True, push_whitelist_user_ids=[3],
                                    status_check_contexts=["ci/*"], created=5)],
                        [TagRule(1, "v*", [3], [4], created=6)])
-    put(repo, Protection(), rules, next_tag_id=1)
+    put(repo, Protection(), rules)
     got = store.get(repo.id, consistent=True)
     assert got.version == 1
     assert got.branch_rules == rules.branch_rules and got.tag_rules == rules.tag_rules
-    assert store.next_tag_id(repo.id, got) == 2
+    assert got.tag_id_mark == 1
+    assert got.next_tag_id() == 2
 
 
 def test_two_writers_from_one_read_never_lose_a_rule(repo):
@@ -60,10 +61,11 @@ def test_two_writers_from_one_read_never_lose_a_rule(repo):
 def test_tag_ids_are_not_reused(repo):
     put(repo, Protection(), Protection(tag_rules=[TagRule(1, "a"), TagRule(2, "b")]))
     read = store.get(repo.id, consistent=True)
-    put(repo, read, Protection(tag_rules=[TagRule(1, "a")]),
-        next_tag_id=2)
+    put(repo, read, Protection(tag_rules=[TagRule(1, "a")]))
     read = store.get(repo.id, consistent=True)
-    assert store.next_tag_id(repo.id, read) == 3
+    assert read.next_tag_id() == 3
+    put(repo, read, Protection())
+    assert store.get(repo.id, consistent=True).next_tag_id() == 3
 
 
 def test_loads_are_tolerant(repo):
