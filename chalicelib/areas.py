@@ -23,6 +23,7 @@ from chalicelib.signing import key_routes as signing_key_routes
 from chalicelib.markup import routes as markdown
 from chalicelib.signing import routes as signing_routes
 from chalicelib.statuses import routes as statuses
+from chalicelib.protection import routes as protection
 from chalicelib.releases import routes as releases
 from chalicelib.releases import asset_routes as release_assets
 from chalicelib.webhooks import delivery_routes

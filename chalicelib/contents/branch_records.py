@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 from chalicelib.accounts.records import payload_user
 from chalicelib.http.formats import app_url, rfc3339_offset
+from chalicelib.protection import records as protection_records
 
 
 def _verification(info) -> dict:
@@ -17,11 +18,24 @@ def _verification(info) -> dict:
     return signing_verify.for_branch(info)
 
 
-def branch(info, view, *, usernames: dict[str, str] | None = None) -> dict:
-    """A Branch record from a stored BranchInfo; ``usernames`` maps e-mails to logins."""
+def _guard(view):
+    """The rules and an anonymous-like pusher with the view's access, for callers that
+    pass no guard: the protection fields stay true, and an allowlist that would admit
+    the caller shows as not admitting them (never the other way round)."""
+    from chalicelib.protection import service as protection
+
+    guard = protection.branch_guard(view, None)
+    pusher = protection.Pusher(0, "", frozenset(), can_write=view.can_write,
+                               is_repo_admin=view.is_admin, is_site_admin=False)
+    return protection.BranchGuard(guard.protection, pusher)
+
+
+def branch(info, view, *, usernames: dict[str, str] | None = None, guard=None) -> dict:
+    """A Branch record from a stored BranchInfo; ``usernames`` maps e-mails to logins;
+    ``guard`` (``protection.service.branch_guard``) is what the caller may do."""
     usernames = usernames or {}
     html_url = f"{app_url()}{quote(view.owner.login)}/{quote(view.repo.name)}"
-    can_write = view.can_write
+    guard = guard if guard is not None else _guard(view)
     return {
         "name": info.name,
         "commit": {
@@ -38,11 +52,6 @@ def branch(info, view, *, usernames: dict[str, str] | None = None) -> dict:
             "removed": None,
             "modified": None,
         },
-        "protected": False,
-        "required_approvals": 0,
-        "enable_status_check": False,
-        "status_check_contexts": [],
-        "user_can_push": can_write,
-        "user_can_merge": can_write,
-        "effective_branch_protection_name": "",
+        **protection_records.branch_fields(guard.protection, info.name, guard.pusher,
+                                           view.can_write),
     }

@@ -15,6 +15,7 @@ from chalicelib.http.router import route
 from chalicelib.contents import branch_admin
 from chalicelib.contents import branches
 from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
+from chalicelib.protection import service as protection
 
 WRITE = dict(IN_REPO, signed_in=True)
 
@@ -26,8 +27,9 @@ WRITE = dict(IN_REPO, signed_in=True)
 def create_branch(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     info = branch_admin.create_branch(caller(req), view, req.option(CreateBranchRepoOption))
-    return ApiResponse.json(branch_records.branch(info, view, usernames=branches.usernames_for([info])),
-                            status=201)
+    return ApiResponse.json(branch_records.branch(
+        info, view, usernames=branches.usernames_for([info]),
+        guard=protection.branch_guard(view, caller(req))), status=201)
 
 
 @route("DELETE", "/repos/{owner}/{repo}/branches/{branch:path}", "repoDeleteBranch",

@@ -7,20 +7,28 @@ from urllib.parse import quote
 from chalicelib.contents import branch_records
 from chalicelib.http import paging
 from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, current_repo
+from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.contents import archives
 from chalicelib.contents import branches
 from chalicelib.contents import files as repo_files
+from chalicelib.protection import service as protection
 from chalicelib.releases import service as releases
 
+def _branch_preload_more(req: ApiRequest, user_id: int | None) -> list:
+    """The access items and the repository's protection rules, in one batch: a Branch
+    record shows what the rule protecting it lets the caller do."""
+    return protection.preload_more_keys(req.params["owner"], req.params["repo"], user_id)
+
+
+BRANCH_READ = dict(IN_REPO, preload_more=_branch_preload_more)
 REF = (Param("ref", "string", "The name of the commit/branch/tag. Default the repository's "
                               "default branch"),)
 
 
 @route("GET", "/repos/{owner}/{repo}/branches", "repoListBranches",
        summary="List a repository's branches", query=PAGE,
-       responses={200: "BranchList"}, **IN_REPO)
+       responses={200: "BranchList"}, **BRANCH_READ)
 def list_branches(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     found = branches.list_branches(view)
@@ -29,17 +37,21 @@ def list_branches(req: ApiRequest) -> ApiResponse:
     usernames = branches.usernames_for(shown)
     from chalicelib.signing import verify as signing_verify
     signing_verify.prefetch(shown)  # signers' keys for the whole page in batched reads
-    resp = ApiResponse.json([branch_records.branch(b, view, usernames=usernames) for b in shown])
+    guard = protection.branch_guard(view, caller(req))
+    resp = ApiResponse.json([branch_records.branch(b, view, usernames=usernames, guard=guard)
+                             for b in shown])
     return paging.set_headers(resp, req, page, len(found))
 
 
 @route("GET", "/repos/{owner}/{repo}/branches/{branch:path}", "repoGetBranch",
        summary="Retrieve a specific branch from a repository, including its effective "
-               "branch protection", responses={200: "Branch", 404: "notFound"}, **IN_REPO)
+               "branch protection", responses={200: "Branch", 404: "notFound"}, **BRANCH_READ)
 def get_branch(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     info = branches.get_branch(view, req.params["branch"])
-    return ApiResponse.json(branch_records.branch(info, view, usernames=branches.usernames_for([info])))
+    return ApiResponse.json(branch_records.branch(
+        info, view, usernames=branches.usernames_for([info]),
+        guard=protection.branch_guard(view, caller(req))))
 
 
 @route("GET", "/repos/{owner}/{repo}/raw/{filepath:path}", "repoGetRawFile",

@@ -137,3 +137,17 @@ def commit_stats(store: BaseObjectStore, commit_id: bytes | str) -> DiffStats:
     commit = read_commit(store, commit_id)
     parent = commit.parents[0] if commit.parents else None
     return diff_commits(store, parent, commit.id)
+
+
+def changed_paths(store: BaseObjectStore, old: bytes | str | None,
+                  new: bytes | str) -> list[str]:
+    """The paths ``git diff --name-only --no-renames old new`` lists (a rename as its
+    old and new path), sorted; ``old`` None: every file of ``new``.  Reads trees only,
+    never a blob (branch protection's file patterns look at names, not contents)."""
+    old_tree = read_commit(store, old).tree if old is not None else None
+    found = set()
+    for change in tree_changes(store, old_tree, read_commit(store, new).tree):
+        for entry in (change.old, change.new):
+            if entry is not None and entry.path is not None:
+                found.add(entry.path.decode("utf-8", "replace"))
+    return sorted(found)

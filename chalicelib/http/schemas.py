@@ -271,6 +271,26 @@ RECORDS.update({
 LISTS += ("QuotaGroup", "QuotaRuleInfo", "QuotaUsedAttachment", "QuotaUsedPackage",
           "QuotaUsedArtifact")
 
+# Branch and tag protection (protection/routes.py; appended).
+RECORDS.update({
+    "BranchProtection": {
+        "branch_name": S, "rule_name": S, "enable_push": B, "enable_push_whitelist": B,
+        "push_whitelist_usernames": STRINGS, "push_whitelist_teams": STRINGS,
+        "push_whitelist_deploy_keys": B, "enable_merge_whitelist": B,
+        "merge_whitelist_usernames": STRINGS, "merge_whitelist_teams": STRINGS,
+        "enable_status_check": B, "status_check_contexts": STRINGS, "required_approvals": I,
+        "enable_approvals_whitelist": B, "approvals_whitelist_username": STRINGS,
+        "approvals_whitelist_teams": STRINGS, "block_on_rejected_reviews": B,
+        "block_on_official_review_requests": B, "block_on_outdated_branch": B,
+        "dismiss_stale_approvals": B, "ignore_stale_approvals": B, "require_signed_commits": B,
+        "protected_file_patterns": S, "unprotected_file_patterns": S, "apply_to_admins": B,
+        "created_at": T, "updated_at": T,
+    },
+    "TagProtection": {"id": I, "name_pattern": S, "whitelist_usernames": STRINGS,
+                      "whitelist_teams": STRINGS, "created_at": T, "updated_at": T},
+})
+LISTS += ("BranchProtection", "TagProtection")
+
 # Repository content records (contents, commits, branches, tags, git data).
 from chalicelib.http import schemas_git  # noqa: E402 - merged after the base records
 

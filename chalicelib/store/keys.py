@@ -71,6 +71,11 @@ class keys:  # noqa: N801 - a namespace of key builders
         return f"R#{repo_id}", f"BRANCH#{name}"
 
     @staticmethod
+    def protection(repo_id: int) -> tuple[str, str]:
+        """Every branch and tag protection rule of a repository, in one item."""
+        return f"R#{repo_id}", "PROTECTION"
+
+    @staticmethod
     def repo_partition(repo_id: int) -> str:
         return f"R#{repo_id}"
 

@@ -63,10 +63,13 @@ def scene(api, monkeypatch):
               "filepath": "docs/file.txt",
               # branch writes (rename): the repository is empty, no branch to rename
               "branch": "nope",
+              # branch protections: an unknown rule (edits answer 404)
+              "name": "main",
               # large pushes: applying an upload that was never made
               "upload": "0" * 32}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
-           "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1}
+           "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
+           "tag_protections": 1}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}
     monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
     reset_settings_cache()
