@@ -76,14 +76,12 @@ class Guard(enum.Enum):
 
 
 def refusal(repo: Repo, git: NimbusRepo, updates: list[Update],
-            actor: Account | None) -> tuple[str, str] | None:
-    """(ref, Forgejo's pre-receive message) of the first change the protection rules
-    refuse to ``actor``, or None.  Reads nothing for a repository without rules."""
-    if not int(repo.protection_rules or 0):
-        return None
+            actor: Account | None) -> str | None:
+    """Forgejo's pre-receive message for the first change the protection rules refuse
+    to ``actor``, or None.  Reads nothing for a repository without rules."""
     from chalicelib.protection import gate
 
-    return gate.refusal(repo, git.object_store, updates, actor)
+    return gate.refusal(repo, git, updates, actor)
 
 
 def _split_identity(raw: bytes) -> tuple[str, str]:
@@ -206,7 +204,7 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
     if guard is Guard.RULES and not creates_repo:
         refused = refusal(repo, git, changes, actor)
         if refused is not None:
-            raise RefProtected(refused[1], refused[0])
+            raise RefProtected(refused)
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
                        creates_repo=creates_repo)
     for ref, _, new in changes:

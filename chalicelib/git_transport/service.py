@@ -88,8 +88,10 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
 
     def check_refs(updates: list[tuple[str, str, str]]) -> str | None:
         # Forgejo's pre-receive hook prints "<brand>: <message>" (fj:cmd/hook.go).
-        refused = pushes.refusal(view.repo, git, updates, actor)
-        return f"{get_settings().server.APP_NAME}: {refused[1]}" if refused else None
+        from chalicelib.protection import gate
+
+        refused = gate.push_refusal(view, git, updates, actor)
+        return f"{get_settings().server.APP_NAME}: {refused}" if refused else None
 
     with git:
         return smart_http.receive_pack(git, body, commit_refs=commit_refs,

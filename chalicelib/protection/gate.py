@@ -126,9 +126,10 @@ def commit_verified(commit) -> bool:
 # The rules ----------------------------------------------------------------------------------
 
 def _branch_refusal(repo, store, name: str, old: str, new: str, pusher: Pusher,
-                    protection: Protection, known, verify: Verifier, merge: bool) -> str | None:
+                    protection: Protection, known, verify: Verifier, merge: bool,
+                    keep_default: bool = True) -> str | None:
     if _zero(new):
-        if name == (repo.default_branch or ""):
+        if keep_default and name == (repo.default_branch or ""):
             return f"branch {name} is the default branch and cannot be deleted"
         return f"branch {name} is protected from deletion" \
             if protection.rule_for(name) is not None else None
@@ -179,7 +180,7 @@ def _branch_refusal(repo, store, name: str, old: str, new: str, pusher: Pusher,
 
 def ref_refusal(repo, object_store, updates, pusher: Pusher, protection: Protection, *,
                 known: Iterable[str] = (), verify: Verifier | None = None,
-                merge: bool = False) -> str | None:
+                merge: bool = False, keep_default: bool = True) -> str | None:
     """The first refusal of these ref updates under the repository's rules, or None.
     ``updates``: ``(ref, old hex, new hex)``, full ref names; refs other than branches
     and tags are not protection's concern.  ``known``: the tips of the repository's
@@ -193,7 +194,7 @@ def ref_refusal(repo, object_store, updates, pusher: Pusher, protection: Protect
         new = new.decode() if isinstance(new, bytes) else (new or "")
         if ref.startswith(HEADS):
             refusal = _branch_refusal(repo, object_store, ref[len(HEADS):], old, new, pusher,
-                                      protection, known, verify, merge)
+                                      protection, known, verify, merge, keep_default)
         elif ref.startswith(TAGS):
             tag = ref[len(TAGS):]
             refusal = None if protection.tag_allowed(tag, pusher) else f"Tag {tag} is protected"
@@ -202,3 +203,52 @@ def ref_refusal(repo, object_store, updates, pusher: Pusher, protection: Protect
         if refusal is not None:
             return refusal
     return None
+
+
+# The entry points of the ref-moving paths ----------------------------------------------------
+
+def has_rules(repo) -> bool:
+    """Whether the repository has any rule (its record counts them): without one, no
+    ref change needs the rules item or the pusher's access read."""
+    return bool(int(getattr(repo, "protection_rules", 0) or 0))
+
+
+def _tips(refs) -> list[str]:
+    """The commits the repository's refs hold (tags peeled): what a new branch's
+    commits are new against."""
+    found = []
+    for name in refs.allkeys():
+        value = refs.read_loose_ref(name)
+        if value is None or value.startswith(b"ref: "):
+            continue
+        found.append((refs.get_peeled(name) or value).decode())
+    return found
+
+
+def refusal(view_or_repo, git, updates, actor) -> str | None:
+    """The API's ref changes (files, branches, tags, releases, a pull request's head):
+    the rules' first refusal to ``actor``, or None; nothing read without rules.  The
+    default branch's deletion is each API path's own rule (a rename moves it)."""
+    repo = getattr(view_or_repo, "repo", view_or_repo)
+    if not has_rules(repo):
+        return None
+    from chalicelib.protection import store as protection_store
+
+    return ref_refusal(repo, git.object_store, updates, pusher_of(view_or_repo, actor),
+                       protection_store.get(int(repo.id)), known=_tips(git.refs),
+                       keep_default=False)
+
+
+def push_refusal(view, git, updates, actor) -> str | None:
+    """git push (Forgejo's pre-receive hook): the default branch is never deleted, and
+    with rules, the rules' first refusal."""
+    if not has_rules(view.repo):
+        for ref, _old, new in updates:
+            if ref == HEADS + (view.repo.default_branch or "") and _zero(new):
+                return (f"branch {view.repo.default_branch} is the default branch and "
+                        "cannot be deleted")
+        return None
+    from chalicelib.protection import store as protection_store
+
+    return ref_refusal(view.repo, git.object_store, updates, pusher_of(view, actor),
+                       protection_store.get(int(view.repo.id)), known=_tips(git.refs))

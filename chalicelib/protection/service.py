@@ -33,7 +33,7 @@ from chalicelib.errors import (ArchivedRepository, BadInput, ConditionFailed, Co
 from chalicelib.http.options import given
 from chalicelib.orgs import team_store
 from chalicelib.protection import store
-from chalicelib.protection.gate import pusher_of
+from chalicelib.protection.gate import has_rules, pusher_of
 from chalicelib.protection.options import (CreateBranchProtectionOption,
                                            CreateTagProtectionOption,
                                            EditBranchProtectionOption, EditTagProtectionOption)
@@ -381,6 +381,8 @@ def branch_guard(view: RepoView, caller: Caller | None) -> BranchGuard:
     """The rules (one GetItem, none when preloaded with ``preload_more_keys``) and the
     caller as a pusher (their organization membership is among the access items)."""
     user = caller.user if caller is not None else None
+    if not has_rules(view.repo):
+        return BranchGuard(Protection(), None)
     return BranchGuard(store.get(int(view.repo.id)),
                        pusher_of(view, user) if user is not None else None)
 
@@ -396,4 +398,5 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None) -> l
     repo = repo_store.get(owner_name, strip_git(repo_name))
     if repo is None:
         return []
-    return [*permissions.access_keys(repo, user_id), store.protection_key(int(repo.id))]
+    rules = [store.protection_key(int(repo.id))] if has_rules(repo) else []
+    return [*permissions.access_keys(repo, user_id), *rules]

@@ -141,4 +141,10 @@ def stage_put(repo, read: Protection, new: Protection) -> None:
         uow.put(item, label=RULES, must_not_exist=True)
     else:
         uow.put(item, label=RULES, condition=ProtectionItem.version == read.version)
-    uow.check(Repo(repo.pk, repo.sk), Repo.id == repo_id, label=REPO)
+    # The repository record counts the rules (``Repo.protection_rules``) in the same
+    # write, conditional on the repository still existing: a ref change in a repository
+    # without rules then knows it from the record it has read anyway.
+    count = len(new.branch_rules) + len(new.tag_rules)
+    uow.update(Repo(repo.pk, repo.sk), [Repo.protection_rules.set(count)], label=REPO,
+               condition=Repo.id == repo_id)
+    repo.protection_rules = count

@@ -55,10 +55,11 @@ class Verdict:
 
 def rule_for(ctx: Ctx, base_branch: str) -> BranchRule | None:
     """The base branch's rule; no read when the repository has no rules."""
-    if not int(ctx.repo.protection_rules or 0):
-        return None
+    from chalicelib.protection import gate as protection_gate
     from chalicelib.protection import store as protection_store
 
+    if not protection_gate.has_rules(ctx.repo):
+        return None
     return protection_store.get(ctx.repo_id).rule_for(base_branch)
 
 
