@@ -18,6 +18,8 @@ from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
 from chalicelib.http import swagger
 from chalicelib.issues import routes as issues
+# Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.
+from chalicelib.reviews import routes as reviews
 from chalicelib.pulls import routes as pulls
 from chalicelib.signing import key_routes as signing_key_routes
 from chalicelib.markup import routes as markdown

@@ -242,6 +242,39 @@ class LabelChanged(RepoEvent):
     item: Mapping = field(default_factory=dict)
 
 
+# Code review --------------------------------------------------------------------------
+# Forgejo notifies a submitted review (approved, rejected, commented: one webhook each),
+# and a review request added or removed; dismissals and stale marks raise these too,
+# with their action, for the timeline and future consumers.
+
+@dataclass(frozen=True)
+class PullReviewChanged(RepoEvent):
+    """action: submitted | dismissed | undismissed | deleted; ``review``: the review
+    after the change (reviews/store.py Review as a dict); ``issue``: the pull request's
+    issue item after it."""
+    issue_id: int = 0
+    number: int = 0
+    review_id: int = 0
+    action: str = ""
+    state: str = ""
+    review: Mapping = field(default_factory=dict)
+    issue: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReviewRequestChanged(RepoEvent):
+    """A review was requested from a user or a team, or the request withdrawn (action:
+    review_requested | review_request_removed).  ``reviewer``: the user's snapshot
+    (empty for a team); ``team``: the team's (empty for a user)."""
+    issue_id: int = 0
+    number: int = 0
+    review_id: int = 0
+    action: str = ""
+    reviewer: Mapping = field(default_factory=dict)
+    team: Mapping = field(default_factory=dict)
+    issue: Mapping = field(default_factory=dict)
+
+
 # Commit statuses ------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -296,3 +296,18 @@ from chalicelib.http import schemas_git  # noqa: E402 - merged after the base re
 
 RECORDS.update(schemas_git.RECORDS)
 LISTS += schemas_git.LISTS
+
+# Code review (reviews/routes.py; appended).  Forgejo's state is a ReviewStateType string.
+RECORDS.update({
+    "PullReview": {"id": I, "user": nullable(ref("User")), "team": nullable(ref("Team")),
+                   "state": S, "body": S, "commit_id": S, "stale": B, "official": B,
+                   "dismissed": B, "comments_count": I, "submitted_at": T, "updated_at": T,
+                   "html_url": S, "pull_request_url": S},
+    "PullReviewComment": {"id": I, "body": S, "user": ref("User"),
+                          "resolver": nullable(ref("User")), "pull_request_review_id": I,
+                          "created_at": T, "updated_at": T, "path": S, "commit_id": S,
+                          "original_commit_id": S, "diff_hunk": S, "position": I,
+                          "original_position": I, "extra_lines_count": I, "html_url": S,
+                          "pull_request_url": S},
+})
+LISTS += ("PullReview", "PullReviewComment")

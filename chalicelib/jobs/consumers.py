@@ -119,11 +119,14 @@ def _load_builtin() -> None:
     from chalicelib.issues import consumers as issue_references
     from chalicelib.languages import consumers as languages
     from chalicelib.pulls import consumers as pull_requests
+    from chalicelib.reviews import consumers as reviews
     from chalicelib.webhooks import consumers as webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              cleanup.on_repository_deleted)
     register("pull-request-sync", pull_requests.EVENT_TYPES, pull_requests.on_event)
+    # Reviews of an old head become stale (approvals dismissed when the rule says so).
+    register("review-stale", reviews.EVENT_TYPES, reviews.on_event)
     register("language-stats", languages.EVENT_TYPES, languages.on_event)
     # "Closes #1" in merged pull requests and default-branch commits; references.
     register("issue-references", issue_references.EVENT_TYPES, issue_references.on_event)

@@ -1,12 +1,13 @@
 """The internal consumer that keeps open pull requests in step with their branches
-(``pulls/sync.py``): pushes re-examine them, commit statuses may complete a
-scheduled merge.  Registered as ``pull-request-sync``; idempotent (it reads the refs
+(``pulls/sync.py``): pushes re-examine them, commit statuses and reviews (an approval,
+a dismissed rejection, a withdrawn request) may complete a scheduled merge.  Registered as ``pull-request-sync``; idempotent (it reads the refs
 as they are when it runs)."""
 from __future__ import annotations
 
 from chalicelib import events as domain_events
 
-EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.CommitStatusCreated)
+EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.CommitStatusCreated,
+               domain_events.PullReviewChanged, domain_events.ReviewRequestChanged)
 
 
 def on_event(event: domain_events.Event) -> None:
@@ -16,3 +17,6 @@ def on_event(event: domain_events.Event) -> None:
         pull_sync.on_push(event.repo_id, event.ref, event.actor_id, event.before, event.after)
     elif isinstance(event, domain_events.CommitStatusCreated):
         pull_sync.on_status(event.repo_id, event.sha)
+    elif isinstance(event, (domain_events.PullReviewChanged,
+                            domain_events.ReviewRequestChanged)):
+        pull_sync.on_review(event.repo_id, event.number)

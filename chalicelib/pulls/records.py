@@ -7,6 +7,7 @@ current), so rendering reads no refs.
 from __future__ import annotations
 
 
+from chalicelib.accounts import records as account_records
 from chalicelib.http import formats
 from chalicelib.pulls import checks as pull_checks
 
@@ -23,11 +24,31 @@ def head_ref(pull, number: int, head_repo: dict | None) -> str:
     return pull.head_branch
 
 
+TEAM_DEFAULTS = {"id": 0, "name": "", "description": "", "permission": "read", "units": [],
+                 "units_map": "{}", "includes_all_repositories": False,
+                 "can_create_org_repo": False}
+
+
+def requested(pull, owner, viewer, account_of) -> tuple[list, list]:
+    """The User and Team records of the reviewers ``pull`` (PullFields) asks for, from
+    the snapshots it keeps; ``account_of(snapshot)`` rebuilds an account."""
+    from types import SimpleNamespace
+
+    from chalicelib.orgs import records as org_records
+
+    users = [account_records.user(account_of(s), viewer) for s in pull.requested_reviewers]
+    teams = [org_records.team(SimpleNamespace(**{**TEAM_DEFAULTS, **t}), owner)
+             for t in pull.requested_teams] if owner is not None else []
+    return users, teams
+
+
 def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict,
-                 head_repo: dict | None, merged_by: dict | None, checking: bool = False) -> dict:
+                 head_repo: dict | None, merged_by: dict | None,
+                 requested: tuple[list, list] = ([], []), checking: bool = False) -> dict:
     """``issue_record``: the Issue record of the item; ``pull``: its PullFields;
-    ``checking``: a branch moved since the pull request was examined (Forgejo's
-    "checking" state: not mergeable until examined again)."""
+    ``requested``: the User and Team records of the requested reviewers; ``checking``: a
+    branch moved since the pull request was examined (Forgejo's "checking" state: not
+    mergeable until examined again)."""
     html = issue_record["html_url"]
     return {
         "id": issue_record["id"],
@@ -40,8 +61,8 @@ def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict
         "milestone": issue_record["milestone"],
         "assignee": issue_record["assignee"],
         "assignees": issue_record["assignees"],
-        "requested_reviewers": [],
-        "requested_reviewers_teams": [],
+        "requested_reviewers": list(requested[0]),
+        "requested_reviewers_teams": list(requested[1]),
         "state": issue_record["state"],
         "draft": pull_checks.is_work_in_progress(item.title),
         "is_locked": issue_record["is_locked"],

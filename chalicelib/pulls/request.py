@@ -70,7 +70,9 @@ class PullRenderer(Renderer):
         merged_by = None
         if pull.merged and pull.merged_by:
             merged_by = account_records.user(account_from(pull.merged_by, self.fresh), self.req.actor)
+        asked = pull_records.requested(pull, self.ctx.view.owner, self.req.actor,
+                                       lambda s: account_from(s, self.fresh))
         return pull_records.pull_request(
             self.issue(item), item, pull, number=int(item.number), base_repo=self.base_record,
             head_repo=self.head_records[pull.head_repo_id], merged_by=merged_by,
-            checking=not self._examined_on_tips(item, pull))
+            requested=asked, checking=not self._examined_on_tips(item, pull))

@@ -49,6 +49,11 @@ class PullFields:
     # A merge scheduled for when the required checks pass: style, title, message,
     # delete_branch, doer (snapshot).
     auto_merge: dict | None = None
+    # Who is asked to review (reviews/service.py keeps these copies of the open
+    # REQUEST_REVIEW reviews, in the same transaction): account snapshots, and teams as
+    # {"id", "name", "org_id"}; a page of pull requests renders them with no extra read.
+    requested_reviewers: list[dict] = field(default_factory=list)
+    requested_teams: list[dict] = field(default_factory=list)
 
     def dumps(self) -> str:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
@@ -68,6 +73,9 @@ class PullFields:
             if name in known and (value is None or isinstance(value, type(getattr(default, name)))
                                   or getattr(default, name) is None):
                 kept[name] = value
+        for name in ("requested_reviewers", "requested_teams"):
+            if name in kept:
+                kept[name] = [v for v in kept[name] if isinstance(v, dict)]
         return cls(**kept)
 
 

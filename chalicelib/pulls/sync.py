@@ -168,6 +168,13 @@ def on_status(repo_id: int, sha: str) -> None:
             try_scheduled_merge(repo, int(item.number))
 
 
+def on_review(repo_id: int, number: int) -> None:
+    """A review changed: a merge scheduled on this pull request may be complete now."""
+    repo = repo_store.get_by_id(repo_id)
+    if repo is not None:
+        try_scheduled_merge(repo, int(number))
+
+
 def try_scheduled_merge(base_repo: Repo, number: int) -> None:
     """Merge a pull request scheduled with ``merge_when_checks_succeed`` once its head's
     checks pass (the base rule's required contexts, else every context), as the user who

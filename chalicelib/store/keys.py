@@ -154,6 +154,27 @@ class keys:  # noqa: N801 - a namespace of key builders
     def system_hook(hook_id: int) -> tuple[str, str]:
         return "SYSHOOKS", f"HOOK#{hook_id:015d}"
 
+    # Code review (reviews/store.py): a pull request's reviews, and each review's code
+    # comments, in the repository's partition under the pull request's number.
+    @staticmethod
+    def review(repo_id: int, number: int, review_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"REVIEW#{number:010d}#{review_id:015d}"
+
+    @staticmethod
+    def review_prefix(number: int) -> str:
+        return f"REVIEW#{number:010d}#"
+
+    @staticmethod
+    def review_comment(repo_id: int, number: int, review_id: int,
+                       comment_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"REVIEWC#{number:010d}#{review_id:015d}#{comment_id:015d}"
+
+    @staticmethod
+    def review_comment_prefix(number: int, review_id: int | None = None) -> str:
+        if review_id is None:
+            return f"REVIEWC#{number:010d}#"
+        return f"REVIEWC#{number:010d}#{review_id:015d}#"
+
     MEMBER_PREFIX = "MEMBER#"
     MEMBER_OF_PREFIX = "ORGOF#"
     TEAM_PREFIX = "TEAM#"

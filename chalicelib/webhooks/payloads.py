@@ -141,9 +141,10 @@ class _Builder:
         merged_by = None
         if pull.merged and pull.merged_by:
             merged_by = account_records.user(webhook_sources.account(pull.merged_by), None)
+        asked = pull_records.requested(pull, self.src.owner, None, webhook_sources.account)
         return pull_records.pull_request(self.issue(item), item, pull,
                                          number=int(item.number), base_repo=base,
-                                         head_repo=head, merged_by=merged_by)
+                                         head_repo=head, merged_by=merged_by, requested=asked)
 
     def commit(self, c: events.PushedCommit, names: dict[str, str]) -> dict:
         html = records.repo_html_url(self.src.view())

@@ -66,10 +66,12 @@ def scene(api, monkeypatch):
               # branch protections: an unknown rule (edits answer 404)
               "name": "main",
               # large pushes: applying an upload that was never made
-              "upload": "0" * 32}
+              "upload": "0" * 32,
+              # reviews of an issue that is no pull request: 404 after the body check
+              "comment": "1"}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
-           "tag_protections": 1}
+           "tag_protections": 1, "reviews": 1}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}
     monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
     reset_settings_cache()

@@ -1,0 +1,24 @@
+"""Code review: a pull request's reviews, their code comments, dismissals and review
+requests, and who may review or be assigned in a repository.
+
+Operations (``routes.py``): repoListPullReviews, repoCreatePullReview, repoGetPullReview,
+repoSubmitPullReview, repoDeletePullReview, repoGetPullReviewComments,
+repoCreatePullReviewComment, repoGetPullReviewComment, repoDeletePullReviewComment,
+repoDismissPullReview, repoUnDismissPullReview, repoCreatePullReviewRequests,
+repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees.
+
+| module | what it holds |
+|---|---|
+| ``consumers`` | Stale reviews: when a pull request's head moves, reviews of other commits become stale, approvals dismissed … |
+| ``hunks`` | The diff hunk a code comment shows (pure). |
+| ``options`` | The request bodies (CreatePullReviewOptions, SubmitPullReviewOptions, …). |
+| ``records`` | PullReview and PullReviewComment records (fj:services/convert/pull_review.go). |
+| ``requests`` | Review requests (users and teams), repoGetReviewers, repoGetAssignees. |
+| ``routes`` | The thin handlers, registered before the pull request routes. |
+| ``service`` | Reviews: create, submit, delete, dismiss, code comments; who is official. |
+| ``store`` | Review and code comment items in the repository's partition; ``reviews_of`` (the merge gate reads it). |
+
+Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.
+The pull requests domain reads ``store`` only (its merge gate); the pull request's
+copies of its review requests live in ``pulls/store.py`` (``PullFields``).
+"""

@@ -1,0 +1,253 @@
+"""Review requests, and who may be asked (fj:services/issue/assignee.go
+IsValidReviewRequest, IsValidTeamReviewRequest, CanDoerChangeReviewRequests;
+models/issues/review.go AddReviewRequest, RemoveReviewRequest;
+models/repo/user_repo.go GetReviewers, GetRepoAssignees).
+
+A request is a REQUEST_REVIEW review, and the pull request keeps a copy of each open one
+(``PullFields.requested_reviewers`` / ``requested_teams``): both are written in one
+transaction conditional on the pull request's version, and whether someone is already
+asked is decided on the copies inside that transaction (retried on a lost race), so two
+clients asking for the same reviewer at once make one request.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from chalicelib import events
+from chalicelib.accounts import service as accounts
+from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.issues.context import PULLS_UNIT, Ctx, now, snapshot
+from chalicelib.orgs import team_store
+from chalicelib.pulls import service as pulls
+from chalicelib.pulls.store import PullFields
+from chalicelib.repos import access as repo_access_rules
+from chalicelib.repos.permissions import (Access, collaboration, is_org, membership,
+                                          repo_access)
+from chalicelib.reviews import service
+from chalicelib.reviews import store
+from chalicelib.reviews.options import PullReviewRequestOptions
+from chalicelib.reviews.store import APPROVED, REQUEST_CHANGES, REQUEST_REVIEW, Review
+
+CLOSED = "cannot request review on a closed or merged PR"
+
+
+def _invalid(ctx: Ctx, reason: str) -> InvalidInput:
+    return InvalidInput(f"{reason} [user_id: {int(ctx.user.id)}, repo_id: {ctx.repo_id}]")
+
+
+def can_change_requests(ctx: Ctx, issue) -> bool:
+    """CanDoerChangeReviewRequests: the poster, the owner, collaborators, members of the
+    owning organization's teams that reach the pull requests; never when archived."""
+    user = ctx.user
+    if user is None or ctx.repo.archived:
+        return False
+    if int(user.id) in (int(issue.poster_id), int(ctx.repo.owner_id)):
+        return True
+    if collaboration(ctx.repo_id, int(user.id)) is not None:
+        return True
+    owner = ctx.view.owner
+    return is_org(owner) and membership(int(owner.id), int(user.id)) is not None and \
+        repo_access(user, ctx.repo, owner, unit=PULLS_UNIT) >= Access.READ
+
+
+def _user(name: str, viewer):
+    try:
+        return accounts.get_user(name, viewer)
+    except NotFoundError:
+        raise NotFoundError(f"User '{name}' not exist") from None
+
+
+def _team(ctx: Ctx, name: str):
+    wanted = name.lower()
+    for team in team_store.list_teams(int(ctx.view.owner.id)):
+        if team.lower_name == wanted:
+            return team
+    raise NotFoundError(f"Team '{name}' not exist")
+
+
+def _last_verdicts(ctx: Ctx, number: int) -> dict[int, Review]:
+    """Each user's latest approval, rejection or request (GetReviewByIssueIDAndUserID)."""
+    latest: dict[int, Review] = {}
+    for review in store.reviews_of(ctx.repo_id, number, consistent=True):
+        if review.reviewer_id and review.state in (APPROVED, REQUEST_CHANGES, REQUEST_REVIEW):
+            latest[review.reviewer_id] = review
+    return latest
+
+
+def _check_user(ctx: Ctx, issue, reviewer, adding: bool, last: Review | None,
+                may_change: bool) -> None:
+    if reviewer.account_type == "org":
+        raise _invalid(ctx, "Organization can't be added as reviewer")
+    if adding:
+        if repo_access(reviewer, ctx.repo, ctx.view.owner, unit=PULLS_UNIT) < Access.READ:
+            raise _invalid(ctx, "Reviewer can't read")
+        if int(reviewer.id) == int(issue.poster_id):
+            raise _invalid(ctx, "poster of pr can't be reviewer")
+        if not may_change:
+            raise _invalid(ctx, "Doer can't choose reviewer")
+        return
+    if may_change or (last is not None and last.state == REQUEST_REVIEW
+                      and last.reviewer_id == int(ctx.user.id)):
+        return
+    raise _invalid(ctx, "Doer can't remove reviewer")
+
+
+def _check_team(ctx: Ctx, team, adding: bool, may_change: bool) -> None:
+    if adding and ctx.repo.private and not team_store.covers(team, ctx.repo):
+        raise _invalid(ctx, "Reviewing team can't read repo")
+    if not may_change:
+        raise _invalid(ctx, "Doer can't choose reviewer" if adding else
+                       "Doer can't remove reviewer")
+
+
+def team_snapshot(team) -> dict:
+    return {name: value for name, value in events.snapshot(team).items()
+            if name in ("id", "name", "description", "permission", "units", "units_map",
+                        "includes_all_repositories", "can_create_org_repo", "org_id")}
+
+
+def change_requests(ctx: Ctx, number: int, option: PullReviewRequestOptions,
+                    adding: bool) -> list[Review]:
+    """repoCreatePullReviewRequests (the REQUEST_REVIEW reviews made, for a 201) and
+    repoDeletePullReviewRequests."""
+    if ctx.user is None:
+        raise PermissionDenied("sign in to request reviews")
+    if ctx.user.account_type == "org":
+        raise _invalid(ctx, "Organization can't be doer to add reviewer")
+    issue = pulls.get_pull(ctx, number)
+    may_change = can_change_requests(ctx, issue)
+    latest = _last_verdicts(ctx, number)
+    reviewers = []
+    for name in dict.fromkeys(option.reviewers or []):
+        reviewer = _user(name, ctx.user)
+        _check_user(ctx, issue, reviewer, adding, latest.get(int(reviewer.id)), may_change)
+        reviewers.append(reviewer)
+    teams = []
+    if is_org(ctx.view.owner):
+        for name in dict.fromkeys(option.team_reviewers or []):
+            team = _team(ctx, name)
+            _check_team(ctx, team, adding, may_change)
+            teams.append(team)
+    if not reviewers and not teams:
+        return []
+    pull = pulls.fields_of(issue)
+    if adding and (issue.state != "open" or pull.merged) and \
+            any(int(r.id) in latest for r in reviewers):
+        raise PermissionDenied(CLOSED)
+    officials = {int(r.id): service.is_official(ctx, r, pull.base_branch) for r in reviewers}
+    existing = {r.id: r for r in store.reviews_of(ctx.repo_id, number, consistent=True)
+                if r.state == REQUEST_REVIEW}
+    outcome: dict = {}
+
+    def pull_change(fields: PullFields) -> bool:
+        outcome.clear()
+        made, gone, notes = [], [], []
+        asked = {int(s.get("id") or 0) for s in fields.requested_reviewers}
+        asked_teams = {int(t.get("id") or 0) for t in fields.requested_teams}
+        stamp = now()
+        for reviewer in reviewers:
+            rid = int(reviewer.id)
+            if adding and rid not in asked:
+                review = Review(id=store.new_review_id(), number=number, reviewer_id=rid,
+                                reviewer=snapshot(reviewer), state=REQUEST_REVIEW,
+                                official=officials[rid], submitted_at=stamp, updated=stamp)
+                made.append(review)
+                fields.requested_reviewers.append(snapshot(reviewer))
+                notes.append((review, "review_requested", snapshot(reviewer), {}))
+            elif not adding and rid in asked:
+                fields.requested_reviewers = [s for s in fields.requested_reviewers
+                                              if int(s.get("id") or 0) != rid]
+                for review in existing.values():
+                    if review.reviewer_id == rid:
+                        gone.append(review)
+                        notes.append((review, "review_request_removed", snapshot(reviewer), {}))
+        for team in teams:
+            tid, snap = int(team.id), team_snapshot(team)
+            if adding and tid not in asked_teams:
+                review = Review(id=store.new_review_id(), number=number, team_id=tid,
+                                team=snap, state=REQUEST_REVIEW, submitted_at=stamp,
+                                updated=stamp)
+                made.append(review)
+                fields.requested_teams.append(snap)
+                notes.append((review, "review_requested", {}, snap))
+            elif not adding and tid in asked_teams:
+                fields.requested_teams = [t for t in fields.requested_teams
+                                          if int(t.get("id") or 0) != tid]
+                for review in existing.values():
+                    if review.team_id == tid:
+                        gone.append(review)
+                        notes.append((review, "review_request_removed", {}, snap))
+        outcome.update(made=made, gone=gone, notes=notes)
+        return bool(made or gone or notes)
+
+    def stage() -> None:
+        for review in outcome.get("made", []):
+            store.stage_create(ctx.repo_id, review)
+        for review in outcome.get("gone", []):
+            store.stage_delete(ctx.repo_id, review, [])
+
+    def raised(new_issue) -> list[events.Event]:
+        return [events.ReviewRequestChanged(
+            **ctx.event_fields(), issue_id=int(new_issue.id), number=number,
+            review_id=review.id, action=action, reviewer=user, team=team,
+            issue=events.snapshot(new_issue)) for review, action, user, team in
+            outcome.get("notes", [])]
+
+    service.commit(ctx, number, stage, pull_change, raised)
+    return list(outcome.get("made", []))
+
+
+# Who may be asked, who may be assigned -------------------------------------------------------
+
+def _sorted(found: dict) -> list:
+    return sorted(found.values(), key=lambda a: a.lower_name)
+
+
+def _team_members(ctx: Ctx, minimum: Access) -> dict:
+    """Members of the owning organization's teams that give ``minimum`` or more here."""
+    from chalicelib.orgs import store as org_store
+
+    found = {}
+    if not is_org(ctx.view.owner):
+        return found
+    covered = set(int(t) for t in (ctx.repo.team_ids or ()))
+    wanted = set()
+    for team in team_store.list_teams(int(ctx.view.owner.id)):
+        if not (team.includes_all_repositories or int(team.id) in covered):
+            continue
+        if Access.parse(team.permission) >= minimum or team.permission == "owner":
+            wanted |= {int(m.user_id) for m in team_store.list_members(int(team.id))}
+    for account in org_store.accounts_of(sorted(wanted)):
+        found[int(account.id)] = account
+    return found
+
+
+def _collaborators(ctx: Ctx, minimum: Access) -> dict:
+    found = {}
+    for account in repo_access_rules.collaborators(ctx.view):
+        if repo_access(account, ctx.repo, ctx.view.owner) >= minimum:
+            found[int(account.id)] = account
+    return found
+
+
+def reviewers(ctx: Ctx) -> list:
+    """repoGetReviewers: everyone who can read the repository (with the owner), and on
+    a public one its watchers and the owning organization's members; active users."""
+    found = {**_collaborators(ctx, Access.READ), **_team_members(ctx, Access.READ)}
+    owner = ctx.view.owner
+    if not is_org(owner):
+        found[int(owner.id)] = owner
+    if not ctx.repo.private and owner.visibility != "private":
+        for account in repo_access_rules.followers(repo_access_rules.WATCHES, ctx.view):
+            found[int(account.id)] = account
+    return [a for a in _sorted(found) if a.active and a.account_type != "org"]
+
+
+def assignees(ctx: Ctx) -> list:
+    """repoGetAssignees: those who may write (the owner when a user, collaborators with
+    write, members of teams that write)."""
+    found = {**_collaborators(ctx, Access.WRITE), **_team_members(ctx, Access.WRITE)}
+    owner = ctx.view.owner
+    if not is_org(owner):
+        found[int(owner.id)] = owner
+    return [a for a in _sorted(found) if a.active and a.account_type != "org"]

@@ -1,0 +1,192 @@
+"""Code review (Forgejo's ``repository`` tag): a pull request's reviews, their code
+comments, dismissals, review requests, and who may review or be assigned.
+
+Each route reads the repository with the token, then the caller's access, the tracker
+and the pull request (the issue item) in the second batch, as the pull request routes
+do; a review list is one Query more.  Token scope: ``repository``.  Registered before
+the pull request routes: ``/pulls/{base}/{head:path}`` would take these paths.
+"""
+from __future__ import annotations
+
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
+from chalicelib.accounts import records as account_records
+from chalicelib.issues.context import account_from, fresh_accounts
+from chalicelib.pulls.request import PULL, ctx_of
+from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_preload
+from chalicelib.reviews import records as review_records
+from chalicelib.reviews import requests as review_requests
+from chalicelib.reviews import service as reviews
+from chalicelib.reviews.options import (CreatePullReviewCommentOptions, CreatePullReviewOptions,
+                                        DismissPullReviewOptions, PullReviewRequestOptions,
+                                        SubmitPullReviewOptions)
+
+SIGNED = dict(PULL, signed_in=True)
+REVIEW = "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}"
+
+
+def _render(req: ApiRequest, ctx, review) -> dict:
+    reviewer = account_from(review.reviewer, fresh_accounts(ctx)) if review.reviewer_id \
+        else None
+    return review_records.pull_review(review, ctx.view, req.actor, reviewer=reviewer,
+                                      owner=ctx.view.owner)
+
+
+def _render_comment(req: ApiRequest, ctx, comment) -> dict:
+    return review_records.review_comment(comment, ctx.view, req.actor,
+                                         poster=account_from(comment.poster,
+                                                             fresh_accounts(ctx)))
+
+
+def _ids(req: ApiRequest) -> tuple[int, int]:
+    return req.int_param("index"), req.int_param("id")
+
+
+@route("GET", "/repos/{owner}/{repo}/pulls/{index}/reviews", "repoListPullReviews",
+       summary="List all reviews for a pull request", query=PAGE,
+       responses={200: "PullReviewList", 404: "notFound"}, **PULL)
+def list_reviews(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    page = paging.page_of(req)
+    found = reviews.list_reviews(ctx, req.int_param("index"))
+    shown = found[page.offset:page.offset + page.limit]
+    return paging.set_headers(ApiResponse.json([_render(req, ctx, r) for r in shown]), req,
+                              page, len(found))
+
+
+@route("POST", "/repos/{owner}/{repo}/pulls/{index}/reviews", "repoCreatePullReview",
+       summary="Create a review to an pull request", body="CreatePullReviewOptions",
+       responses={200: "PullReview", 404: "notFound", 422: "validationError"}, **SIGNED)
+def create_review(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    review = reviews.create_review(ctx, req.int_param("index"),
+                                   req.option(CreatePullReviewOptions))
+    return ApiResponse.json(_render(req, ctx, review))
+
+
+@route("GET", REVIEW, "repoGetPullReview", summary="Get a specific review for a pull request",
+       responses={200: "PullReview", 404: "notFound"}, **PULL)
+def get_review(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    return ApiResponse.json(_render(req, ctx, reviews.get_review(ctx, *_ids(req))))
+
+
+@route("POST", REVIEW, "repoSubmitPullReview",
+       summary="Submit a pending review to an pull request", body="SubmitPullReviewOptions",
+       responses={200: "PullReview", 404: "notFound", 422: "validationError"}, **SIGNED)
+def submit_review(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    review = reviews.submit_review(ctx, *_ids(req), req.option(SubmitPullReviewOptions))
+    return ApiResponse.json(_render(req, ctx, review))
+
+
+@route("DELETE", REVIEW, "repoDeletePullReview",
+       summary="Delete a specific review from a pull request",
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **SIGNED)
+def delete_review(req: ApiRequest) -> ApiResponse:
+    reviews.delete_review(ctx_of(req), *_ids(req))
+    return ApiResponse.empty()
+
+
+@route("GET", REVIEW + "/comments", "repoGetPullReviewComments",
+       summary="Get a specific review for a pull request",
+       responses={200: "PullReviewCommentList", 404: "notFound"}, **PULL)
+def review_comments(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    return ApiResponse.json([_render_comment(req, ctx, c)
+                             for c in reviews.review_comments(ctx, *_ids(req))])
+
+
+@route("POST", REVIEW + "/comments", "repoCreatePullReviewComment",
+       summary="Add a new comment to a pull request review",
+       body="CreatePullReviewCommentOptions",
+       responses={200: "PullReviewComment", 404: "notFound", 422: "validationError"}, **SIGNED)
+def create_review_comment(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    made = reviews.create_review_comment(ctx, *_ids(req),
+                                         req.option(CreatePullReviewCommentOptions))
+    return ApiResponse.json(_render_comment(req, ctx, made))
+
+
+@route("GET", REVIEW + "/comments/{comment}", "repoGetPullReviewComment",
+       summary="Get a pull review comment",
+       responses={200: "PullReviewComment", 403: "forbidden", 404: "notFound"}, **PULL)
+def get_review_comment(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    found = reviews.get_review_comment(ctx, *_ids(req), req.int_param("comment"))
+    return ApiResponse.json(_render_comment(req, ctx, found))
+
+
+@route("DELETE", REVIEW + "/comments/{comment}", "repoDeletePullReviewComment",
+       summary="Delete a pull review comment",
+       responses={204: "empty", 403: "forbidden", 404: "notFound"}, **SIGNED)
+def delete_review_comment(req: ApiRequest) -> ApiResponse:
+    reviews.delete_review_comment(ctx_of(req), *_ids(req), req.int_param("comment"))
+    return ApiResponse.empty()
+
+
+@route("POST", REVIEW + "/dismissals", "repoDismissPullReview",
+       summary="Dismiss a review for a pull request", body="DismissPullReviewOptions",
+       responses={200: "PullReview", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **SIGNED)
+def dismiss_review(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    review = reviews.dismiss(ctx, *_ids(req), req.option(DismissPullReviewOptions), True)
+    return ApiResponse.json(_render(req, ctx, review))
+
+
+@route("POST", REVIEW + "/undismissals", "repoUnDismissPullReview",
+       summary="Cancel to dismiss a review for a pull request",
+       responses={200: "PullReview", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **SIGNED)
+def undismiss_review(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    return ApiResponse.json(_render(req, ctx, reviews.dismiss(ctx, *_ids(req), None, False)))
+
+
+@route("POST", "/repos/{owner}/{repo}/pulls/{index}/requested_reviewers",
+       "repoCreatePullReviewRequests", summary="create review requests for a pull request",
+       body="PullReviewRequestOptions",
+       responses={201: "PullReviewList", 403: "forbidden", 404: "notFound",
+                  422: "validationError"}, **SIGNED)
+def create_requests(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    made = review_requests.change_requests(ctx, req.int_param("index"),
+                                           req.option(PullReviewRequestOptions), True)
+    return ApiResponse.json([_render(req, ctx, r) for r in made], status=201)
+
+
+@route("DELETE", "/repos/{owner}/{repo}/pulls/{index}/requested_reviewers",
+       "repoDeletePullReviewRequests", summary="cancel review requests for a pull request",
+       body="PullReviewRequestOptions",
+       responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
+       **SIGNED)
+def delete_requests(req: ApiRequest) -> ApiResponse:
+    review_requests.change_requests(ctx_of(req), req.int_param("index"),
+                                    req.option(PullReviewRequestOptions), False)
+    return ApiResponse.empty()
+
+
+def _users(req: ApiRequest, found: list) -> ApiResponse:
+    """Forgejo answers these lists whole (no paging)."""
+    return ApiResponse.json([account_records.user(a, req.actor) for a in found])
+
+
+@route("GET", "/repos/{owner}/{repo}/reviewers", "repoGetReviewers",
+       summary="Return all users that can be requested to review in this repo",
+       responses={200: "UserList", 404: "notFound"}, **dict(IN_REPO, preload=repo_preload))
+def get_reviewers(req: ApiRequest) -> ApiResponse:
+    from chalicelib.pulls import service as pulls
+
+    ctx = pulls.pull_context(caller(req), current_repo(req))
+    return _users(req, review_requests.reviewers(ctx))
+
+
+@route("GET", "/repos/{owner}/{repo}/assignees", "repoGetAssignees",
+       summary="Return all users that have write access and can be assigned to issues",
+       responses={200: "UserList", 404: "notFound"}, **dict(IN_REPO, preload=repo_preload))
+def get_assignees(req: ApiRequest) -> ApiResponse:
+    from chalicelib.issues import request as issue_request
+
+    return _users(req, review_requests.assignees(issue_request.ctx_of(req)))

@@ -1,0 +1,1 @@
+"""Tests of the code review domain (chalicelib/reviews)."""
