@@ -150,6 +150,10 @@ def _unrequest(user) -> Callable[[PullFields], bool]:
 
 # Create and submit -------------------------------------------------------------------------
 
+# Writes of a verdict racing changes of the reviewer's earlier reviews: each lost race
+# means one of those changed (they change a bounded number of times).
+EARLIER_ATTEMPTS = 5
+
 def review_state(ctx: Ctx, issue, event: str, body: str, has_comments: bool) -> str:
     """Forgejo's preparePullReviewType: the state an event asks for, or 422."""
     poster = ctx.user is not None and int(issue.poster_id) == int(ctx.user.id)
@@ -233,7 +237,7 @@ def _unofficial(ctx: Ctx, number: int, review: Review) -> list[Review]:
 def _stage_unofficial(ctx: Ctx, earlier: list[Review]) -> None:
     for old in earlier:
         copy = Review(**{**old.__dict__, "official": False})
-        store.stage_replace(ctx.repo_id, copy, old.version)
+        store.stage_replace(ctx.repo_id, copy, old.version, label=store.EARLIER)
 
 
 def create_review(ctx: Ctx, number: int, option: CreatePullReviewOptions) -> Review:
@@ -282,6 +286,20 @@ def submit_review(ctx: Ctx, number: int, review_id: int,
 
 def _write_verdict(ctx: Ctx, number: int, review: Review, pending: Review | None,
                    comments: list[ReviewComment]) -> None:
+    """Write the review; the reviewer's earlier reviews lose the official flag in the
+    same write.  One of those changed meanwhile (the stale marking of a push, a
+    dismissal) is read again and the write retried: the verdict itself is not stale."""
+    for attempt in range(EARLIER_ATTEMPTS):
+        try:
+            _write_verdict_once(ctx, number, review, pending, comments)
+            return
+        except ConditionFailed as failed:
+            if failed.label != store.EARLIER or attempt == EARLIER_ATTEMPTS - 1:
+                raise
+
+
+def _write_verdict_once(ctx: Ctx, number: int, review: Review, pending: Review | None,
+                        comments: list[ReviewComment]) -> None:
     earlier = _unofficial(ctx, number, review)
     submitted = review.state != PENDING
     created = pending is None

@@ -37,6 +37,7 @@ PENDING, APPROVED, REQUEST_CHANGES, COMMENT, REQUEST_REVIEW = (
     "PENDING", "APPROVED", "REQUEST_CHANGES", "COMMENT", "REQUEST_REVIEW")
 STATES = (PENDING, APPROVED, REQUEST_CHANGES, COMMENT, REQUEST_REVIEW)
 REVIEW = "review"          # ConditionFailed label: the review changed or is gone
+EARLIER = "earlier review"  # ConditionFailed label: an earlier review of the reviewer changed
 
 
 class ReviewItem(Item, discriminator="review"):
@@ -235,7 +236,7 @@ def stage_create(repo_id: int, review: Review,
 
 def stage_replace(repo_id: int, review: Review, read_version: int, *,
                   only_if_state: str | None = None,
-                  comments: Iterable[ReviewComment] = ()) -> None:
+                  comments: Iterable[ReviewComment] = (), label: str = REVIEW) -> None:
     """Write ``review`` whole if nobody changed it since ``read_version`` (and, with
     ``only_if_state``, if it is still in that state): ``ConditionFailed(REVIEW)``
     otherwise.  ``comments`` are added with it (``comments_count`` moved here)."""
@@ -246,7 +247,7 @@ def stage_replace(repo_id: int, review: Review, read_version: int, *,
     condition = ReviewItem.version == int(read_version)
     if only_if_state is not None:
         condition = condition & (ReviewItem.state == only_if_state)
-    uow.put(_review_item(repo_id, review), label=REVIEW, condition=condition)
+    uow.put(_review_item(repo_id, review), label=label, condition=condition)
     for c in listed:
         uow.put(_comment_item(repo_id, c), label=REVIEW, must_not_exist=True)
 
