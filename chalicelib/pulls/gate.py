@@ -6,9 +6,10 @@ The gate runs inside every merge attempt, on the head and base commits that atte
 merges (never on stored flags): an approval counts for the head only if it was given on
 that head when stale approvals are dismissed or ignored, so an approval racing a push to
 the head can never let an unapproved commit through — the merge either merges exactly
-the approved commit or is refused.  What it reads: the rule (one item, ``protection``),
-the reviews of the pull request (one Query, only when the rule asks for approvals or
-blocks on reviews), the head's statuses (one item, only with required checks).
+the approved commit or is refused.  What it reads: the rule and the head's statuses, in
+one batch (``prefetch``; nothing without rules); each reviewer's standing verdict comes
+with the pull request item the merge reads anyway (the reviews domain keeps it there in
+the same transaction as the reviews, ``standing``).
 """
 from __future__ import annotations
 
@@ -72,56 +73,79 @@ def may_merge(ctx: Ctx, rule: BranchRule | None) -> bool:
     return rule.can_merge(protection_gate.pusher_of(ctx.view, ctx.user))
 
 
+def prefetch(ctx: Ctx, head_sha: str) -> None:
+    """What the gate reads, in ONE strongly consistent batch: the rules item and the
+    head's statuses (none without rules).  The reviews need no read: the pull request
+    carries each reviewer's standing verdict (``standing``)."""
+    from chalicelib.protection import gate as protection_gate
+    from chalicelib.protection import store as protection_store
+    from chalicelib.statuses import store as status_store
+    from chalicelib.store import unit_of_work
+
+    if protection_gate.has_rules(ctx.repo):
+        unit_of_work.prefetch([protection_store.protection_key(ctx.repo_id),
+                               status_store.summary_key(ctx.repo_id, head_sha)],
+                              consistent=True)
+
+
 def checks_state(ctx: Ctx, rule: BranchRule | None, head_sha: str) -> str:
     """The state a scheduled merge waits for: the required contexts' when the rule asks
-    for status checks, else every context's combined state (``""``: no statuses)."""
+    for status checks, else every context's combined state (``""``: no statuses).
+    Read from ``prefetch``'s batch when it ran for this head."""
     from chalicelib.statuses import service as statuses
     from chalicelib.statuses import store as status_store
 
     if rule is None or not rule.enable_status_check:
         return statuses.combined_state(ctx.repo_id, head_sha)
-    latest = status_store.get_summary(ctx.repo_id, head_sha, consistent=True).latest.values()
+    latest = status_store.get_summary(ctx.repo_id, head_sha).latest.values()
     return rule.required_contexts_state({s.context: s.state for s in latest})
 
 
-def latest_verdicts(reviews: list) -> list:
-    """Each reviewer's (or requested team's) standing review: their latest verdict or
-    open request; comments and pending reviews leave it as it was."""
-    standing: dict[tuple[str, int], object] = {}
-    for review in sorted(reviews, key=lambda r: (r.submitted_at or r.updated or 0, r.id)):
+def _time_of(review) -> tuple:
+    return (review.submitted_at or review.updated or 0, review.id)
+
+
+def standing(reviews: list) -> list[dict]:
+    """Each reviewer's (or requested team's) standing verdict, as the pull request keeps
+    it for this gate (``PullFields.verdicts``): their latest approval, requested changes
+    or open request; comments and pending reviews leave it as it was (Forgejo moves the
+    ``official`` flag to a reviewer's newest review).  ``reviews``: the reviews domain's
+    records, any order."""
+    found: dict[tuple[str, int], object] = {}
+    for review in sorted(reviews, key=_time_of):
         if review.state not in VERDICTS + (REQUEST_REVIEW,):
             continue
         who = ("team", int(review.team_id)) if review.team_id else ("user", int(review.reviewer_id))
-        standing[who] = review
-    return list(standing.values())
+        found[who] = review
+    return [{"review_id": int(r.id), "reviewer_id": int(r.reviewer_id),
+             "team_id": int(r.team_id or 0), "state": r.state, "commit_id": r.commit_id or "",
+             "official": bool(r.official), "dismissed": bool(r.dismissed)}
+            for r in found.values()]
 
 
-def _counts_for(review, rule: BranchRule, head_sha: str) -> bool:
+def _counts_for(verdict: dict, rule: BranchRule, head_sha: str) -> bool:
     """Whether an approval counts: official, not dismissed, and (when stale approvals
     are dismissed or ignored) given on the head being merged."""
-    if review.dismissed or not review.official:
+    if verdict.get("dismissed") or not verdict.get("official"):
         return False
     if rule.dismiss_stale_approvals or rule.ignore_stale_approvals:
-        return review.commit_id == head_sha
+        return verdict.get("commit_id") == head_sha
     return True
 
 
-def review_reason(ctx: Ctx, rule: BranchRule, number: int, head_sha: str) -> str | None:
-    if not (rule.required_approvals or rule.block_on_rejected_reviews
-            or rule.block_on_official_review_requests):
-        return None
-    from chalicelib.reviews import store as review_store
+def _blocking(verdicts: list[dict], state: str) -> bool:
+    return any(v.get("state") == state and v.get("official") and not v.get("dismissed")
+               for v in verdicts)
 
-    standing = latest_verdicts(review_store.reviews_of(ctx.repo_id, number, consistent=True))
-    approvals = sum(1 for r in standing
-                    if r.state == APPROVED and _counts_for(r, rule, head_sha))
+
+def review_reason(rule: BranchRule, verdicts: list[dict], head_sha: str) -> str | None:
+    approvals = sum(1 for v in verdicts
+                    if v.get("state") == APPROVED and _counts_for(v, rule, head_sha))
     if approvals < int(rule.required_approvals or 0):
         return APPROVALS
-    if rule.block_on_rejected_reviews and any(
-            r.state == REQUEST_CHANGES and r.official and not r.dismissed for r in standing):
+    if rule.block_on_rejected_reviews and _blocking(verdicts, REQUEST_CHANGES):
         return REJECTED
-    if rule.block_on_official_review_requests and any(
-            r.state == REQUEST_REVIEW and r.official and not r.dismissed for r in standing):
+    if rule.block_on_official_review_requests and _blocking(verdicts, REQUEST_REVIEW):
         return REQUESTS
     return None
 
@@ -138,14 +162,14 @@ def _changed_paths(store: BaseObjectStore, merge_base: str, head_sha: str) -> li
     return paths
 
 
-def branch_reason(ctx: Ctx, rule: BranchRule, *, number: int, head_sha: str, base_sha: str,
-                  merge_base: str, store: BaseObjectStore) -> str | None:
+def branch_reason(ctx: Ctx, rule: BranchRule, *, verdicts: list[dict], head_sha: str,
+                  base_sha: str, merge_base: str, store: BaseObjectStore) -> str | None:
     """CheckPullBranchProtections: the first reason the rule refuses, or None."""
     from chalicelib.gitops.merge import is_ancestor
 
     if rule.enable_status_check and checks_state(ctx, rule, head_sha) != "success":
         return STATUS_CHECKS
-    reason = review_reason(ctx, rule, number, head_sha)
+    reason = review_reason(rule, verdicts, head_sha)
     if reason:
         return reason
     if rule.block_on_outdated_branch and not is_ancestor(store, base_sha, head_sha):
@@ -167,13 +191,15 @@ def may_override(ctx: Ctx, rule: BranchRule) -> bool:
     return ctx.view.is_admin and not rule.apply_to_admins
 
 
-def verdict(ctx: Ctx, *, number: int, base_branch: str, head_sha: str, base_sha: str,
-            merge_base: str, store: BaseObjectStore, force: bool = False) -> Verdict:
-    rule = rule_for(ctx, base_branch)
+def verdict(ctx: Ctx, pull, *, head_sha: str, base_sha: str, merge_base: str,
+            store: BaseObjectStore, force: bool = False) -> Verdict:
+    """``pull``: the PullFields as this merge attempt read them (its verdicts)."""
+    prefetch(ctx, head_sha)
+    rule = rule_for(ctx, pull.base_branch)
     if rule is None:
         return Verdict(None, None)
-    reason = branch_reason(ctx, rule, number=number, head_sha=head_sha, base_sha=base_sha,
-                           merge_base=merge_base, store=store)
+    reason = branch_reason(ctx, rule, verdicts=list(pull.verdicts), head_sha=head_sha,
+                           base_sha=base_sha, merge_base=merge_base, store=store)
     if reason and force and may_override(ctx, rule):
         reason = None
     return Verdict(rule, reason)

@@ -64,6 +64,7 @@ def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
         # Forgejo answers 405 here; a caller who may read but not write is refused with
         # 403, as every other write (docs/compatibility.md).
         raise PermissionDenied("User not allowed to merge PR")
+    pull_gate.prefetch(ctx, pull.head_sha)
     rule = pull_gate.rule_for(ctx, pull.base_branch)
     if not pull_gate.may_merge(ctx, rule):
         raise NotAllowed("User not allowed to merge PR")
@@ -193,8 +194,7 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
 def _refuse_by_rule(ctx: Ctx, issue: Issue, pull: PullFields, found, git, *, force: bool):
     """The base branch's rule (None: unprotected); NotAllowed (405) with Forgejo's
     reason when it refuses this merge."""
-    verdict = pull_gate.verdict(ctx, number=int(issue.number), base_branch=pull.base_branch,
-                                head_sha=found.head_sha, base_sha=found.base_sha,
+    verdict = pull_gate.verdict(ctx, pull, head_sha=found.head_sha, base_sha=found.base_sha,
                                 merge_base=found.merge_base, store=git.object_store,
                                 force=force)
     if verdict.reason:

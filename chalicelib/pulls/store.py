@@ -54,6 +54,11 @@ class PullFields:
     # {"id", "name", "org_id"}; a page of pull requests renders them with no extra read.
     requested_reviewers: list[dict] = field(default_factory=list)
     requested_teams: list[dict] = field(default_factory=list)
+    # Each reviewer's standing verdict (``pulls.gate.standing``: approval, requested
+    # changes or open request, its commit and flags), kept by the reviews domain in the
+    # same transaction as the reviews: the merge gate reads it with the pull request,
+    # no Query of the reviews.
+    verdicts: list[dict] = field(default_factory=list)
 
     def dumps(self) -> str:
         return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
@@ -73,7 +78,7 @@ class PullFields:
             if name in known and (value is None or isinstance(value, type(getattr(default, name)))
                                   or getattr(default, name) is None):
                 kept[name] = value
-        for name in ("requested_reviewers", "requested_teams"):
+        for name in ("requested_reviewers", "requested_teams", "verdicts"):
             if name in kept:
                 kept[name] = [v for v in kept[name] if isinstance(v, dict)]
         return cls(**kept)

@@ -187,6 +187,7 @@ def try_scheduled_merge(base_repo: Repo, number: int) -> None:
         return
     from chalicelib.pulls import gate as pull_gate
 
+    pull_gate.prefetch(ctx, pull.head_sha)
     rule = pull_gate.rule_for(ctx, pull.base_branch)
     if pull_gate.checks_state(ctx, rule, pull.head_sha) != "success":
         return

@@ -193,7 +193,10 @@ def change_requests(ctx: Ctx, number: int, option: PullReviewRequestOptions,
             issue=events.snapshot(new_issue)) for review, action, user, team in
             outcome.get("notes", [])]
 
-    service.commit(ctx, number, stage, pull_change, raised)
+    def touched() -> tuple[list[Review], list[int]]:
+        return list(outcome.get("made", [])), [r.id for r in outcome.get("gone", [])]
+
+    service.commit(ctx, number, stage, pull_change, raised, touched=touched)
     return list(outcome.get("made", []))
 
 

@@ -20,12 +20,13 @@ one pending review exactly one lands, the other answers 422 as a second submit w
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.issues import service as issues
 from chalicelib.issues.context import Ctx, now, snapshot
+from chalicelib.pulls import gate as pull_gate
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls import store as pull_store
 from chalicelib.pulls.store import PullFields
@@ -112,11 +113,19 @@ def review_event(ctx: Ctx, issue, review: Review, action: str) -> events.Event:
 
 def commit(ctx: Ctx, number: int, stage: Callable[[], None],
            pull_change: Callable[[PullFields], bool] | None,
-           raised: Callable[[object], list[events.Event]]) -> None:
-    """Stage the review writes with, when ``pull_change`` changes the pull request's
-    fields, the pull request item conditional on its version (retried on a lost race
-    as every issue edit is).  ``raised(issue)``: the events, given the issue after."""
-    if pull_change is None:
+           raised: Callable[[object], list[events.Event]], *,
+           changed: Iterable[Review] = (), removed: Iterable[int] = (),
+           touched: Callable[[], tuple[list[Review], list[int]]] | None = None) -> None:
+    """Stage the review writes; when they touch a verdict (``changed`` reviews as they
+    will be, ``removed`` review ids; or ``touched()``, asked after ``pull_change`` ran,
+    for writes decided there) or ``pull_change`` changes the pull request's fields, the
+    pull request item goes with them, conditional on its version (retried on a lost
+    race as every issue edit is), carrying each reviewer's standing verdict recomputed
+    from the reviews as they will be (``PullFields.verdicts``: what the merge gate
+    counts, with no read of the reviews).  ``raised(issue)``: the events, given the
+    issue after."""
+    changed, removed = list(changed), set(removed)
+    if pull_change is None and touched is None and not changed and not removed:
         with unit_of_work.writing() as uow:
             issue = pulls.get_pull(ctx, number)
             stage()
@@ -126,8 +135,15 @@ def commit(ctx: Ctx, number: int, stage: Callable[[], None],
 
     def change(old, new, tracker) -> None:
         pull = pulls.fields_of(new)
-        if pull_change(pull):
-            pull_store.set_fields(new, pull)
+        if pull_change is not None:
+            pull_change(pull)
+        more, gone = touched() if touched is not None else ([], [])
+        after = {r.id: r for r in store.reviews_of(ctx.repo_id, number, consistent=True)
+                 if r.id not in removed and r.id not in set(gone)}
+        after.update((r.id, r) for r in [*changed, *more])
+        pull.verdicts = pull_gate.standing(list(after.values()))
+        pull_store.set_fields(new, pull)
+        if new.pull != old.pull:
             new.updated = now()
         stage()
 
@@ -318,8 +334,10 @@ def _write_verdict_once(ctx: Ctx, number: int, review: Review, pending: Review |
     def raised(issue) -> list[events.Event]:
         return [review_event(ctx, issue, review, "submitted")] if submitted else []
 
-    change = _unrequest(ctx.user) if review.state in DECIDING else None
-    commit(ctx, number, stage, change, raised)
+    deciding = review.state in DECIDING
+    change = _unrequest(ctx.user) if deciding else None
+    commit(ctx, number, stage, change, raised,
+           changed=[review, *earlier] if deciding else ())
 
 
 # Delete ------------------------------------------------------------------------------------
@@ -332,12 +350,16 @@ def delete_review(ctx: Ctx, number: int, review_id: int) -> None:
     if not ctx.user.is_admin and int(ctx.user.id) != review.reviewer_id:
         raise PermissionDenied("only admin and user itself can delete a review")
     comments = store.comments_of(ctx.repo_id, number, review_id, consistent=True)
+
+    def stage() -> None:
+        store.stage_delete(ctx.repo_id, review, comments)
+
+    def raised(issue) -> list[events.Event]:
+        return [review_event(ctx, issue, review, "deleted")] if review.state != PENDING else []
+
     try:
-        with unit_of_work.writing() as uow:
-            store.stage_delete(ctx.repo_id, review, comments)
-            if review.state != PENDING:
-                uow.raise_event(review_event(ctx, pulls.get_pull(ctx, number), review,
-                                             "deleted"))
+        commit(ctx, number, stage, None, raised,
+               removed=[review.id] if review.state in DECIDING else ())
     except ConditionFailed as failed:
         if failed.label != store.REVIEW:
             raise
@@ -400,9 +422,13 @@ def dismiss(ctx: Ctx, number: int, review_id: int, option: DismissPullReviewOpti
         copy = Review(**target.__dict__)
         copy.dismissed, copy.updated = dismissed, now()
         changed.append((copy, target.version))
-    with unit_of_work.writing() as uow:
+    def stage() -> None:
         for copy, version in changed:
             store.stage_replace(ctx.repo_id, copy, version)
-        uow.raise_event(review_event(ctx, issue, changed[0][0],
-                                     "dismissed" if dismissed else "undismissed"))
+
+    def raised(after) -> list[events.Event]:
+        return [review_event(ctx, after, changed[0][0],
+                             "dismissed" if dismissed else "undismissed")]
+
+    commit(ctx, number, stage, None, raised, changed=[copy for copy, _ in changed])
     return changed[0][0]
