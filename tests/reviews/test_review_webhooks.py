@@ -117,3 +117,31 @@ def test_a_hook_for_reviews_gets_the_delivery_and_chat_hooks_a_message(api, scen
                                config="{}")
         request = webhook_formats.request_for(chat, rejected)
         assert request is not None and check(json.loads(request.text)), (kind, request)
+
+
+def test_deleting_a_pull_request_deletes_its_reviews(api, scene):
+    from chalicelib.repos import store as repo_store
+    from chalicelib.reviews import store as review_store
+    from tests.pulls.test_pulls import ZERO, branch_to, deliver_events
+
+    open_pull(api, scene["carol"])
+    branch_to(api, scene["alice"], "other", ZERO, {"b.txt": b"b"}, parent=scene["feature"])
+    open_pull(api, scene["carol"], head="other", title="Other")
+    for number, path in ((1, "a.txt"), (2, "b.txt")):
+        r = api.post(f"{R}/pulls/{number}/reviews", token=scene["bob"], json={
+            "event": "COMMENT", "body": "look",
+            "comments": [{"path": path, "body": "here", "new_position": 1}]})
+        assert r.status == 200, r
+    api.post(f"{R}/pulls/1/requested_reviewers", token=scene["carol"],
+             json={"reviewers": ["alice"]})
+    repo_id = int(repo_store.get("alice", "proj").id)
+    assert len(review_store.reviews_of(repo_id, 1, consistent=True)) == 2
+    assert api.delete(f"{R}/issues/1", token=scene["alice"]).status == 204
+    deliver_events()
+    assert review_store.reviews_of(repo_id, 1, consistent=True) == []
+    assert review_store.comments_of(repo_id, 1, consistent=True) == []
+    # The other pull request keeps its review and code comment.
+    assert len(review_store.reviews_of(repo_id, 2, consistent=True)) == 1
+    assert len(review_store.comments_of(repo_id, 2, consistent=True)) == 1
+    assert api.get(f"{R}/pulls/1/reviews", token=scene["bob"]).status == 404
+    assert api.get(f"{R}/pulls/2/reviews", token=scene["bob"]).status == 200
