@@ -38,6 +38,7 @@ import scenarios_pulls  # noqa: E402
 import scenarios_quota  # noqa: E402
 import scenarios_releases  # noqa: E402
 import scenarios_repos  # noqa: E402
+import scenarios_reviews  # noqa: E402
 import scenarios_users  # noqa: E402
 import scenarios_webhooks  # noqa: E402
 from scene import Req, Scene, moto_scene, settings_in_force  # noqa: E402
@@ -137,7 +138,8 @@ SCENARIOS = {**scenarios_users.scenarios(), **scenarios_repos.scenarios(),
              **scenarios_git.scenarios(), **scenarios_orgs.scenarios(),
              **issue_calls.scenarios(), **scenarios_pulls.scenarios(), **scenarios_quota.scenarios(),
              **scenarios_releases.scenarios(), **scenarios_webhooks.scenarios(),
-             **scenarios_commits.scenarios(), **scenarios_contents.scenarios()}
+             **scenarios_commits.scenarios(), **scenarios_contents.scenarios(),
+             **scenarios_reviews.scenarios()}
 
 # The git data API (trees, blobs, refs, annotated tags, notes): its scenarios and budgets.
 import scenarios_git_data  # noqa: E402
@@ -146,6 +148,7 @@ SCENARIOS.update(scenarios_git_data.scenarios())
 BUDGETS.update(scenarios_commits.BUDGETS)
 BUDGETS.update(scenarios_git.BUDGETS)
 BUDGETS.update(scenarios_git_data.BUDGETS)
+BUDGETS.update(scenarios_reviews.BUDGETS)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

@@ -9,7 +9,7 @@ repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees.
 
 | module | what it holds |
 |---|---|
-| ``consumers`` | Stale reviews: when a pull request's head moves, reviews of other commits become stale, approvals dismissed … |
+| ``consumers`` | Stale reviews when a pull request's head moves (approvals dismissed by the rule), outdated code comments; a deleted pull request's reviews purged. |
 | ``hunks`` | The diff hunk a code comment shows (pure). |
 | ``options`` | The request bodies (CreatePullReviewOptions, SubmitPullReviewOptions, …). |
 | ``records`` | PullReview and PullReviewComment records (fj:services/convert/pull_review.go). |

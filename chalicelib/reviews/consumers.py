@@ -1,4 +1,4 @@
-"""Stale reviews, from the events queue (registered as ``review-stale``): when a pull
+"""Stale reviews, and a deleted pull request's reviews purged, from the events queue (registered as ``review-stale``): when a pull
 request's head moves ("synchronized"), its approvals and rejections of another commit
 become ``stale`` and, when the base branch's rule says ``dismiss_stale_approvals``,
 its approvals are dismissed (fj:services/pull/review.go, DismissApprovalReviews).
@@ -25,6 +25,24 @@ def on_event(event: domain_events.Event) -> None:
     if isinstance(event, domain_events.IssueChanged) and event.is_pull \
             and event.action == "synchronized":
         mark_stale(event.repo_id, event.number)
+    if isinstance(event, domain_events.IssueChanged) and event.is_pull \
+            and event.action == "deleted":
+        purge(event.repo_id, event.number)
+
+
+def purge(repo_id: int, number: int) -> int:
+    """A deleted pull request's reviews and code comments go after it (the issues
+    domain, below this one, deletes the issue with its comments; a repository's
+    deletion removes its whole partition, reviews with it).  Idempotent: a pull
+    request still there (never: numbers are not reused) keeps its reviews."""
+    from chalicelib.issues import store as issue_store
+    from chalicelib.reviews import store
+    from chalicelib.store import unit_of_work
+
+    if issue_store.get_issue(repo_id, number, consistent=True) is not None:
+        return 0
+    with unit_of_work.writing():
+        return store.stage_purge(repo_id, number)
 
 
 def mark_stale(repo_id: int, number: int) -> int:

@@ -283,3 +283,19 @@ def stage_invalidate(repo_id: int, comment: ReviewComment) -> None:
                                                comment.id)),
         [ReviewCommentItem.invalidated.set(True)], label="review comment",
         condition=ReviewCommentItem.id.exists())
+
+
+def stage_purge(repo_id: int, number: int) -> int:
+    """Delete every review and code comment of pull request ``number`` (the pull request
+    was deleted: its number is never handed out again, so nothing can be read through
+    them, but they must not stay behind).  Returns how many items were staged."""
+    uow = unit_of_work.current()
+    partition = keys.repo_partition(int(repo_id))
+    found = [*ReviewItem.query(partition, ReviewItem.sk.startswith(keys.review_prefix(number)),
+                               consistent_read=True),
+             *ReviewCommentItem.query(
+                 partition, ReviewCommentItem.sk.startswith(keys.review_comment_prefix(number)),
+                 consistent_read=True)]
+    for item in found:
+        uow.delete(item, label="review content")
+    return len(found)

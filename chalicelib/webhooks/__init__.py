@@ -11,7 +11,7 @@ orgRedeliverHookDelivery.
 |---|---|
 | routes (thin handlers) | ``routes``, ``delivery_routes`` |
 | consumer of domain events | ``consumers`` (the ``webhooks`` consumer: every event a hook wants becomes a delivery; ``app.py`` runs the delivery queue's function) |
-| records (what receivers get) | ``formats`` (Forgejo, Gitea, Slack, Discord … bodies), ``payloads`` (Forgejo's payloads per event), ``release_payloads``, ``chat`` |
+| records (what receivers get) | ``formats`` (Forgejo, Gitea, Slack, Discord … bodies), ``payloads`` (Forgejo's payloads per event), ``release_payloads``, ``review_payloads`` (code review), ``chat`` |
 | rules | ``service`` (hooks: who may manage which, validation, events), ``deliveries`` (the ordered, retried queue per hook), ``history`` (delivery history, redelivery), ``sender`` (one HTTP attempt through the SSRF guard) |
 | storage | ``store`` (hook items), ``delivery_store`` (deliveries, leases, history) |
 

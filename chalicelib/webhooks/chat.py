@@ -17,6 +17,11 @@ from chalicelib.settings import get_settings
 
 GREEN, GREEN_LIGHT, YELLOW, GREY = 0x1AC600, 0xBFE5BF, 0xFFD930, 0x4F545C
 PURPLE, ORANGE, ORANGE_LIGHT, RED = 0x7289DA, 0xEB6420, 0xE68D60, 0xFF3232
+# A submitted review's coarse event -> the word Forgejo's parseHookPullRequestEventType
+# gives it, and Discord's colour.
+REVIEWS = {"pull_request_approved": ("approved", GREEN),
+           "pull_request_rejected": ("rejected", RED),
+           "pull_request_comment": ("comment", GREY)}
 
 
 def _short(ref: str) -> str:
@@ -39,6 +44,12 @@ def _ref_url(repo_url: str, ref: str) -> str:
 
 def _login(user: dict | None) -> str:
     return (user or {}).get("login", "")
+
+
+def _review_title(p: dict, ev: str) -> str:
+    """Discord's, Teams' headline of a review: "[repo] Pull request review approved: #N t"."""
+    return (f"[{p['repository']['full_name']}] Pull request review {REVIEWS[ev][0]}: "
+            f"#{p['number']} {p['pull_request']['title']}")
 
 
 class Formatter:
@@ -183,6 +194,12 @@ def slack(meta: dict, ev: str, p: dict) -> dict | None:
                 f"{_slack_name(_login(p['sender']))}")
     elif ev == "release":
         text = SLACK.release(p)[0]
+    elif ev in REVIEWS and p.get("action") == "reviewed":
+        sender = _login(p["sender"])
+        text = (f"[{_slack_link(repo['html_url'], repo['full_name'])}] Pull request review "
+                f"{REVIEWS[ev][0]}: [#{p['number']} {p['pull_request']['title']}]"
+                f"({repo['html_url']}/pulls/{p['number']}) by "
+                f"{_slack_link(get_settings().app_url + sender, sender)}")
     else:
         return None
     return {"channel": meta.get("channel", ""), "text": text, "username": meta.get("username", ""),
@@ -247,6 +264,9 @@ def discord(meta: dict, ev: str, p: dict) -> dict | None:
     elif ev == "release":
         title, color = DISCORD.release(p)
         description, url = p["release"]["body"], p["release"]["html_url"]
+    elif ev in REVIEWS and p.get("action") == "reviewed":
+        title, color = _review_title(p, ev), REVIEWS[ev][1]
+        description, url = (p.get("review") or {}).get("content", ""), p["pull_request"]["html_url"]
     else:
         return None
     if len(title) > 256:
@@ -305,6 +325,12 @@ def matrix(meta: dict, ev: str, p: dict) -> dict | None:
                 f"{_login(p['sender'])}")
     elif ev == "release":
         text = MATRIX.release(p)[0]
+    elif ev in REVIEWS and p.get("action") == "reviewed":
+        sender, pr = _login(p["sender"]), p["pull_request"]
+        title = _html_link(pr["html_url"], f"#{p['number']} {pr['title']}")
+        text = (f"[{_html_link(repo['html_url'], repo['full_name'])}] Pull request review "
+                f"{REVIEWS[ev][0]}: {title} "
+                f"by {_html_link(get_settings().app_url + quote(sender, safe=''), sender)}")
     else:
         return None
     plain = re.sub(r'<a [^>]*?href="([^">]*?)">(.*?)</a>', r"[\2](\1)", text).replace("<br>", "\n")
@@ -348,6 +374,10 @@ def msteams(meta: dict, ev: str, p: dict) -> dict | None:
     elif ev == "release":
         title = TEAMS.release(p)[0]
         detail, target = p["release"]["body"], p["release"]["html_url"]
+    elif ev in REVIEWS and p.get("action") == "reviewed":
+        title = _review_title(p, ev)
+        detail, target = (p.get("review") or {}).get("content", ""), p["pull_request"]["html_url"]
+        style = {"approved": "good", "rejected": "attention"}.get(REVIEWS[ev][0], "default")
     else:
         return None
     sender = p.get("sender") or p.get("pusher")

@@ -33,6 +33,7 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.RefCreated,
                domain_events.RepositoryCreated, domain_events.RepositoryMigrated,
                domain_events.RepositoryDeleted, domain_events.IssueChanged,
                domain_events.IssueCommentChanged, domain_events.CommitStatusCreated,
+               domain_events.PullReviewChanged, domain_events.ReviewRequestChanged,
                *(t for t in (getattr(domain_events, "ReleaseChanged", None),) if t))
 
 

@@ -27,6 +27,7 @@ from chalicelib.accounts import records as account_records
 from chalicelib.http import formats
 from chalicelib.repos import records
 from chalicelib.pulls import service as pulls
+from chalicelib.webhooks import review_payloads as webhook_reviews
 from chalicelib.webhooks import sources as webhook_sources
 from chalicelib.repos.permissions import Access
 from chalicelib.settings import get_settings
@@ -359,6 +360,10 @@ def payloads(event: events.Event) -> list[Payload]:
         return _status(b, event)
     if type(event).__name__ == "ReleaseChanged":
         return _release(b, event)
+    if isinstance(event, events.PullReviewChanged):
+        return webhook_reviews.review_payloads(b, event)
+    if isinstance(event, events.ReviewRequestChanged):
+        return webhook_reviews.request_payloads(b, event)
     return []
 
 
