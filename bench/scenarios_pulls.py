@@ -10,8 +10,8 @@ from scene import Req, after
 DEMO = "/repos/alice/demo"
 
 
-def new_branch(s, name: str | None = None, start: str = "main") -> str:
-    """A branch off ``start`` with one new file; returns its name."""
+def new_branch(s, name: str | None = None, start: str = "main", repo_name: str = "demo") -> str:
+    """A branch off ``start`` of alice/``repo_name`` with one new file; returns its name."""
     from chalicelib.gitops import commits, objects, trees
     from chalicelib.contents import pushes
     from chalicelib.contents import files as repo_files
@@ -20,7 +20,7 @@ def new_branch(s, name: str | None = None, start: str = "main") -> str:
 
     name = name or s.unique("topic-")
     with unit_of_work.start():
-        repo = repo_store.get("alice", "demo")
+        repo = repo_store.get("alice", repo_name)
         git = repo_files.open_git(repo)
         parent = git.refs[f"refs/heads/{start}".encode()]
         with objects.staged(git.object_store) as staged:

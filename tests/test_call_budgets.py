@@ -57,3 +57,18 @@ def test_call_budgets(bench):
 
 def test_exemptions_give_a_reason(bench):
     assert all(why.strip() for why in bench["exempt"].values()), bench["exempt"]
+
+
+def test_protection_adds_at_most_one_read_to_a_push_or_a_merge():
+    """bench/protection_calls.py: a push to a protected main and a protected merge cost
+    at most one call more than the same requests without rules (issue 27)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "protection_calls.py"),
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"bench/protection_calls.py crashed (exit {done.returncode}):\n"
+                    f"{done.stderr[-4000:]}", pytrace=False)
+    failed = [r for r in result["rows"] if not r["ok"]]
+    assert not failed, failed
+    assert all(n <= result["most_added"] for n in result["added"].values()), result
