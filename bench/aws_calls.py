@@ -34,6 +34,7 @@ import scenarios_commits  # noqa: E402
 import scenarios_contents  # noqa: E402
 import scenarios_git  # noqa: E402
 import scenarios_orgs  # noqa: E402
+import scenarios_protection  # noqa: E402
 import scenarios_pulls  # noqa: E402
 import scenarios_quota  # noqa: E402
 import scenarios_releases  # noqa: E402
@@ -149,6 +150,10 @@ BUDGETS.update(scenarios_commits.BUDGETS)
 BUDGETS.update(scenarios_git.BUDGETS)
 BUDGETS.update(scenarios_git_data.BUDGETS)
 BUDGETS.update(scenarios_reviews.BUDGETS)
+
+# Branch and tag protection (issue 27).
+SCENARIOS.update(scenarios_protection.scenarios())
+BUDGETS.update(scenarios_protection.BUDGETS)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

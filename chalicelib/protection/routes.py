@@ -29,7 +29,7 @@ RULES = dict(IN_REPO, preload=repo_preload, preload_more=_preload_more, signed_i
 BRANCHES = "/repos/{owner}/{repo}/branch_protections"
 TAGS = "/repos/{owner}/{repo}/tag_protections"
 READ = {403: "forbidden", 404: "notFound"}
-WRITE = {**READ, 422: "validationError", 423: "repoArchivedError"}
+WRITE = {**READ, 422: "validationError", 423: "error"}
 
 
 def _branch(view, rule) -> dict:
@@ -82,7 +82,7 @@ def edit_branch_protection(req: ApiRequest) -> ApiResponse:
 
 @route("DELETE", BRANCHES + "/{name:path}", "repoDeleteBranchProtection",
        summary="Delete a specific branch protection for the repository",
-       responses={204: "empty", **READ, 423: "repoArchivedError"}, **RULES)
+       responses={204: "empty", **READ, 423: "error"}, **RULES)
 def delete_branch_protection(req: ApiRequest) -> ApiResponse:
     svc.delete_branch_rule(current_repo(req), caller(req), req.params["name"])
     return ApiResponse.empty()
@@ -129,7 +129,7 @@ def edit_tag_protection(req: ApiRequest) -> ApiResponse:
 
 @route("DELETE", TAGS + "/{id}", "repoDeleteTagProtection",
        summary="Delete a specific tag protection for the repository",
-       responses={204: "empty", **READ, 423: "repoArchivedError"}, **RULES)
+       responses={204: "empty", **READ, 423: "error"}, **RULES)
 def delete_tag_protection(req: ApiRequest) -> ApiResponse:
     svc.delete_tag_rule(current_repo(req), caller(req), req.int_param("id"))
     return ApiResponse.empty()

@@ -208,3 +208,28 @@ def test_racing_admins_never_lose_a_rule(api, people):
                                                   json={"required_approvals": i + 1}))
     assert Counter(a.status for a in answers) == Counter({200: 4})
     assert sorted(b["required_approvals"] for b in api.get(BP, token=alice).json) == [1, 2, 3, 4]
+
+
+def test_pusher_of_reads_teams_and_access(api, people):
+    """``gate.pusher_of`` from a repository record: access decided, teams from the
+    caller's membership of the owning organization."""
+    from chalicelib.accounts import store as account_store
+    from chalicelib.protection.gate import pusher_of
+    from chalicelib.repos import store as repo_store
+
+    alice = people["alice"]
+    assert api.post("/orgs", token=alice, json={"username": "acme"}).status == 201
+    assert api.post("/orgs/acme/repos", token=alice, json={"name": "app"}).status == 201
+    team = api.post("/orgs/acme/teams", token=alice, json={
+        "name": "devs", "permission": "write", "includes_all_repositories": True,
+        "units": ["repo.code"]}).json
+    assert api.put(f"/teams/{team['id']}/members/bob", token=alice).status == 204
+    repo = repo_store.get("acme", "app")
+    bob = pusher_of(repo, account_store.get_by_name("bob"))
+    assert (bob.login, bob.team_ids, bob.can_write, bob.is_repo_admin) == \
+        ("bob", frozenset({team["id"]}), True, False)
+    carol = pusher_of(repo, account_store.get_by_name("carol"))
+    assert carol.team_ids == frozenset() and not carol.can_write
+    anonymous = pusher_of(repo, None)
+    assert anonymous.user_id == 0 and not anonymous.can_write
+    assert pusher_of(repo, None, deploy_key=True).can_write
