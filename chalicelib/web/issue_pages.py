@@ -138,13 +138,14 @@ def _statuses(req: ApiRequest, view, sha: str) -> dict | None:
     return status_records.combined_status(combined, view, records.repository(view, req.actor))
 
 
-def _pull_diff(ctx, item) -> tuple[list, list, str]:
+def _pull_diff(ctx, item, *, with_commits: bool = True) -> tuple[list, list, str]:
     """(commits, files, diff text) of a pull request; nothing when its refs are gone."""
     view = ctx.view
     html = records.repo_html_url(view)
     api = records.repo_api_url(view.owner.login, view.repo.name)
     try:
-        commits_shown = [commit_records.commit(c, html, api) for c in pull_views.commits(ctx, item)]
+        commits_shown = [commit_records.commit(c, html, api)
+                         for c in pull_views.commits(ctx, item)] if with_commits else []
         changes, head = pull_views.files(ctx, item)
         files = [commit_records.changed_file(f, html, api, head) for f in changes]
         diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
@@ -184,7 +185,7 @@ def pull_files(req: ApiRequest, web: Web) -> ApiResponse:
     ctx = pulls.pull_context(caller(req), view)
     item = pulls.get_pull(ctx, _number(req))
     record = PullRenderer(req, ctx).pull(item)
-    _, files, diff = _pull_diff(ctx, item)
+    _, files, diff = _pull_diff(ctx, item, with_commits=False)
     line = req.arg("line") or ""
     chosen = (req.arg("path") or "", int(line) if line.lstrip("-").isdigit() else 0)
     return render(web, "pull_files.html",
