@@ -113,5 +113,14 @@ BUDGETS = {
     ("webPullDiffOrPatch", "anon"): 4,
     ("webPullDiffOrPatch", "session"): 4,
     ("webCommitDiffOrPatch", "anon"): 4,
+    # A pull request: the preloads, the pull request, its commits, files and diff, the
+    # head's statuses, and one Query for its reviews (one more for their code comments
+    # once it has reviews).  The files view reads no commit list.
+    ("webRepoPull", "anon"): 12,
+    ("webRepoPull", "session"): 12,
+    ("webRepoPullFiles", "anon"): 8,
+    ("webRepoPullFiles", "session"): 8,
+    # The protection page: the preloads and the repository's rules item (one GetItem).
+    ("webRepoSettingsBranches", "session"): 3,
     ("webLoginForm", "anon"): 2,
 }
