@@ -65,6 +65,7 @@ def scenarios() -> dict:
         "webRepoIssue": lambda s: both(f"{WEB}/issues/{web_scene(s)['issue']}"),
         "webRepoPulls": lambda s: after(web_scene(s), both(f"{WEB}/pulls")),
         "webRepoPull": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}"),
+        "webRepoPullFiles": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}/files"),
         "webPullDiffOrPatch": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}.diff"),
         "webCommitDiffOrPatch": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}.patch"),
         "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
@@ -79,6 +80,8 @@ def scenarios() -> dict:
             Req("GET", f"{WEB}/compare/main...web-feature", "session")]),
         "webReleaseNewForm": lambda s: [Req("GET", f"{WEB}/releases/new", "session")],
         "webApplications": lambda s: [Req("GET", "/user/settings/applications", "session")],
+        "webRepoSettingsBranches": lambda s: [Req("GET", f"{WEB}/settings/branches",
+                                                  "session")],
     }
 
 
@@ -90,7 +93,10 @@ EXEMPT = {
     "webLogout": "needs a session cookie and its CSRF token (tests/web/test_web_session.py)",
     **{op: _FORM_POST for op in (
         "webRepoCreate", "webIssueNew", "webIssueComment", "webCompareOpenPull",
-        "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete")},
+        "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete",
+        "webPullReviewSubmit", "webPullReviewComment", "webRepoBranchProtectionCreate",
+        "webRepoBranchProtectionDelete", "webRepoTagProtectionCreate",
+        "webRepoTagProtectionDelete")},
 }
 
 # The repository home: the two preload batches, then one open of the repository (refs
@@ -107,5 +113,14 @@ BUDGETS = {
     ("webPullDiffOrPatch", "anon"): 4,
     ("webPullDiffOrPatch", "session"): 4,
     ("webCommitDiffOrPatch", "anon"): 4,
+    # A pull request: the preloads, the pull request, its commits, files and diff, the
+    # head's statuses, and one Query for its reviews (one more for their code comments
+    # once it has reviews).  The files view reads no commit list.
+    ("webRepoPull", "anon"): 12,
+    ("webRepoPull", "session"): 12,
+    ("webRepoPullFiles", "anon"): 8,
+    ("webRepoPullFiles", "session"): 8,
+    # The protection page: the preloads and the repository's rules item (one GetItem).
+    ("webRepoSettingsBranches", "session"): 3,
     ("webLoginForm", "anon"): 2,
 }

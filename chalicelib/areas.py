@@ -41,6 +41,6 @@ from chalicelib.git_transport import large_push_routes as large_push
 # The web forms before the pages, whose /{owner}/{repo}/… patterns would match their
 # literal paths first (docs/web.md); any other page below a repository last.
 from chalicelib.web import actions_repos, actions_issues, actions_pulls, actions_releases
-from chalicelib.web import actions_tokens, patches
+from chalicelib.web import actions_tokens, actions_reviews, actions_protection, patches
 from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages
 from chalicelib.web import not_found

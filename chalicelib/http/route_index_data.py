@@ -295,6 +295,13 @@ ROUTES = (
     ('GET', '/user/settings/applications', True, 'webApplications', 'chalicelib.web.actions_tokens'),
     ('POST', '/user/settings/applications', True, 'webApplicationsCreate', 'chalicelib.web.actions_tokens'),
     ('POST', '/user/settings/applications/delete', True, 'webApplicationsDelete', 'chalicelib.web.actions_tokens'),
+    ('POST', '/{owner}/{repo}/pulls/{index}/files/reviews/submit', True, 'webPullReviewSubmit', 'chalicelib.web.actions_reviews'),
+    ('POST', '/{owner}/{repo}/pulls/{index}/files/reviews/comments', True, 'webPullReviewComment', 'chalicelib.web.actions_reviews'),
+    ('GET', '/{owner}/{repo}/settings/branches', True, 'webRepoSettingsBranches', 'chalicelib.web.actions_protection'),
+    ('POST', '/{owner}/{repo}/settings/branches', True, 'webRepoBranchProtectionCreate', 'chalicelib.web.actions_protection'),
+    ('POST', '/{owner}/{repo}/settings/branches/delete', True, 'webRepoBranchProtectionDelete', 'chalicelib.web.actions_protection'),
+    ('POST', '/{owner}/{repo}/settings/tags', True, 'webRepoTagProtectionCreate', 'chalicelib.web.actions_protection'),
+    ('POST', '/{owner}/{repo}/settings/tags/delete', True, 'webRepoTagProtectionDelete', 'chalicelib.web.actions_protection'),
     ('GET', '/{owner}/{repo}/pulls/{index}.{kind}', True, 'webPullDiffOrPatch', 'chalicelib.web.patches'),
     ('GET', '/{owner}/{repo}/commit/{sha}.{kind}', True, 'webCommitDiffOrPatch', 'chalicelib.web.patches'),
     ('GET', '/user/login', True, 'webLoginForm', 'chalicelib.web.account_pages'),
@@ -318,6 +325,7 @@ ROUTES = (
     ('GET', '/{owner}/{repo}/issues/{index}', True, 'webRepoIssue', 'chalicelib.web.issue_pages'),
     ('GET', '/{owner}/{repo}/pulls', True, 'webRepoPulls', 'chalicelib.web.issue_pages'),
     ('GET', '/{owner}/{repo}/pulls/{index}', True, 'webRepoPull', 'chalicelib.web.issue_pages'),
+    ('GET', '/{owner}/{repo}/pulls/{index}/files', True, 'webRepoPullFiles', 'chalicelib.web.issue_pages'),
     ('GET', '/{owner}/{repo}/{rest:path}', True, 'webRepoPageNotFound', 'chalicelib.web.not_found'),
 )
 

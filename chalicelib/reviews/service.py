@@ -71,6 +71,16 @@ def review_comments(ctx: Ctx, number: int, review_id: int) -> list[ReviewComment
     return store.comments_of(ctx.repo_id, number, review_id)
 
 
+def code_comments_of(ctx: Ctx, number: int, shown: list[Review]) -> list[ReviewComment]:
+    """Every code comment of the reviews in ``shown`` (what ``list_reviews`` gave the
+    caller), oldest first: one Query for the whole pull request (the web's diff shows
+    them under their lines)."""
+    visible = {r.id for r in shown if may_see(ctx, r)}
+    if not visible:
+        return []
+    return [c for c in store.comments_of(ctx.repo_id, number) if c.review_id in visible]
+
+
 def get_review_comment(ctx: Ctx, number: int, review_id: int, comment_id: int) -> ReviewComment:
     get_review(ctx, number, review_id)
     found = store.get_comment(ctx.repo_id, number, review_id, comment_id)

@@ -1,9 +1,12 @@
 """Issues and pull requests: the lists (state, labels, milestone, search, paging) and
 one issue or pull request with its conversation rendered as markdown.
 
-A pull request's page shows its commits, changed files and diff, its head's commit
-statuses and mergeability; writers see the merge form (the styles the repository
-allows), which posts to ``/{owner}/{repo}/pulls/{n}/merge``.
+A pull request's page shows its reviews and requested reviewers, its commits, changed
+files and diff (numbered lines, code comments under theirs), its head's commit statuses
+and mergeability; signed-in callers see the review form (``actions_reviews``), writers
+the merge form (the styles the repository allows), which posts to
+``/{owner}/{repo}/pulls/{n}/merge``.  ``/pulls/{n}/files`` shows the diff alone, with
+the form for a comment on the line its ``path`` and ``line`` arguments name.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
 from chalicelib.repos import merge_settings
 from chalicelib.statuses import service as statuses
-from chalicelib.web import present
+from chalicelib.web import present, review_view
 from chalicelib.web.pages import pager, repo_values
 from chalicelib.web.view import Web, page, render
 from chalicelib.contents import commit_records
@@ -135,21 +138,29 @@ def _statuses(req: ApiRequest, view, sha: str) -> dict | None:
     return status_records.combined_status(combined, view, records.repository(view, req.actor))
 
 
+def _pull_diff(ctx, item, *, with_commits: bool = True) -> tuple[list, list, str]:
+    """(commits, files, diff text) of a pull request; nothing when its refs are gone."""
+    view = ctx.view
+    html = records.repo_html_url(view)
+    api = records.repo_api_url(view.owner.login, view.repo.name)
+    try:
+        commits_shown = [commit_records.commit(c, html, api)
+                         for c in pull_views.commits(ctx, item)] if with_commits else []
+        changes, head = pull_views.files(ctx, item)
+        files = [commit_records.changed_file(f, html, api, head) for f in changes]
+        diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
+    except NotFoundError:
+        commits_shown, files, diff = [], [], ""
+    return commits_shown, files, diff[:present.MAX_SHOWN]
+
+
 def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     ctx = pulls.pull_context(caller(req), view)
     item = pulls.get_pull(ctx, number)
     record = PullRenderer(req, ctx).pull(item)
     issue_ctx = issue_context.context(caller(req), view)
     body_html, comments = _conversation(req, issue_ctx, view, number, record, True)
-    html = records.repo_html_url(view)
-    api = records.repo_api_url(view.owner.login, view.repo.name)
-    try:
-        commits_shown = [commit_records.commit(c, html, api) for c in pull_views.commits(ctx, item)]
-        changes, head = pull_views.files(ctx, item)
-        files = [commit_records.changed_file(f, html, api, head) for f in changes]
-        diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
-    except NotFoundError:
-        commits_shown, files, diff = [], [], ""
+    commits_shown, files, diff = _pull_diff(ctx, item)
     base_repo = record["base"].get("repo") or {}
     settings = {**merge_settings.DEFAULTS,
                 **{k: v for k, v in base_repo.items() if k in merge_settings.DEFAULTS}}
@@ -158,9 +169,27 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     can_merge = bool(view.can_write) and record["state"] == "open" and not record["merged"]
     return render(web, "pull.html", title=f"{record['title']} #{record['number']}",
                   pull=record, issue=record, body_html=body_html, comments=comments,
-                  commits=commits_shown, files=files, diff_html=present.diff_html(diff),
+                  commits=commits_shown, files=files,
                   checks=_statuses(req, view, record["head"]["sha"]),
                   merge_styles=styles if can_merge else [],
                   default_style=settings.get("default_merge_style", "merge"),
                   form_csrf=web.csrf if can_merge else "",
+                  **review_view.review_values(req, web, ctx, view, record, diff_text=diff),
+                  **repo_values(req, view, "pulls"))
+
+
+@page("GET", "/{owner}/{repo}/pulls/{index}/files", "webRepoPullFiles", in_repo=True)
+def pull_files(req: ApiRequest, web: Web) -> ApiResponse:
+    """The diff alone; ``?path=&line=`` opens the comment form under that line."""
+    view = current_repo(req)
+    ctx = pulls.pull_context(caller(req), view)
+    item = pulls.get_pull(ctx, _number(req))
+    record = PullRenderer(req, ctx).pull(item)
+    _, files, diff = _pull_diff(ctx, item, with_commits=False)
+    line = req.arg("line") or ""
+    chosen = (req.arg("path") or "", int(line) if line.lstrip("-").isdigit() else 0)
+    return render(web, "pull_files.html",
+                  title=f"Files changed · {record['title']} #{record['number']}",
+                  pull=record, files=files, chosen=chosen,
+                  **review_view.review_values(req, web, ctx, view, record, diff_text=diff),
                   **repo_values(req, view, "pulls"))

@@ -151,3 +151,35 @@ def test_a_day_in_the_browser(server, browsers, git_env, tmp_path):  # noqa: F81
     alice.open("/alice/garden")
     assert "ferns.md" in alice.text("main")
     alice.screenshot("signed-out-repo")
+
+
+def test_approve_a_pull_request_and_comment_on_a_line(server, browsers):
+    """carol reviews alice's pull request in the page: a comment on a line of the diff,
+    then an approval; the API shows both."""
+    api = f"{server.url}/api/v1/repos/alice/lawn"
+    auth = ("alice", USERS["alice"])
+    httpx.post(f"{server.url}/api/v1/user/repos", auth=auth, timeout=TIMEOUT,
+               json={"name": "lawn", "auto_init": True}).raise_for_status()
+    httpx.post(f"{api}/contents/mow.txt", auth=auth, timeout=TIMEOUT,
+               json={"content": "TW93IG9uIEZyaWRheXMuCg==", "new_branch": "mow"}
+               ).raise_for_status()
+    number = httpx.post(f"{api}/pulls", auth=auth, timeout=TIMEOUT, json={
+        "head": "mow", "base": "main", "title": "Mowing plan"}).json()["number"]
+    carol = browsers()
+    carol.sign_in("carol", USERS["carol"])
+    carol.open(f"/alice/lawn/pulls/{number}/files")
+    carol.css("table.diff-table tr.add td.num a").click()
+    assert carol.path.endswith("line=1#comment-form")
+    carol.fill("#line-comment", "Fridays are *busy*.")
+    carol.submit("#comment-form button.primary")
+    assert carol.path == f"/alice/lawn/pulls/{number}/files#files"
+    assert carol.css(".code-comment .markdown em").text == "busy"
+    carol.open(f"/alice/lawn/pulls/{number}")
+    carol.fill("#review-content", "Fine by me.")
+    carol.submit(".review-form button[value=APPROVED]")
+    assert carol.path == f"/alice/lawn/pulls/{number}#reviews"
+    assert "APPROVED" in carol.text("#reviews") and "Fine by me." in carol.text("#reviews")
+    carol.screenshot("pull-review")
+    found = httpx.get(f"{api}/pulls/{number}/reviews", auth=auth, timeout=TIMEOUT).json()
+    assert [(r["user"]["login"], r["state"]) for r in found] == [("carol", "COMMENT"),
+                                                                 ("carol", "APPROVED")]

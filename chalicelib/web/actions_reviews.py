@@ -1,0 +1,114 @@
+"""Reviewing a pull request in the browser: the review form under the conversation
+(``POST /{owner}/{repo}/pulls/{index}/files/reviews/submit``: approve, request changes
+or comment) and a comment on a line of the diff
+(``POST /{owner}/{repo}/pulls/{index}/files/reviews/comments``), Forgejo's URLs.
+
+Both call ``reviews.service`` with the API's option records (repoCreatePullReview,
+repoSubmitPullReview, repoCreatePullReviewComment), so the rules are the API's: the
+poster may not approve or request changes, a request for changes needs a body, a
+pending review is its author's alone.  A line comment is a single COMMENT review, or
+starts (or adds to) the caller's pending review, which the review form then submits
+with its verdict.  A refusal the reviewer can fix is shown on the form with the
+service's message and the API's status.
+"""
+from __future__ import annotations
+
+from chalicelib import errors
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.pulls import service as pulls
+from chalicelib.pulls.request import PullRenderer
+from chalicelib.repos.request import caller, current_repo
+from chalicelib.reviews import service as reviews
+from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
+                                        SubmitPullReviewOptions)
+from chalicelib.web import review_view
+from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
+from chalicelib.web.view import Web, page, path_url, redirect
+
+EVENTS = dict(review_view.EVENTS)
+MODES = ("single", "review")
+
+
+def _number(req: ApiRequest) -> int:
+    raw = req.params["index"]
+    if not raw.isdigit():
+        raise errors.NotFoundError(f"pull request does not exist [index: {raw}]")
+    return int(raw)
+
+
+def _pending_id(ctx, number: int, user) -> int | None:
+    for review in reviews.list_reviews(ctx, number):
+        if review.state == review_view.PENDING and review.reviewer_id == int(user.id):
+            return review.id
+    return None
+
+
+def _refused(req: ApiRequest, web: Web, ctx, view, number: int, err: errors.ServiceError,
+             **values) -> ApiResponse:
+    """The review form again, with the service's message (``forms/review.html``)."""
+    record = PullRenderer(req, ctx).pull(pulls.get_pull(ctx, number))
+    return show_form(web, "forms/review.html", error=err, title=f"Review #{number}",
+                     pull=record, **values,
+                     **review_view.review_values(req, web, ctx, view, record),
+                     **repo_values(req, view, "pulls"))
+
+
+@page("POST", "/{owner}/{repo}/pulls/{index}/files/reviews/submit", "webPullReviewSubmit",
+      in_repo=True, signed_in=True)
+def submit(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    number = _number(req)
+    form = posted(req)
+    body, event = form.get("content", ""), form.get("event", "")
+    ctx = pulls.pull_context(caller(req), view)
+    pulls.get_pull(ctx, number)     # 404 before anything else, as the API
+    try:
+        if event not in EVENTS:
+            raise errors.InvalidInput(f"[Event]: must be one of {', '.join(EVENTS)}")
+        pending = _pending_id(ctx, number, web.user)
+        if pending is None:
+            reviews.create_review(ctx, number, CreatePullReviewOptions(body=body, event=event))
+        else:
+            reviews.submit_review(ctx, number, pending,
+                                  SubmitPullReviewOptions(body=body, event=event))
+    except errors.ServiceError as err:
+        if fixable_status(err) is None:
+            raise
+        return _refused(req, web, ctx, view, number, err, review_body=body)
+    return redirect(path_url(view.owner.login, view.repo.name, "pulls", str(number)) +
+                    "#reviews")
+
+
+@page("POST", "/{owner}/{repo}/pulls/{index}/files/reviews/comments", "webPullReviewComment",
+      in_repo=True, signed_in=True)
+def line_comment(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    number = _number(req)
+    form = posted(req)
+    path, body, mode = form.get("path", ""), form.get("content", ""), form.get("mode", "")
+    raw_line = form.get("line", "").strip()
+    ctx = pulls.pull_context(caller(req), view)
+    pulls.get_pull(ctx, number)
+    try:
+        if mode not in MODES:
+            raise errors.InvalidInput(f"[Mode]: must be one of {', '.join(MODES)}")
+        if not raw_line.lstrip("-").isdigit() or int(raw_line) == 0:
+            raise errors.InvalidInput("[Line]: must be a line of the diff")
+        if not body.strip():
+            raise errors.InvalidInput("[Body]: Required")
+        line = int(raw_line)
+        comment = CreatePullReviewComment(
+            path=path, body=body, new_position=line if line > 0 else 0,
+            old_position=-line if line < 0 else 0)
+        pending = _pending_id(ctx, number, web.user)
+        if pending is not None:
+            reviews.create_review_comment(ctx, number, pending, comment)
+        else:
+            reviews.create_review(ctx, number, CreatePullReviewOptions(
+                body="", event="COMMENT" if mode == "single" else "", comments=[comment]))
+    except errors.ServiceError as err:
+        if fixable_status(err) is None:
+            raise
+        return _refused(req, web, ctx, view, number, err, line_path=path, line_value=raw_line,
+                        line_body=body)
+    return redirect(review_view.files_url(view, number) + "#files")
