@@ -49,8 +49,10 @@ BUDGETS = {
     # Pull requests (issue 11): the issue item and tracker come with the preload.
     ("repoGetPullRequest", "anon"): 3,
     ("repoGetPullRequest", "token"): 3,
-    ("repoListPullRequests", "anon"): 3,
-    ("repoListPullRequests", "token"): 3,
+    # A page of pull requests: the tips of their branches come in one more batch, so a
+    # pull request whose branch moved reads "checking" until examined (issue 27).
+    ("repoListPullRequests", "anon"): 4,
+    ("repoListPullRequests", "token"): 4,
     # Commits (issue 14): the preload, then the pool's packs; the total is counted in
     # memory with a bound (services/commit_views), at no further call.  Then the page's
     # author and committer users, linked by e-mail as Forgejo does (issue 24): one

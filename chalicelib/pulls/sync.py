@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import ServiceError
+from chalicelib.errors import NotFoundError, ServiceError
 from chalicelib.gitstore import refdb
 from chalicelib.issues import service as issues
 from chalicelib.pulls import merging as pull_merging
@@ -181,7 +181,12 @@ def try_scheduled_merge(base_repo: Repo, number: int) -> None:
     scheduled it; the merge itself applies the rest of the rule (approvals), so a merge
     still waiting for a review stays scheduled until the review's event comes here."""
     ctx = _system_ctx(base_repo)
-    issue = pulls.get_pull(ctx, number, consistent=True)
+    if ctx is None:
+        return
+    try:
+        issue = pulls.get_pull(ctx, number, consistent=True)
+    except NotFoundError:
+        return      # deleted since the event (or not a pull request): nothing waits
     pull = store.fields_of(issue)
     if not pull.auto_merge or pull.merged or not issue.is_open:
         return

@@ -148,10 +148,11 @@ def commit(ctx: Ctx, number: int, stage: Callable[[], None],
         if pull_change is not None:
             pull_change(pull)
         more, gone = touched() if touched is not None else ([], [])
-        after = {r.id: r for r in store.reviews_of(ctx.repo_id, number, consistent=True)
-                 if r.id not in removed and r.id not in set(gone)}
-        after.update((r.id, r) for r in [*changed, *more])
-        pull.verdicts = pull_gate.standing(list(after.values()))
+        if changed or removed or more or gone:
+            after = {r.id: r for r in store.reviews_of(ctx.repo_id, number, consistent=True)
+                     if r.id not in removed and r.id not in set(gone)}
+            after.update((r.id, r) for r in [*changed, *more])
+            pull.verdicts = pull_gate.standing(list(after.values()))
         pull_store.set_fields(new, pull)
         if new.pull != old.pull:
             new.updated = now()
@@ -440,5 +441,14 @@ def dismiss(ctx: Ctx, number: int, review_id: int, option: DismissPullReviewOpti
         return [review_event(ctx, after, changed[0][0],
                              "dismissed" if dismissed else "undismissed")]
 
-    commit(ctx, number, stage, None, raised, changed=[copy for copy, _ in changed])
+    flags = {copy.id: copy.dismissed for copy, _ in changed}
+
+    def mark(pull: PullFields) -> bool:
+        # The standing verdicts change in place: which review stands does not.
+        for entry in pull.verdicts:
+            if int(entry.get("review_id") or 0) in flags:
+                entry["dismissed"] = flags[int(entry["review_id"])]
+        return True
+
+    commit(ctx, number, stage, mark, raised)
     return changed[0][0]
