@@ -16,9 +16,10 @@ repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees.
 | ``requests`` | Review requests (users and teams), repoGetReviewers, repoGetAssignees. |
 | ``routes`` | The thin handlers, registered before the pull request routes. |
 | ``service`` | Reviews: create, submit, delete, dismiss, code comments; who is official. |
-| ``store`` | Review and code comment items in the repository's partition; ``reviews_of`` (the merge gate reads it). |
+| ``store`` | Review and code comment items in the repository's partition; ``reviews_of``. |
 
 Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.
-The pull requests domain reads ``store`` only (its merge gate); the pull request's
-copies of its review requests live in ``pulls/store.py`` (``PullFields``).
+The pull request keeps copies of its review requests and of each reviewer's standing
+verdict (``pulls/store.py`` ``PullFields``, written with the reviews by ``service.commit``):
+the merge gate (``pulls/gate.py``) reads those and imports nothing from here.
 """
