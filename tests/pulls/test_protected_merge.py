@@ -182,3 +182,26 @@ def wait_for(condition, timeout: float = 30.0) -> None:
             return
         time.sleep(0.2)
     raise AssertionError("condition not reached in time")
+
+
+def test_protected_tags_hold_on_push_on_the_tag_api_and_on_releases(server, git_env, tmp_path):
+    env = git_env
+    work = guarded_repo(server, env, tmp_path, "tagged")
+    r = call(server, "alice", "POST", "/repos/alice/tagged/tag_protections",
+             json={"name_pattern": "v*", "whitelist_usernames": ["alice"]})
+    assert r.status_code == 201, r.text
+    git(env, "tag", "v1", cwd=work)
+    refused = git(env, "push", remote(server, "bob", "tagged"), "v1", cwd=work, check=False)
+    assert refused.returncode != 0 and "remote: Nimbus: Tag v1 is protected" in refused.stderr
+    r = call(server, "bob", "POST", "/repos/alice/tagged/tags", json={"tag_name": "v2"})
+    assert r.status_code == 422 and r.json()["message"] == \
+        "user not allowed to create protected tag"
+    r = call(server, "bob", "POST", "/repos/alice/tagged/releases",
+             json={"tag_name": "v3", "name": "three"})
+    assert r.status_code == 422, r.text
+    # Tags the rule does not name, and its allowed user, go through.
+    git(env, "tag", "nightly", cwd=work)
+    git(env, "push", "-q", remote(server, "bob", "tagged"), "nightly", cwd=work)
+    git(env, "push", "-q", remote(server, "alice", "tagged"), "v1", cwd=work)
+    r = call(server, "bob", "DELETE", "/repos/alice/tagged/tags/v1")
+    assert r.status_code == 405 and "protected tag" in r.json()["message"]
