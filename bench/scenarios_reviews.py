@@ -1,5 +1,6 @@
 """Code review scenarios for bench/aws_calls.py (imported there): reviews, their code
-comments, dismissals, review requests, and who may review or be assigned on alice/demo.
+comments, dismissals, review requests, who may review or be assigned, and an issue's
+timeline on alice/demo.
 
 Alice opens the pull requests (scenarios_pulls.new_pull), so she may comment but not
 approve; root (the ``admin`` token) approves.  Everything a scenario reads, submits,
@@ -30,6 +31,10 @@ BUDGETS = {
     ("repoSubmitPullReview", "token"): 4,
     ("repoDismissPullReview", "token"): 4,
     ("repoUnDismissPullReview", "token"): 4,
+    # An issue's timeline: the two batches, one Query of the comments and one of the
+    # reviews (never a read per comment or per review).
+    ("issueGetCommentsAndTimeline", "anon"): 4,
+    ("issueGetCommentsAndTimeline", "token"): 4,
 }
 
 
@@ -92,6 +97,19 @@ def requested(s) -> tuple[int, str]:
     return number, user
 
 
+def busy_pull(s) -> int:
+    """The reviewed pull request with comments and a review request too (made once)."""
+    def make() -> int:
+        number, _ = some_reviews(s)
+        for _ in range(3):
+            s.must("POST", f"{DEMO}/issues/{number}/comments", "token",
+                   {"body": s.unique("comment ")}, 201)
+        s.must("POST", f"{DEMO}/pulls/{number}/requested_reviewers", "token",
+               {"reviewers": [s.new_user()]}, 201)
+        return number
+    return s.once("busy_pull", make)
+
+
 def scenarios() -> dict:
     """operationId -> scenario, as in aws_calls.SCENARIOS."""
     def path(number: int, review: int | None = None, tail: str = "") -> str:
@@ -135,6 +153,9 @@ def scenarios() -> dict:
                                        Req("GET", f"{DEMO}/reviewers", "token")],
         "repoGetAssignees": lambda s: [Req("GET", f"{DEMO}/assignees"),
                                        Req("GET", f"{DEMO}/assignees", "token")],
+        "issueGetCommentsAndTimeline": lambda s: [
+            Req("GET", f"{DEMO}/issues/{busy_pull(s)}/timeline"),
+            Req("GET", f"{DEMO}/issues/{busy_pull(s)}/timeline", "token")],
     }
 
 

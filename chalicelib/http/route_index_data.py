@@ -161,6 +161,7 @@ ROUTES = (
     ('DELETE', '/repos/{owner}/{repo}/pulls/{index}/requested_reviewers', False, 'repoDeletePullReviewRequests', 'chalicelib.reviews.routes'),
     ('GET', '/repos/{owner}/{repo}/reviewers', False, 'repoGetReviewers', 'chalicelib.reviews.routes'),
     ('GET', '/repos/{owner}/{repo}/assignees', False, 'repoGetAssignees', 'chalicelib.reviews.routes'),
+    ('GET', '/repos/{owner}/{repo}/issues/{index}/timeline', False, 'issueGetCommentsAndTimeline', 'chalicelib.reviews.routes'),
     ('GET', '/repos/{owner}/{repo}/pulls', False, 'repoListPullRequests', 'chalicelib.pulls.routes'),
     ('POST', '/repos/{owner}/{repo}/pulls', False, 'repoCreatePullRequest', 'chalicelib.pulls.routes'),
     ('GET', '/repos/{owner}/{repo}/pulls/{index}.{diffType}', False, 'repoDownloadPullDiffOrPatch', 'chalicelib.pulls.routes'),

@@ -311,3 +311,18 @@ RECORDS.update({
                           "pull_request_url": S},
 })
 LISTS += ("PullReview", "PullReviewComment")
+
+# An issue's timeline (reviews/routes.py; Forgejo's response is "TimelineList", see
+# swagger.py).  Every field is sent; the nested records are null when unset.
+RECORDS["TimelineComment"] = {
+    "id": I, "type": S, "html_url": S, "pull_request_url": S, "issue_url": S,
+    "user": nullable(ref("User")), "body": S, "created_at": T, "updated_at": T,
+    "old_project_id": I, "project_id": I, "old_milestone": nullable(ref("Milestone")),
+    "milestone": nullable(ref("Milestone")), "tracked_time": nullable(ref("TrackedTime")),
+    "old_title": S, "new_title": S, "old_ref": S, "new_ref": S,
+    "ref_issue": nullable(ref("Issue")), "ref_comment": nullable(ref("Comment")),
+    "ref_action": S, "ref_commit_sha": S, "review_id": I, "label": nullable(ref("Label")),
+    "assignee": nullable(ref("User")), "assignee_team": nullable(ref("Team")),
+    "resolve_doer": nullable(ref("User")), "dependent_issue": nullable(ref("Issue")),
+    "removed_assignee": B,
+}

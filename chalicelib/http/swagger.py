@@ -88,6 +88,9 @@ def _response_objects() -> dict:
         "schema": {"type": "object", "title": "UserSearchResults", "properties": {
             "data": {"type": "array", "items": schemas.ref("User")},
             "ok": {"type": "boolean"}}}}
+    # Forgejo names the timeline's list after the timeline, not after its record.
+    out["TimelineList"] = {"description": "TimelineList",
+                           "schema": {"type": "array", "items": schemas.ref("TimelineComment")}}
     for name in schemas.EXTENSION_LISTS:
         out[f"{name}List"] = {"description": f"{name}List",
                               "schema": {"type": "array", "items": schemas.ref(name)}}

@@ -5,17 +5,19 @@ Operations (``routes.py``): repoListPullReviews, repoCreatePullReview, repoGetPu
 repoSubmitPullReview, repoDeletePullReview, repoGetPullReviewComments,
 repoCreatePullReviewComment, repoGetPullReviewComment, repoDeletePullReviewComment,
 repoDismissPullReview, repoUnDismissPullReview, repoCreatePullReviewRequests,
-repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees.
+repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees, and an issue's
+timeline, issueGetCommentsAndTimeline (its comments with its reviews' entries).
 
 | module | what it holds |
 |---|---|
 | ``consumers`` | Stale reviews when a pull request's head moves (approvals dismissed by the rule), outdated code comments; a deleted pull request's reviews purged. |
 | ``hunks`` | The diff hunk a code comment shows (pure). |
 | ``options`` | The request bodies (CreatePullReviewOptions, SubmitPullReviewOptions, …). |
-| ``records`` | PullReview and PullReviewComment records (fj:services/convert/pull_review.go). |
+| ``records`` | PullReview, PullReviewComment and TimelineComment records (fj:services/convert/pull_review.go, issue_comment.go). |
 | ``requests`` | Review requests (users and teams), repoGetReviewers, repoGetAssignees. |
 | ``routes`` | The thin handlers, registered before the pull request routes. |
 | ``service`` | Reviews: create, submit, delete, dismiss, code comments; who is official. |
+| ``timeline`` | An issue's timeline: its comments and, for a pull request, its reviews, requests and dismissals, oldest first. |
 | ``store`` | Review and code comment items in the repository's partition; ``reviews_of``. |
 
 Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.

@@ -1,4 +1,5 @@
-"""PullReview and PullReviewComment records (fj:services/convert/pull_review.go).
+"""PullReview and PullReviewComment records (fj:services/convert/pull_review.go), and
+the TimelineComment of an issue's timeline (fj:services/convert/issue_comment.go).
 
 A review request of a team has no user; a user's has no team.  Forgejo shows a code
 comment's line on the new side as ``position`` and on the old side as
@@ -14,14 +15,19 @@ from chalicelib.http.formats import rfc3339
 from chalicelib.issues.records import issue_html_url
 from chalicelib.orgs import records as org_records
 from chalicelib.pulls.records import TEAM_DEFAULTS
+from chalicelib.reviews.timeline import COMMENT, REVIEW, REVIEW_REQUEST
+
+
+def _team_record(review, owner) -> dict | None:
+    if not review.team_id or owner is None:
+        return None
+    return org_records.team(SimpleNamespace(**{**TEAM_DEFAULTS, **review.team}), owner)
 
 
 def pull_review(review, view, viewer, *, reviewer, owner) -> dict:
     """``review``: a reviews.store.Review; ``reviewer``: its account (None for a team)."""
     pull_url = issue_html_url(view, review.number, True)
-    team = None
-    if review.team_id and owner is not None:
-        team = org_records.team(SimpleNamespace(**{**TEAM_DEFAULTS, **review.team}), owner)
+    team = _team_record(review, owner)
     return {
         "id": review.id,
         "user": account_records.user(reviewer, viewer) if reviewer is not None else None,
@@ -67,3 +73,42 @@ def review_comment(comment, view, viewer, *, poster) -> dict:
         "html_url": f"{pull_url}/files#issuecomment-{comment.id}",
         "pull_request_url": pull_url,
     }
+
+
+# Every TimelineComment field the entries we show leave empty (Forgejo sends them all).
+TIMELINE_EMPTY = {
+    "old_project_id": 0, "project_id": 0, "old_milestone": None, "milestone": None,
+    "tracked_time": None, "old_title": "", "new_title": "", "old_ref": "", "new_ref": "",
+    "ref_issue": None, "ref_comment": None, "ref_action": "none", "ref_commit_sha": "",
+    "review_id": 0, "label": None, "assignee": None, "assignee_team": None,
+    "resolve_doer": None, "dependent_issue": None, "removed_assignee": False,
+}
+
+
+def timeline_comment(entry, view, viewer, *, is_pull: bool, user, owner) -> dict:
+    """A TimelineComment (fj:services/convert/issue_comment.go ToTimelineComment) of a
+    reviews.timeline.Entry.  ``user``: the comment's poster or the review's reviewer
+    (None when the entry does not record one)."""
+    issue_url = issue_html_url(view, (entry.comment.issue_number if entry.comment is not None
+                                      else entry.review.number), is_pull)
+    record = {
+        "id": entry.id, "type": entry.type,
+        "html_url": f"{issue_url}#issuecomment-{entry.id}",
+        "pull_request_url": issue_url if is_pull else "",
+        "issue_url": "" if is_pull else issue_url,
+        "user": None, "body": "",
+        "created_at": rfc3339(entry.created), "updated_at": rfc3339(entry.updated),
+        **TIMELINE_EMPTY,
+    }
+    if entry.type == COMMENT:
+        record.update(user=account_records.user(user, viewer), body=entry.comment.body)
+        return record
+    record["review_id"] = entry.review.id
+    if entry.type == REVIEW:
+        record.update(user=account_records.user(user, viewer) if user is not None else None,
+                      body=entry.review.body)
+    elif entry.type == REVIEW_REQUEST:
+        # Who was asked; who asked is not recorded.
+        record.update(assignee=account_records.user(user, viewer) if user is not None else None,
+                      assignee_team=_team_record(entry.review, owner))
+    return record

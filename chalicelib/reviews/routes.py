@@ -5,19 +5,24 @@ Each route reads the repository with the token, then the caller's access, the tr
 and the pull request (the issue item) in the second batch, as the pull request routes
 do; a review list is one Query more.  Token scope: ``repository``.  Registered before
 the pull request routes: ``/pulls/{base}/{head:path}`` would take these paths.
+
+An issue's timeline (Forgejo's ``issue`` tag and scope) is here, not with the issues,
+because it shows the reviews too (``timeline.py``).
 """
 from __future__ import annotations
 
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.http.router import route
+from chalicelib.http.router import Param, route
 from chalicelib.accounts import records as account_records
-from chalicelib.issues.context import account_from, fresh_accounts
+from chalicelib.issues import request as issue_request
+from chalicelib.issues.context import account_from, fresh_accounts, parse_time
 from chalicelib.pulls.request import PULL, ctx_of
 from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_preload
 from chalicelib.reviews import records as review_records
 from chalicelib.reviews import requests as review_requests
 from chalicelib.reviews import service as reviews
+from chalicelib.reviews import timeline as reviews_timeline
 from chalicelib.reviews.options import (CreatePullReviewCommentOptions, CreatePullReviewOptions,
                                         DismissPullReviewOptions, PullReviewRequestOptions,
                                         SubmitPullReviewOptions)
@@ -187,6 +192,36 @@ def get_reviewers(req: ApiRequest) -> ApiResponse:
        summary="Return all users that have write access and can be assigned to issues",
        responses={200: "UserList", 404: "notFound"}, **dict(IN_REPO, preload=repo_preload))
 def get_assignees(req: ApiRequest) -> ApiResponse:
-    from chalicelib.issues import request as issue_request
-
     return _users(req, review_requests.assignees(issue_request.ctx_of(req)))
+
+
+TIME_RANGE = (Param("since", "string", "if provided, only comments updated since the "
+                                       "specified time are returned."),
+              Param("before", "string", "if provided, only comments updated before the "
+                                        "provided time are returned."))
+
+
+@route("GET", "/repos/{owner}/{repo}/issues/{index}/timeline", "issueGetCommentsAndTimeline",
+       summary="List all comments and events on an issue", query=(*TIME_RANGE, *PAGE),
+       responses={200: "TimelineList", 404: "notFound", 422: "validationError"},
+       **issue_request.ISSUE)
+def issue_timeline(req: ApiRequest) -> ApiResponse:
+    """The issue's comments and its reviews' entries: the issue routes' two batches, one
+    Query of the comments and, for a pull request, one of its reviews."""
+    ctx = issue_request.ctx_of(req)
+    page = paging.page_of(req)
+    issue, found = reviews_timeline.timeline(ctx, req.int_param("index"),
+                                             parse_time(req.arg("since"), "Since"),
+                                             parse_time(req.arg("before"), "Before"))
+    fresh = fresh_accounts(ctx)
+
+    def render(entry) -> dict:
+        stored = entry.comment.poster if entry.comment is not None else entry.review.reviewer
+        user = account_from(stored, fresh) if stored and stored != "{}" else None
+        return review_records.timeline_comment(entry, ctx.view, req.actor,
+                                               is_pull=bool(issue.is_pull), user=user,
+                                               owner=ctx.view.owner)
+
+    shown = found[page.offset:page.offset + page.limit]
+    return paging.set_headers(ApiResponse.json([render(e) for e in shown]), req, page,
+                              len(found))

@@ -20,6 +20,7 @@ one pending review exactly one lands, the other answers 422 as a second submit w
 """
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Callable, Iterable
 
 from chalicelib import events
@@ -92,10 +93,7 @@ def get_review_comment(ctx: Ctx, number: int, review_id: int, comment_id: int) -
 # Who may approve -------------------------------------------------------------------------
 
 def protection_rule(repo_id: int, branch: str):
-    try:
-        from chalicelib.protection import store as protection_store
-    except ImportError:          # pragma: no cover - before branch protection exists
-        return None
+    from chalicelib.protection import store as protection_store
     return protection_store.get(repo_id).rule_for(branch)
 
 
@@ -111,8 +109,6 @@ def is_official(ctx: Ctx, user, base_branch: str) -> bool:
 # Events --------------------------------------------------------------------------------
 
 def review_event(ctx: Ctx, issue, review: Review, action: str) -> events.Event:
-    from dataclasses import asdict
-
     return events.PullReviewChanged(**ctx.event_fields(), issue_id=int(issue.id),
                                     number=int(issue.number), review_id=review.id,
                                     action=action, state=review.state,

@@ -1,0 +1,79 @@
+"""An issue's timeline (issueGetCommentsAndTimeline; fj:routers/api/v1/repo/issue_comment.go
+ListIssueCommentsAndTimeline): its comments and, for a pull request, what its reviews
+record, oldest first.
+
+It lives with the reviews because it reads both domains: the issue's comments as the
+comment list reads them (one Query) and, for a pull request, its review items
+(``store.reviews_of``: one Query more), never an item per comment or per review.
+
+From the review items, as Forgejo's timeline shows them:
+- a submitted review is a ``review`` entry at its submit time (a pending one only for
+  whoever may see it: ``service.may_see``, the reviews routes' rule);
+- a review request is a ``review_request`` entry naming who was asked (a user or a team;
+  a withdrawn request is deleted with its item, so it is not shown);
+- a dismissed review adds a ``dismiss_review`` entry at the review's last change.
+
+What the items do not record is left out rather than made up: who asked for a review
+or dismissed one (Forgejo's ``user`` of those entries; ours is null), the dismissal's
+message, and close, reopen, merge, label, milestone, assignee and title events (no
+item keeps their history).  A dismissal has no item of its own: it carries its
+review's id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chalicelib.issues import comments as issue_comments
+from chalicelib.issues import service as issues
+from chalicelib.issues.context import Ctx
+from chalicelib.reviews import service
+from chalicelib.reviews.store import PENDING, REQUEST_REVIEW, Review
+
+COMMENT, REVIEW, REVIEW_REQUEST, DISMISS_REVIEW = (
+    "comment", "review", "review_request", "dismiss_review")
+
+
+@dataclass
+class Entry:
+    """One timeline entry: an issue comment, or what a review item records."""
+    type: str
+    id: int
+    created: int
+    updated: int
+    comment: object | None = None     # issues.store.Comment (type ``comment``)
+    review: Review | None = None      # every other type
+
+    @property
+    def order(self) -> tuple[int, int, int]:
+        # Forgejo's order is creation time, then id; a dismissal follows its review.
+        return self.created, self.id, int(self.type == DISMISS_REVIEW)
+
+
+def _in_range(entry: Entry, since: int | None, before: int | None) -> bool:
+    """Forgejo filters a timeline on each entry's update time."""
+    return (since is None or entry.updated >= since) and \
+        (before is None or entry.updated <= before)
+
+
+def _review_entries(review: Review) -> list[Entry]:
+    created = int(review.submitted_at or review.updated)
+    if review.state == REQUEST_REVIEW:
+        return [Entry(REVIEW_REQUEST, review.id, created, int(review.updated), review=review)]
+    found = [Entry(REVIEW, review.id, created, int(review.updated), review=review)]
+    if review.dismissed and review.state != PENDING:
+        found.append(Entry(DISMISS_REVIEW, review.id, int(review.updated), int(review.updated),
+                           review=review))
+    return found
+
+
+def timeline(ctx: Ctx, number: int, since: int | None = None,
+             before: int | None = None) -> tuple[object, list[Entry]]:
+    """The issue (404 when missing) and its whole timeline in the range, oldest first."""
+    issue = issues.get_issue(ctx, number)
+    found = [Entry(COMMENT, int(c.id), int(c.created), int(c.updated), comment=c)
+             for c in issue_comments.issue_comments(ctx, number, since, before)]
+    if issue.is_pull:
+        for review in service.list_reviews(ctx, number):
+            found += [e for e in _review_entries(review) if _in_range(e, since, before)]
+    found.sort(key=lambda e: e.order)
+    return issue, found
