@@ -27,12 +27,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from dulwich.walk import Walker
-
 from chalicelib.errors import NotFoundError
-from chalicelib.gitops import diff as git_diff
-from chalicelib.gitops import merge as git_merge
-from chalicelib.gitops.objects import read_commit
 from chalicelib.protection.rules import BranchRule, Protection, Pusher
 from chalicelib.repos import permissions
 
@@ -76,7 +71,12 @@ def pusher_of(view_or_repo, user, deploy_key: bool = False) -> Pusher:
 
 # Git reads ----------------------------------------------------------------------------------
 
+# The git reads below import dulwich's walker, diff and merge code where they run: the
+# API function's routes import this module, and a cold start must not pay for them.
+
 def _is_force_push(store, old: str, new: str) -> bool:
+    from chalicelib.gitops import merge as git_merge
+
     try:
         return not git_merge.is_ancestor(store, old, new)
     except NotFoundError:
@@ -84,6 +84,10 @@ def _is_force_push(store, old: str, new: str) -> bool:
 
 
 def _new_commits(store, old: str | None, new: str, known: Iterable[str]) -> list:
+    from dulwich.walk import Walker
+
+    from chalicelib.gitops.objects import read_commit
+
     exclude = [old.encode()] if old else []
     for sha in known:
         if sha and not _zero(sha) and sha != new:
@@ -101,6 +105,8 @@ def _new_commits(store, old: str | None, new: str, known: Iterable[str]) -> list
 
 
 def _base_of_new_branch(store, new: str, new_ids: set[bytes]) -> str | None:
+    from chalicelib.gitops.objects import read_commit
+
     sha = new.encode()
     while sha in new_ids:
         commit = read_commit(store, sha)
@@ -160,6 +166,8 @@ def _branch_refusal(repo, store, name: str, old: str, new: str, pusher: Pusher,
                 if new_commits is None:
                     new_commits = _new_commits(store, None, new, known)
                 base = _base_of_new_branch(store, new, {c.id for c in new_commits})
+            from chalicelib.gitops import diff as git_diff
+
             paths = git_diff.changed_paths(store, base, new)
         return paths
 
