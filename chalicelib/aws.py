@@ -1,5 +1,5 @@
 """boto3 clients for S3, SQS and SSM, made once per process and pointed at the
-configured endpoint (moto locally).  DynamoDB goes through PynamoDB (store/table.py).
+configured endpoint (moto locally), and the S3 presigner.  DynamoDB goes through PynamoDB (store/table.py).
 
 ``add_call_hook`` lets benchmarks count every AWS call through botocore's event hooks.
 ``delete_objects`` and ``is_access_denied`` keep a refused call from passing for done.
@@ -17,6 +17,7 @@ _hooks: list[Callable] = []
 # Clients made elsewhere (PynamoDB's) that take the hooks too.
 _attached: list[object] = []
 _lock = threading.Lock()
+_presigners: dict[tuple[str, str], object] = {}
 log = logging.getLogger("nimbus.aws")
 # What AWS answers a call the role does not allow (S3's and the JSON protocols' codes).
 ACCESS_DENIED = ("AccessDenied", "AccessDeniedException")
@@ -43,6 +44,24 @@ def client(service: str):
                 _register(made, hook)
             _clients[service] = made
     return _clients[service]
+
+
+def presigner():
+    """An S3 client that signs URLs with Signature Version 4 (boto3's default presigner
+    still writes version 2 URLs in us-east-1, which newer regions refuse).  Presigning
+    makes no call (so no hook counts it); one client per region and endpoint (the local
+    runtime's moves)."""
+    settings = get_settings()
+    where = (settings.aws.REGION, settings.aws.ENDPOINT_URL)
+    with _lock:
+        if where not in _presigners:
+            import boto3
+            from botocore.config import Config
+
+            _presigners[where] = boto3.session.Session().client(
+                "s3", region_name=where[0], endpoint_url=where[1] or None,
+                config=Config(signature_version="s3v4"))
+        return _presigners[where]
 
 
 def add_call_hook(hook: Callable) -> None:

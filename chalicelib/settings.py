@@ -59,6 +59,13 @@ class ServerSettings:
     STREAMED_RESPONSE_LIMIT: int = 209_715_200
     # Largest bundle the large-push path accepts (chalicelib/git_transport/large_push.py).
     LARGE_PUSH_LIMIT: int = 2_147_483_648
+    # Git LFS at /{owner}/{repo}.git/info/lfs/… (chalicelib/lfs).  On by default, unlike
+    # Forgejo: the bytes go to S3 through presigned URLs, never through Lambda, so the
+    # server costs one small request per batch of objects.  LFS_MAX_FILE_SIZE: the
+    # largest object in bytes; 0 means no limit of ours (S3's single PUT still stops at
+    # 5 GiB, chalicelib/lfs/store.py).
+    LFS_START_SERVER: bool = True
+    LFS_MAX_FILE_SIZE: int = 0
 
 
 @_section("aws")
@@ -316,6 +323,9 @@ def _validate(settings: Settings) -> None:
         raise SettingsError(f"[api] STATUS_ROUTES: expected seed or forgejo, got {settings.api.STATUS_ROUTES!r}")
     if not 1 <= settings.server.SSH_PORT <= 65535:
         raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
+    if settings.server.LFS_MAX_FILE_SIZE < 0:
+        raise SettingsError("[server] LFS_MAX_FILE_SIZE: expected bytes >= 0 (0: no limit), "
+                            f"got {settings.server.LFS_MAX_FILE_SIZE}")
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

@@ -14,7 +14,7 @@ granted right no call used unless it names the reason):
   authorized as the item actions they carry, plus ConditionCheckItem) and Query on the
   table and, for the functions that search, its indexes.
 - S3: ``packs/`` (git data), ``archives/`` (cached archives), ``attachments/``
-  (release files), ``events/`` (events too large for SQS); ListBucket for the
+  (release files), ``lfs/`` (Git LFS objects), ``events/`` (events too large for SQS); ListBucket for the
   listings of compaction, quota checks and repository cleanup, and wherever a missing
   object must read as missing: without ListBucket S3 answers a GET or HEAD of an
   absent key 403, not 404 (a pack retired and swept while a reader held the list).
@@ -111,6 +111,9 @@ def _api(settings) -> list[dict]:
     return [*_table(*_API_ITEMS, indexes=True), *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
             _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
+            # Git LFS objects: verify reads an object's head; the presigned upload and
+            # download URLs carry this role's signature, so it must hold what they do.
+            _allow(["s3:GetObject", "s3:PutObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
             # The instance signing key and the web sessions' key, each made on first use.

@@ -3,7 +3,8 @@
 Who may do what follows Forgejo: anonymous callers may pull public repositories of
 public owners; everything else needs credentials (401 with a Basic challenge, so git
 asks for them); signed-in callers who cannot see the repository get 404; pushing needs
-write access and a token with ``write:repository``.
+write access and a token with ``write:repository``.  The rule is
+``repos.request.git_repo``, which Git LFS (``chalicelib/lfs``) shares.
 """
 from __future__ import annotations
 
@@ -15,13 +16,11 @@ from typing import Iterator
 from chalicelib.http import auth
 from chalicelib.http.errors import PlainTextError
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, repo_preload, repo_preload_more
+from chalicelib.repos.request import GitRefusal, git_repo, repo_preload, repo_preload_more
 from chalicelib.http import router
 from chalicelib.http.router import route
-from chalicelib.errors import NotFoundError
 from chalicelib.git_transport import service as git_transport
 from chalicelib.repos import views as repo_views
-from chalicelib.http import scopes
 from chalicelib.settings import get_settings
 
 SERVICES = git_transport.SERVICES
@@ -45,41 +44,12 @@ def _plain(status: int, text: str, headers: dict | None = None) -> PlainTextErro
     return PlainTextError(status, text, headers)
 
 
-def _challenge() -> PlainTextError:
-    return _plain(401, "Unauthorized", {"WWW-Authenticate": auth.REALM})
-
-
 def _authorize(req: ApiRequest, *, push: bool) -> repo_views.RepoView:
-    settings = get_settings()
-    if settings.repository.DISABLE_HTTP_GIT:
-        raise _plain(403, "Interacting with repositories by HTTP protocol is not allowed")
-    who = caller(req)
-    if who.user is None:
-        # Anonymous: only a pull of something the public may read; otherwise ask for
-        # credentials without revealing whether the repository exists.
-        if push or settings.service.REQUIRE_SIGNIN_VIEW:
-            raise _challenge()
-        try:
-            return repo_views.find(who, req.params["owner"], req.params["repo"])
-        except NotFoundError:
-            raise _challenge() from None
     try:
-        view = repo_views.find(who, req.params["owner"], req.params["repo"])
-    except NotFoundError:
-        raise _plain(404, "Repository not found") from None
-    token_scopes = req.principal.scopes
-    level = "write" if push else "read"
-    if token_scopes is not None and not scopes.allows(token_scopes, "repository", level):
-        raise _plain(403, f"token does not have the required scope: {level}:repository")
-    if push:
-        if not view.can_write:
-            raise _plain(403, "User permission denied: you may read but not push to "
-                              "this repository")
-        if view.repo.mirror:
-            raise _plain(403, "mirror repository is read-only")
-        if view.repo.archived:
-            raise _plain(403, "repository is archived: pushes are refused")
-    return view
+        return git_repo(req, write=push)
+    except GitRefusal as refusal:
+        headers = {"WWW-Authenticate": auth.REALM} if refusal.challenge else None
+        raise _plain(refusal.status, refusal.message, headers) from None
 
 
 def _service_response(body: bytes, service: str, kind: str) -> ApiResponse:

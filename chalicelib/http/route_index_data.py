@@ -32,6 +32,8 @@ ROUTES = (
     ('GET', '/{owner}/{repo}/info/refs', True, 'gitInfoRefs', 'chalicelib.git_transport.routes'),
     ('POST', '/{owner}/{repo}/git-upload-pack', True, 'gitUploadPack', 'chalicelib.git_transport.routes'),
     ('POST', '/{owner}/{repo}/git-receive-pack', True, 'gitReceivePack', 'chalicelib.git_transport.routes'),
+    ('POST', '/{owner}/{repo}/info/lfs/objects/batch', True, 'lfsBatch', 'chalicelib.lfs.routes'),
+    ('POST', '/{owner}/{repo}/info/lfs/verify', True, 'lfsVerify', 'chalicelib.lfs.routes'),
     ('GET', '/repos/{owner}/{repo}/hooks', False, 'repoListHooks', 'chalicelib.webhooks.routes'),
     ('POST', '/repos/{owner}/{repo}/hooks', False, 'repoCreateHook', 'chalicelib.webhooks.routes'),
     ('GET', '/repos/{owner}/{repo}/hooks/{id}', False, 'repoGetHook', 'chalicelib.webhooks.routes'),

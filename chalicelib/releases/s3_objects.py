@@ -7,7 +7,6 @@ other.  Every function is one S3 call (or none: presigning is local).
 from __future__ import annotations
 
 import logging
-import threading
 from urllib.parse import quote
 
 from chalicelib import aws
@@ -18,29 +17,10 @@ log = logging.getLogger("nimbus.attachments")
 DOWNLOAD_URL_SECONDS = 300
 UPLOAD_URL_SECONDS = 3600
 _MISSING = ("404", "NoSuchKey", "NotFound")
-_presigners: dict[tuple[str, str], object] = {}
-_lock = threading.Lock()
 
 
 def _s3():
     return aws.client("s3"), get_settings().aws.BUCKET
-
-
-def _presigner():
-    """An S3 client that signs URLs with Signature Version 4 (boto3's default presigner
-    still writes version 2 URLs in us-east-1, which newer regions refuse).  Presigning
-    makes no call; one client per region and endpoint (the local runtime's moves)."""
-    settings = get_settings()
-    where = (settings.aws.REGION, settings.aws.ENDPOINT_URL)
-    with _lock:
-        if where not in _presigners:
-            import boto3
-            from botocore.config import Config
-
-            _presigners[where] = boto3.session.Session().client(
-                "s3", region_name=where[0], endpoint_url=where[1] or None,
-                config=Config(signature_version="s3v4"))
-        return _presigners[where]
 
 
 def key(repo_id: int, uuid: str) -> str:
@@ -77,14 +57,14 @@ def size_of(object_key: str) -> int | None:
 
 def upload_url(object_key: str) -> str:
     """A presigned PUT URL for the object (in AWS: S3's endpoint; locally: embedded moto's)."""
-    return _presigner().generate_presigned_url(
+    return aws.presigner().generate_presigned_url(
         "put_object", ExpiresIn=UPLOAD_URL_SECONDS,
         Params={"Bucket": get_settings().aws.BUCKET, "Key": object_key})
 
 
 def download_url(object_key: str, name: str) -> str:
     """A short-lived presigned GET URL that saves the object as ``name``."""
-    return _presigner().generate_presigned_url("get_object", ExpiresIn=DOWNLOAD_URL_SECONDS, Params={
+    return aws.presigner().generate_presigned_url("get_object", ExpiresIn=DOWNLOAD_URL_SECONDS, Params={
         "Bucket": get_settings().aws.BUCKET, "Key": object_key,
         "ResponseContentDisposition": content_disposition(name),
         "ResponseContentType": "application/octet-stream"})

@@ -66,6 +66,13 @@ class keys:  # noqa: N801 - a namespace of key builders
     def pool(pool_id: int) -> tuple[str, str]:
         return f"POOL#{pool_id}", "POOL"
 
+    LFS_PREFIX = "LFS#"
+
+    @staticmethod
+    def lfs_object(pool_id: int, oid: str) -> tuple[str, str]:
+        """A Git LFS object of an object pool, beside its packs (forks share both)."""
+        return f"POOL#{pool_id}", f"LFS#{oid}"
+
     @staticmethod
     def branch(repo_id: int, name: str) -> tuple[str, str]:
         return f"R#{repo_id}", f"BRANCH#{name}"

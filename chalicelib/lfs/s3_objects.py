@@ -1,0 +1,77 @@
+"""The bytes of Git LFS objects in S3: ``lfs/<pool id>/<oid[0:2]>/<oid[2:4]>/<oid>``.
+
+Content-addressed per object pool, like the packs: a fork shares its parent's pool, so
+it shares the objects too, and one upload serves every repository of the pool.  The
+two levels of prefix keep S3's per-prefix request rates spread over a busy pool.
+
+The bytes never pass through Lambda: clients PUT and GET them with presigned URLs.  An
+upload URL is signed for one key, its exact ``Content-Length`` and its SHA-256 (the
+``x-amz-checksum-sha256`` header, which S3 checks against the body and records), so it
+cannot write another key, another size or other bytes.  Presigning makes no AWS call;
+``head`` is the only round trip here.
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from chalicelib import aws
+from chalicelib.settings import get_settings
+
+PREFIX = "lfs/"
+# Long enough for a slow upload of a large object to start; short enough that a URL
+# copied out of a log is soon useless.
+UPLOAD_URL_SECONDS = 3600
+DOWNLOAD_URL_SECONDS = 3600
+# S3 takes at most 5 GiB in one PUT; the basic transfer is one PUT per object.
+S3_SINGLE_PUT_LIMIT = 5 * 1024 ** 3
+_MISSING = ("404", "NoSuchKey", "NotFound")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What S3 holds at an object's key: its size and the SHA-256 it checked on upload
+    (base64, as S3 reports it; None when the object was written without one)."""
+    size: int
+    sha256: str | None
+
+
+def key(pool_id: int, oid: str) -> str:
+    return f"{PREFIX}{int(pool_id)}/{oid[0:2]}/{oid[2:4]}/{oid}"
+
+
+def sha256_header(oid: str) -> str:
+    """The object id (hex SHA-256) as S3's checksum header spells it (base64)."""
+    return base64.b64encode(bytes.fromhex(oid)).decode("ascii")
+
+
+def upload_headers(oid: str) -> dict[str, str]:
+    """The headers an upload must send: signed into its URL, so S3 refuses it without
+    them; with them S3 refuses a body whose SHA-256 is not ``oid``."""
+    return {"x-amz-checksum-sha256": sha256_header(oid),
+            "x-amz-sdk-checksum-algorithm": "SHA256"}
+
+
+def upload_url(pool_id: int, oid: str, size: int) -> str:
+    return aws.presigner().generate_presigned_url("put_object", ExpiresIn=UPLOAD_URL_SECONDS, Params={
+        "Bucket": get_settings().aws.BUCKET, "Key": key(pool_id, oid), "ContentLength": size,
+        "ChecksumSHA256": sha256_header(oid), "ChecksumAlgorithm": "SHA256"})
+
+
+def download_url(pool_id: int, oid: str) -> str:
+    return aws.presigner().generate_presigned_url("get_object", ExpiresIn=DOWNLOAD_URL_SECONDS, Params={
+        "Bucket": get_settings().aws.BUCKET, "Key": key(pool_id, oid),
+        "ResponseContentType": "application/octet-stream"})
+
+
+def head(pool_id: int, oid: str) -> Stored | None:
+    """What S3 holds for the object (one HeadObject), None when nothing was uploaded."""
+    s3 = aws.client("s3")
+    try:
+        found = s3.head_object(Bucket=get_settings().aws.BUCKET, Key=key(pool_id, oid),
+                               ChecksumMode="ENABLED")
+    except s3.exceptions.ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in _MISSING:
+            return None
+        raise
+    return Stored(int(found["ContentLength"]), found.get("ChecksumSHA256"))
