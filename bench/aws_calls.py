@@ -157,6 +157,12 @@ BUDGETS.update(scenarios_reviews.BUDGETS)
 SCENARIOS.update(scenarios_protection.scenarios())
 BUDGETS.update(scenarios_protection.BUDGETS)
 
+# Git LFS (issue 28).
+import scenarios_lfs  # noqa: E402
+
+SCENARIOS.update(scenarios_lfs.scenarios())
+BUDGETS.update(scenarios_lfs.BUDGETS)
+
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.
 EXIT_BITS = {"budget": 1, "no_scenario": 4, "scenario": 8}

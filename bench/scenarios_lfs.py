@@ -1,0 +1,90 @@
+"""Git LFS scenarios for bench/aws_calls.py (imported there): the batch API and verify
+(issue 28).
+
+A batch costs the gateway's two preload rounds and one BatchGetItem for the objects it
+names, at any number of them up to the 100 a batch may name: the upload and download
+URLs are presigned, which calls nothing (no S3 round trip per object).  Verify adds
+one HeadObject and one conditional write.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+
+from scene import Req, Scene
+
+LFS = "/alice/demo.git/info/lfs"
+MEDIA = "application/vnd.git-lfs+json"
+OBJECTS = 5     # per measured batch: the count must not depend on it
+
+
+def _blob(size: int = 256) -> tuple[bytes, dict]:
+    data = os.urandom(size)
+    return data, {"oid": hashlib.sha256(data).hexdigest(), "size": size}
+
+
+def _put(data: bytes, pointer: dict) -> None:
+    """What git-lfs does with an upload action (moto in process takes no presigned
+    request): the object at its key, with the SHA-256 S3 checks."""
+    from chalicelib import aws
+    from chalicelib.lfs import s3_objects
+    from chalicelib.repos import store
+    from chalicelib.settings import get_settings
+
+    pool = int(store.get("alice", "demo").pool_id)
+    aws.client("s3").put_object(
+        Bucket=get_settings().aws.BUCKET, Key=s3_objects.key(pool, pointer["oid"]),
+        Body=data, ChecksumAlgorithm="SHA256",
+        ChecksumSHA256=base64.b64encode(hashlib.sha256(data).digest()).decode())
+
+
+def _lfs(path: str, auth: str, body: dict, expect_body: bytes) -> Req:
+    return Req("POST", f"{LFS}/{path}", auth, data=json.dumps(body).encode(),
+               content_type=MEDIA, expect_body=expect_body)
+
+
+def stored(s: Scene) -> list[dict]:
+    """``OBJECTS`` objects uploaded and verified in alice/demo (made once)."""
+    def make() -> list[dict]:
+        pointers = []
+        for _ in range(OBJECTS):
+            data, pointer = _blob()
+            _put(data, pointer)
+            status, out = s.call("POST", f"{LFS}/verify", "token", data=json.dumps(
+                pointer).encode(), content_type=MEDIA)
+            assert status == 200, (status, out[:200], s.errors.last)
+            pointers.append(pointer)
+        return pointers
+    return s.once("lfs_stored", make)
+
+
+def batch_requests(s: Scene) -> list[Req]:
+    """An upload of objects the pool does not hold (token), a download of objects it
+    holds (anonymous: demo is public)."""
+    new = [_blob()[1] for _ in range(OBJECTS)]
+    return [_lfs("objects/batch", "token", {"operation": "upload", "objects": new},
+                 b'"upload"'),
+            _lfs("objects/batch", "anon", {"operation": "download", "objects": stored(s)},
+                 b'"download"')]
+
+
+def verify_request(s: Scene) -> list[Req]:
+    data, pointer = _blob()
+    _put(data, pointer)
+    return [_lfs("verify", "token", pointer, pointer["oid"].encode())]
+
+
+def scenarios() -> dict:
+    return {"lfsBatch": batch_requests, "lfsVerify": verify_request}
+
+
+BUDGETS = {
+    # The preload (token and repository, then caller, owner and access), then one
+    # BatchGetItem for the objects: issue 28's "one batch <= 3 AWS calls".
+    ("lfsBatch", "token"): 3,
+    ("lfsBatch", "anon"): 3,
+    # The preload, the object's HeadObject, one conditional write (with the pool check).
+    ("lfsVerify", "token"): 4,
+}
