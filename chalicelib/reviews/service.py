@@ -36,8 +36,8 @@ from chalicelib.reviews import hunks
 from chalicelib.reviews import store
 from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
                                         DismissPullReviewOptions, SubmitPullReviewOptions)
-from chalicelib.reviews.store import (APPROVED, COMMENT, PENDING, REQUEST_CHANGES,
-                                      REQUEST_REVIEW, Review, ReviewComment)
+from chalicelib.reviews.store import (APPROVED, COMMENT, PENDING, REQUEST_CHANGES, Review,
+                                      ReviewComment)
 from chalicelib.store import unit_of_work
 
 DECIDING = (APPROVED, REQUEST_CHANGES)

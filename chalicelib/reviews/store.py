@@ -2,7 +2,7 @@
 
 Everything lives in the repository's partition ``R#<repo id>`` (deleting a repository
 removes it with the rest of that partition), keyed under the pull request's number, so
-one Query lists a pull request's reviews (``reviews_of``: what the merge gate reads).
+one Query lists a pull request's reviews (``reviews_of``).
 
 | item | pk | sk | attributes |
 |---|---|---|---|

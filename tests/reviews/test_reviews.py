@@ -167,3 +167,35 @@ def test_review_comments_and_outdated(api, scene):
     deliver_events()
     [c] = api.get(f"{R}/pulls/1/reviews/{rid}/comments").json
     assert c["position"] == 0 and c["original_position"] == 1
+
+
+def test_the_reviewers_list_costs_the_same_whatever_the_collaborators(api, scene):
+    """repoGetReviewers decides every collaborator's access from one batch, not a read
+    per collaborator."""
+    from chalicelib import aws
+
+    counting = {"on": False, "calls": 0}
+
+    def hook(model, **_):
+        if counting["on"]:
+            counting["calls"] += 1
+
+    aws.add_call_hook(hook)
+
+    def listed() -> tuple[int, int]:
+        counting.update(on=True, calls=0)
+        try:
+            r = api.get(f"{R}/reviewers", token=scene["alice"])
+        finally:
+            counting["on"] = False
+        assert r.status == 200, r
+        return counting["calls"], len(r.json)
+
+    calls, shown = listed()
+    for n in range(6):
+        api.create_user(f"helper{n}")
+        assert api.put(f"{R}/collaborators/helper{n}", token=scene["alice"],
+                       json={"permission": "read"}).status == 204
+    more_calls, more_shown = listed()
+    assert more_shown == shown + 6
+    assert more_calls == calls
