@@ -173,6 +173,12 @@ class Repo(Item, discriminator="repo"):
     # keeps it with the rules, in one transaction): a ref change in a repository without
     # rules reads nothing more to know that none applies.
     protection_rules = NumberAttribute(default=0)
+    # Bytes of the Git LFS objects the repository's pushes point at (lfs/needs.py keeps
+    # it with the repository's need items): the API's ``size`` adds it to the packs.
+    lfs_size = NumberAttribute(default=0)
+    # How many Git LFS locks the repository holds (lfs/locks store keeps it with the
+    # locks, in one transaction): a push to a repository without locks reads none.
+    lfs_locks = NumberAttribute(default=0)
     # Forks share their parent's object pool (packs), so a fork costs no copying.
     pool_id = NumberAttribute()
     fork = BooleanAttribute(default=False)
