@@ -63,6 +63,9 @@ class S3ObjectStore(BucketBasedObjectStore):
         # Packs published through this store, in order: the ref change that makes them
         # reachable charges them to its repository (quota/charges.py).
         self.added: list[PackInfo] = []
+        # Git LFS objects the pointer blobs of those packs name (oid -> size): what a
+        # push or a fetch points at (lfs_pointers.py).
+        self.lfs_pointers: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return f"S3ObjectStore({self.pool_id!r})"
@@ -227,6 +230,7 @@ class S3ObjectStore(BucketBasedObjectStore):
         in_pack = {sha for sha, _, _ in entries}
         parsed = self._check_pack(f.name, pack_sha, entries, in_pack, verify, parsed,
                                   reread=not checked)
+        self.lfs_pointers.update(parsed.lfs_pointers)
         # A pack holding an object twice is never sent as it is.
         tips = (parsed.closed_over(closed_over, in_pack)
                 if closed_over is not None and not ext_refs and len(in_pack) == len(entries)

@@ -30,6 +30,8 @@ from dulwich.errors import ChecksumMismatch, ObjectFormatException
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree, object_header, parse_tree
 from dulwich.pack import UnresolvedDeltas, apply_delta
 
+from chalicelib.gitstore.lfs_pointers import MAX_POINTER_SIZE
+
 __all__ = ["index_pack", "parse_raw", "write_index_v2", "COPY_CHUNK"]
 
 OFS_DELTA, REF_DELTA = 6, 7
@@ -205,6 +207,8 @@ class _Indexer:
         self.entries.append((sha, offset, crc))
         if type_num != Blob.type_num:
             self.parsed.add_raw(type_num, raw, sha, self.fmt)
+        elif len(raw) < MAX_POINTER_SIZE:
+            self.parsed.add_blob(raw)
         return sha
 
     def _resolve_children(self, type_num: int, offset: int | None, sha: bytes,

@@ -25,8 +25,9 @@ from binascii import unhexlify
 from typing import Iterable
 
 from dulwich.errors import ObjectFormatException
-from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree
+from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree
 
+from chalicelib.gitstore import lfs_pointers
 from chalicelib.gitstore.pack_index import parse_raw
 from chalicelib.gitstore.pack_tips import Tips, heads_of
 
@@ -46,6 +47,8 @@ class PackLinks:
         self.keep_history = keep_history
         self.history: dict[bytes, list[bytes]] = {}
         self._binary: set[bytes] | None = None
+        # Git LFS objects the pack's pointer blobs name: oid -> size.
+        self.lfs_pointers: dict[str, int] = {}
 
     def add_raw(self, type_num: int, raw: bytes, sha: bytes, fmt) -> None:
         """An object by its type, bytes and binary id (``pack_index``): a tree's entries
@@ -72,8 +75,19 @@ class PackLinks:
             return
         self.add(parsed, hex_sha)
 
+    def add_blob(self, raw: bytes) -> None:
+        """A small blob: kept when it is a Git LFS pointer (``lfs_pointers``)."""
+        if lfs_pointers.looks_like_pointer(raw):
+            pointer = lfs_pointers.parse(raw)
+            if pointer is not None:
+                self.lfs_pointers[pointer.oid] = pointer.size
+
     def add(self, obj, sha: bytes | None = None) -> None:
         """A parsed object; ``sha``: its hex id when known (saves hashing it again)."""
+        if isinstance(obj, Blob):
+            if obj.raw_length() < lfs_pointers.MAX_POINTER_SIZE:
+                self.add_blob(obj.as_raw_string())
+            return
         if isinstance(obj, Tree):
             self.named.update(child for _, mode, child in obj.iteritems()
                               if not S_ISGITLINK(mode))
