@@ -111,9 +111,10 @@ def _api(settings) -> list[dict]:
     return [*_table(*_API_ITEMS, indexes=True), *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
             _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
-            # Git LFS objects: verify reads an object's head; the presigned upload and
+            # Git LFS objects: verify reads an upload's head and moves it from
+            # lfs/incoming/ to its key (a copy, then a delete); the presigned upload and
             # download URLs carry this role's signature, so it must hold what they do.
-            _allow(["s3:GetObject", "s3:PutObject"], objects("lfs/")),
+            _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
             # The instance signing key and the web sessions' key, each made on first use.
@@ -144,8 +145,9 @@ def _statements(function: str, settings) -> list[dict]:
         # (its items in batches, its objects) with its cached archives and release
         # attachments, and wake webhook lanes.  A scheduled merge (the checks of its
         # head turned green) writes its merge commit's pack and signs it.
-        return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
-                        "BatchWriteItem", indexes=True),
+        # A fork's Git LFS needs are its parent's (lfs/needs.py reads them in batches).
+        return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
+                        "DeleteItem", "BatchWriteItem", indexes=True),
                 _consume(EVENTS_QUEUE), _allow(["s3:GetObject"], objects("events/")),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
                 _allow(["s3:DeleteObject"], objects("archives/", "attachments/")),
@@ -170,6 +172,12 @@ def _statements(function: str, settings) -> list[dict]:
         return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
                         "ConditionCheckItem", indexes=True),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True)]
+    if function == "LfsCollect":
+        # Idle Git LFS objects from the index, each marked then deleted by conditional
+        # writes, its bytes deleted; abandoned uploads listed under lfs/incoming/.
+        return [*_table("Query", "UpdateItem", "DeleteItem", indexes=True),
+                _allow(["s3:DeleteObject"], objects("lfs/")),
+                _allow(["s3:ListBucket"], BUCKET)]
     if function == "QuotaCheck":
         # Reads usage and pack sizes; repairs drift by updating the counted items.
         return [*_table("GetItem", "BatchGetItem", "Query", "UpdateItem", indexes=True),
