@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import time
 
-import pytest
 
 from chalicelib.jobs import consumers
 from chalicelib.lfs import collect, s3_objects
 from chalicelib.lfs.store import LfsObject, object_key
-from chalicelib.settings import get_settings
 from chalicelib.store import outbox
-from tests.lfs.test_batch import BATCH, batch, blob, lfs, pool_of, pushed, upload_to_s3  # noqa: F401
+from tests.lfs.test_batch import batch, blob, lfs, pool_of, pushed, upload_to_s3
 from tests.lfs.test_batch import tokens  # noqa: F401 - a fixture
 from tests.test_iam import bench_git
 
