@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 
-
 from chalicelib.jobs import consumers
 from chalicelib.lfs import collect, s3_objects
 from chalicelib.lfs.store import LfsObject, object_key
