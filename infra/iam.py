@@ -112,8 +112,10 @@ def _api(settings) -> list[dict]:
             _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
             # Git LFS objects: verify reads an object's head; the presigned upload and
-            # download URLs carry this role's signature, so it must hold what they do.
-            _allow(["s3:GetObject", "s3:PutObject"], objects("lfs/")),
+            # download URLs carry this role's signature, so it must hold what they do.  A
+            # migration with ``lfs`` puts the objects it fetched, and removes them when
+            # it fails (lfs/imports.py).
+            _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
             # The instance signing key and the web sessions' key, each made on first use.
@@ -160,9 +162,12 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "MirrorSync":
         # Listing: a pack swept while the sync held the pack list must answer 404 (the
         # store then reads the list again), not 403.
+        # A mirror with ``lfs`` stores the objects its new pointers name: the bytes, and
+        # each object's item conditioned on its pool's (ConditionCheckItem).
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
-                        "DeleteItem"),
-                *_packs("GetObject", "PutObject", listing=True)]
+                        "DeleteItem", "ConditionCheckItem"),
+                *_packs("GetObject", "PutObject", listing=True),
+                _allow(["s3:PutObject"], objects("lfs/"))]
     if function == "PackCompaction":
         # ConditionCheckItem: claiming an orphan is conditioned on its pack item, and
         # retiring more than 49 packs on the new pack's.  GetItem: a publication that
