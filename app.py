@@ -59,6 +59,11 @@ def pack_compaction(event):
     return {"compacted": schedules.compact_packs()}
 
 
+@app.schedule(Rate(1, unit=Rate.HOURS), name="lfs_collect")
+def lfs_collect(event):
+    return {"collected": schedules.collect_lfs()}
+
+
 @app.schedule(Rate(1, unit=Rate.DAYS), name="quota_check")
 def quota_check(event):
     return {"corrected": schedules.check_quota()}

@@ -35,7 +35,7 @@ def _put(data: bytes, pointer: dict) -> None:
 
     pool = int(store.get("alice", "demo").pool_id)
     aws.client("s3").put_object(
-        Bucket=get_settings().aws.BUCKET, Key=s3_objects.key(pool, pointer["oid"]),
+        Bucket=get_settings().aws.BUCKET, Key=s3_objects.incoming_key(pool, pointer["oid"]),
         Body=data, ChecksumAlgorithm="SHA256",
         ChecksumSHA256=base64.b64encode(hashlib.sha256(data).digest()).decode())
 

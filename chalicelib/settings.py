@@ -66,6 +66,10 @@ class ServerSettings:
     # 5 GiB, chalicelib/lfs/store.py).
     LFS_START_SERVER: bool = True
     LFS_MAX_FILE_SIZE: int = 0
+    # Seconds an object nobody needs (uploaded but never pushed, or whose last
+    # repository was deleted) is kept before the lfs_collect schedule removes it: longer
+    # than any push between its upload and its refs (chalicelib/lfs/collect.py).
+    LFS_GRACE_PERIOD: int = 86_400
 
 
 @_section("aws")

@@ -111,10 +111,11 @@ def _api(settings) -> list[dict]:
     return [*_table(*_API_ITEMS, indexes=True), *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
             _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
-            # Git LFS objects: verify reads an object's head; the presigned upload and
+            # Git LFS objects: verify reads an upload's head and moves it from
+            # lfs/incoming/ to its key (a copy, then a delete); the presigned upload and
             # download URLs carry this role's signature, so it must hold what they do.  A
-            # migration with ``lfs`` puts the objects it fetched, and removes them when
-            # it fails (lfs/imports.py).
+            # migration with ``lfs`` stores what it fetched the same way, and removes its
+            # uploads when it fails (lfs/imports.py).
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
@@ -146,8 +147,9 @@ def _statements(function: str, settings) -> list[dict]:
         # (its items in batches, its objects) with its cached archives and release
         # attachments, and wake webhook lanes.  A scheduled merge (the checks of its
         # head turned green) writes its merge commit's pack and signs it.
-        return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
-                        "BatchWriteItem", indexes=True),
+        # A fork's Git LFS needs are its parent's (lfs/needs.py reads them in batches).
+        return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
+                        "DeleteItem", "BatchWriteItem", indexes=True),
                 _consume(EVENTS_QUEUE), _allow(["s3:GetObject"], objects("events/")),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
                 _allow(["s3:DeleteObject"], objects("archives/", "attachments/")),
@@ -162,12 +164,13 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "MirrorSync":
         # Listing: a pack swept while the sync held the pack list must answer 404 (the
         # store then reads the list again), not 403.
-        # A mirror with ``lfs`` stores the objects its new pointers name: the bytes, and
+        # A mirror with ``lfs`` stores the objects its new pointers name as verify does:
+        # the bytes to lfs/incoming/, moved to their key (a copy, then a delete), and
         # each object's item conditioned on its pool's (ConditionCheckItem).
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
                         "DeleteItem", "ConditionCheckItem"),
                 *_packs("GetObject", "PutObject", listing=True),
-                _allow(["s3:PutObject"], objects("lfs/"))]
+                _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/"))]
     if function == "PackCompaction":
         # ConditionCheckItem: claiming an orphan is conditioned on its pack item, and
         # retiring more than 49 packs on the new pack's.  GetItem: a publication that
@@ -175,6 +178,12 @@ def _statements(function: str, settings) -> list[dict]:
         return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
                         "ConditionCheckItem", indexes=True),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True)]
+    if function == "LfsCollect":
+        # Idle Git LFS objects from the index, each marked then deleted by conditional
+        # writes, its bytes deleted; abandoned uploads listed under lfs/incoming/.
+        return [*_table("Query", "UpdateItem", "DeleteItem", indexes=True),
+                _allow(["s3:DeleteObject"], objects("lfs/")),
+                _allow(["s3:ListBucket"], BUCKET)]
     if function == "QuotaCheck":
         # Reads usage and pack sizes; repairs drift by updating the counted items.
         return [*_table("GetItem", "BatchGetItem", "Query", "UpdateItem", indexes=True),

@@ -118,12 +118,15 @@ def _load_builtin() -> None:
     from chalicelib.repo_admin import consumers as cleanup
     from chalicelib.issues import consumers as issue_references
     from chalicelib.languages import consumers as languages
+    from chalicelib.lfs import consumers as lfs_needs
     from chalicelib.pulls import consumers as pull_requests
     from chalicelib.reviews import consumers as reviews
     from chalicelib.webhooks import consumers as webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              cleanup.on_repository_deleted)
+    # A fork needs the Git LFS objects its parent needed (for the collection and quota).
+    register("lfs-needs", lfs_needs.EVENT_TYPES, lfs_needs.on_event)
     register("pull-request-sync", pull_requests.EVENT_TYPES, pull_requests.on_event)
     # Reviews of an old head become stale (approvals dismissed when the rule says so).
     register("review-stale", reviews.EVENT_TYPES, reviews.on_event)

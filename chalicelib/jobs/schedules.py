@@ -46,6 +46,14 @@ def check_quota() -> int:
     return len(quota_check.recount())
 
 
+def collect_lfs() -> int:
+    """Remove Git LFS objects no repository has needed for the grace period
+    (lfs/collect.py); how many were removed."""
+    from chalicelib.lfs import collect
+
+    return collect.collect()
+
+
 @dataclass(frozen=True)
 class Schedule:
     name: str
@@ -57,4 +65,5 @@ SCHEDULES = (
     Schedule("mirror_sync", 10, sync_mirrors),
     Schedule("pack_compaction", 24 * 60, compact_packs),
     Schedule("quota_check", 24 * 60, check_quota),
+    Schedule("lfs_collect", 60, collect_lfs),
 )

@@ -7,13 +7,18 @@ checks every connection with the network guard and hashes what it reads.  Here:
 - ``plan``: which of the objects the fetched pointers name to download (the pool may
   hold some already; an object above ``service.max_object_size()`` is skipped, as
   Forgejo skips objects above ``LFS_MAX_FILE_SIZE``);
-- ``put``: the bytes into S3 at the object's key, with its size and SHA-256, so S3
-  itself refuses other bytes under the id;
-- ``record``: the object's item (``store.stage_record``), which needs the pool's item:
-  a migration puts the bytes before the repository (and its pool) is written, and
-  records them once it is;
-- ``discard_pool``: a migration that fails removes the bytes it put (nothing was
+- ``put``: the bytes into S3 under ``incoming/``, as an upload lands, with their size
+  and SHA-256, so S3 itself refuses other bytes under the id;
+- ``record``: as verify, the upload moved to the object's key and the object's item
+  written (``store.stage_record``), which needs the pool's item: a migration puts the
+  bytes before the repository (and its pool) is written, and records them once it is;
+  an object the pool holds already is not written again, and one being collected is
+  not recorded (its key may lose its bytes any moment);
+- ``discard_pool``: a migration that fails removes the uploads it put (nothing was
   recorded: the pool never existed).
+
+The caller then tells ``needs`` what the repository points at (an object stays idle
+until then, as an upload does until its push).
 """
 from __future__ import annotations
 
@@ -30,6 +35,8 @@ from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.lfs")
+
+RECORDED, REFUSED, POOL_GONE = "recorded", "refused", "pool gone"
 
 
 @dataclass
@@ -59,41 +66,54 @@ def plan(pool_id: int, pointers: dict[str, int]) -> Plan:
 
 
 def put(pool_id: int, oid: str, size: int, file: BinaryIO) -> None:
-    """The object's bytes (read from ``file``'s start) into S3.  S3 checks them against
-    the size and the SHA-256 the object id is, and refuses anything else."""
+    """The object's bytes (read from ``file``'s start) into S3 as an upload waiting for
+    ``record``.  S3 checks them against the size and the SHA-256 the id is, and refuses
+    anything else."""
     file.seek(0)
     aws.client("s3").put_object(
-        Bucket=get_settings().aws.BUCKET, Key=s3_objects.key(int(pool_id), oid), Body=file,
-        ContentLength=int(size), ChecksumAlgorithm="SHA256",
+        Bucket=get_settings().aws.BUCKET, Key=s3_objects.incoming_key(int(pool_id), oid),
+        Body=file, ContentLength=int(size), ChecksumAlgorithm="SHA256",
         ChecksumSHA256=s3_objects.sha256_header(oid))
 
 
-def record(pool_id: int, oid: str, size: int) -> bool:
-    """Record a stored object (one conditional transaction).  True when the pool holds
-    it now (recorded already: fine, the bytes are the same); False when the pool is gone
-    (its repositories were deleted meanwhile)."""
-    try:
-        with unit_of_work.writing():
-            store.stage_record(int(pool_id), oid, int(size), int(time.time()))
-    except ConditionFailed as failed:
-        if failed.label == store.POOL:
-            return False
-        if failed.label != store.OBJECT:
-            raise
-    return True
+def record(pool_id: int, oid: str, size: int) -> str:
+    """Record a ``put`` object: ``RECORDED`` (or recorded already with this size: the
+    bytes are the same, the id is their hash), ``REFUSED`` when the pool's object is
+    being collected or has another size, ``POOL_GONE`` when its repositories were
+    deleted meanwhile.  Only a recorded upload is moved to the object's key."""
+    pool_id = int(pool_id)
+    item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid), consistent=True)
+    if item is None:
+        s3_objects.accept_incoming(pool_id, oid)
+        try:
+            with unit_of_work.writing():
+                store.stage_record(pool_id, oid, int(size), int(time.time()))
+            return RECORDED
+        except ConditionFailed as failed:
+            if failed.label == store.POOL:
+                return POOL_GONE
+            if failed.label != store.OBJECT:
+                raise
+            item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid),
+                                    consistent=True)
+    else:
+        s3_objects.delete_key(s3_objects.incoming_key(pool_id, oid))
+    if item is None or not item.usable or int(item.size) != int(size):
+        return REFUSED
+    return RECORDED
 
 
-def store_object(pool_id: int, oid: str, size: int, file: BinaryIO) -> bool:
+def store_object(pool_id: int, oid: str, size: int, file: BinaryIO) -> str:
     """``put`` and ``record``: the object of a pool that exists (a mirror's sync)."""
     put(pool_id, oid, size, file)
     return record(pool_id, oid, size)
 
 
 def discard_pool(pool_id: int) -> None:
-    """Remove every object's bytes of a pool that was never written (a failed
-    migration's: its objects were put but never recorded)."""
+    """Remove the uploads of a pool that was never written (a failed migration's: its
+    objects were put but never recorded)."""
     bucket = get_settings().aws.BUCKET
     pages = aws.client("s3").get_paginator("list_objects_v2").paginate(
-        Bucket=bucket, Prefix=f"{s3_objects.PREFIX}{int(pool_id)}/")
+        Bucket=bucket, Prefix=s3_objects.incoming_key(int(pool_id), ""))
     for page in pages:
         aws.delete_objects(bucket, [found["Key"] for found in page.get("Contents", [])])

@@ -1,4 +1,5 @@
-"""The bytes of Git LFS objects in S3: ``lfs/<pool id>/<oid[0:2]>/<oid[2:4]>/<oid>``.
+"""The bytes of Git LFS objects in S3: ``lfs/<pool id>/<oid[0:2]>/<oid[2:4]>/<oid>``,
+and uploads not yet verified at ``lfs/incoming/<pool id>/<oid>``.
 
 Content-addressed per object pool, like the packs: a fork shares its parent's pool, so
 it shares the objects too, and one upload serves every repository of the pool.  The
@@ -7,8 +8,12 @@ two levels of prefix keep S3's per-prefix request rates spread over a busy pool.
 The bytes never pass through Lambda: clients PUT and GET them with presigned URLs.  An
 upload URL is signed for one key, its exact ``Content-Length`` and its SHA-256 (the
 ``x-amz-checksum-sha256`` header, which S3 checks against the body and records), so it
-cannot write another key, another size or other bytes.  Presigning makes no AWS call;
-``head`` is the only round trip here.
+cannot write another key, another size or other bytes.  Presigning makes no AWS call.
+
+Uploads land under ``incoming/`` and verify moves them to the object's key (a copy
+inside S3): so what is under an object's key was always verified, an upload never
+overwrites an object being collected, and what was uploaded but never verified is
+found by listing ``incoming/`` alone (``collect``), never the whole store.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from chalicelib import aws
 from chalicelib.settings import get_settings
 
 PREFIX = "lfs/"
+INCOMING = f"{PREFIX}incoming/"
 # Long enough for a slow upload of a large object to start; short enough that a URL
 # copied out of a log is soon useless.
 UPLOAD_URL_SECONDS = 3600
@@ -40,6 +46,10 @@ def key(pool_id: int, oid: str) -> str:
     return f"{PREFIX}{int(pool_id)}/{oid[0:2]}/{oid[2:4]}/{oid}"
 
 
+def incoming_key(pool_id: int, oid: str) -> str:
+    return f"{INCOMING}{int(pool_id)}/{oid}"
+
+
 def sha256_header(oid: str) -> str:
     """The object id (hex SHA-256) as S3's checksum header spells it (base64)."""
     return base64.b64encode(bytes.fromhex(oid)).decode("ascii")
@@ -54,7 +64,7 @@ def upload_headers(oid: str) -> dict[str, str]:
 
 def upload_url(pool_id: int, oid: str, size: int) -> str:
     return aws.presigner().generate_presigned_url("put_object", ExpiresIn=UPLOAD_URL_SECONDS, Params={
-        "Bucket": get_settings().aws.BUCKET, "Key": key(pool_id, oid), "ContentLength": size,
+        "Bucket": get_settings().aws.BUCKET, "Key": incoming_key(pool_id, oid), "ContentLength": size,
         "ChecksumSHA256": sha256_header(oid), "ChecksumAlgorithm": "SHA256"})
 
 
@@ -64,14 +74,45 @@ def download_url(pool_id: int, oid: str) -> str:
         "ResponseContentType": "application/octet-stream"})
 
 
-def head(pool_id: int, oid: str) -> Stored | None:
-    """What S3 holds for the object (one HeadObject), None when nothing was uploaded."""
+def head(pool_id: int, oid: str, *, incoming: bool = False) -> Stored | None:
+    """What S3 holds for the object (one HeadObject), None when nothing is there;
+    ``incoming``: the upload waiting for verify."""
     s3 = aws.client("s3")
+    where = incoming_key(pool_id, oid) if incoming else key(pool_id, oid)
     try:
-        found = s3.head_object(Bucket=get_settings().aws.BUCKET, Key=key(pool_id, oid),
+        found = s3.head_object(Bucket=get_settings().aws.BUCKET, Key=where,
                                ChecksumMode="ENABLED")
     except s3.exceptions.ClientError as exc:
         if exc.response.get("Error", {}).get("Code") in _MISSING:
             return None
         raise
     return Stored(int(found["ContentLength"]), found.get("ChecksumSHA256"))
+
+
+def accept_incoming(pool_id: int, oid: str) -> None:
+    """Move a verified upload to the object's key (CopyObject keeps the bytes in S3; S3
+    computes the SHA-256 again for the copy), then remove the upload."""
+    s3, bucket = aws.client("s3"), get_settings().aws.BUCKET
+    s3.copy_object(Bucket=bucket, Key=key(pool_id, oid), ChecksumAlgorithm="SHA256",
+                   CopySource={"Bucket": bucket, "Key": incoming_key(pool_id, oid)})
+    s3.delete_object(Bucket=bucket, Key=incoming_key(pool_id, oid))
+
+
+def delete(pool_id: int, oid: str) -> None:
+    aws.client("s3").delete_object(Bucket=get_settings().aws.BUCKET, Key=key(pool_id, oid))
+
+
+def stale_incoming(before: float, page: int = 1000):
+    """Uploads never verified, last written before ``before`` (unix s): the keys, a
+    listing page at a time."""
+    s3, bucket = aws.client("s3"), get_settings().aws.BUCKET
+    pages = s3.get_paginator("list_objects_v2").paginate(
+        Bucket=bucket, Prefix=INCOMING, PaginationConfig={"PageSize": page})
+    for listing in pages:
+        for entry in listing.get("Contents", ()):
+            if entry["LastModified"].timestamp() < before:
+                yield entry["Key"]
+
+
+def delete_key(object_key: str) -> None:
+    aws.client("s3").delete_object(Bucket=get_settings().aws.BUCKET, Key=object_key)

@@ -25,6 +25,7 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
                                TooLarge)
 from chalicelib.lfs import s3_objects, store
 from chalicelib.lfs.options import LfsBatchOption, LfsPointer, LfsVerifyOption
+from chalicelib.quota import service as quota
 from chalicelib.repos.views import RepoView
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
@@ -93,10 +94,41 @@ def batch(view: RepoView, option: LfsBatchOption) -> list[Answer]:
     _check_batch(option)
     pool_id = int(view.repo.pool_id)
     checked = [(p, pointer_error(p)) for p in option.objects]
-    held = store.known(pool_id, (p.oid for p, problem in checked if problem is None))
+    items = store.known_items(pool_id, (p.oid for p, problem in checked if problem is None))
+    if option.operation == "upload":
+        items = _keep_named(pool_id, items)
+        _check_quota(view, [p for p, problem in checked if problem is None and p.oid not in items])
+    held = {oid: int(item.size) for oid, item in items.items()}
     decide = _upload if option.operation == "upload" else _download
     return [Answer(p.oid, p.size, error=(422, problem)) if problem
             else decide(pool_id, p, held.get(p.oid)) for p, problem in checked]
+
+
+def _keep_named(pool_id: int, items: dict[str, store.LfsObject]) -> dict[str, store.LfsObject]:
+    """An upload batch names objects the pool holds: the idle ones (nobody needs them
+    yet) get a new idle date, so a collection that read the old one leaves them (its
+    condition fails), and the push that follows finds them.  One that is being
+    collected meanwhile is answered as absent: the client uploads it again."""
+    now = int(time.time())
+    kept = dict(items)
+    for oid, item in items.items():
+        if item.gsi2pk != store.IDLE_INDEX:
+            continue   # needed by a repository: no collection takes it
+        try:
+            with unit_of_work.writing():
+                store.stage_touch(item, pool_id, now)
+        except ConditionFailed:
+            again = store.known_items(pool_id, [oid], consistent=True).get(oid)
+            if again is None:
+                kept.pop(oid)
+    return kept
+
+
+def _check_quota(view: RepoView, uploads: list[LfsPointer]) -> None:
+    """Forgejo refuses an upload batch over the owner's ``size:git:lfs`` quota (413)."""
+    adding = sum(max(0, p.size) for p in uploads)
+    if adding:
+        quota.ensure_within(int(view.repo.owner_id), "size:git:lfs", adding=adding)
 
 
 def _size_mismatch(pointer: LfsPointer, held: int) -> Answer:
@@ -129,14 +161,20 @@ def _download(pool_id: int, pointer: LfsPointer, held: int | None) -> Answer:
 
 
 def verify(view: RepoView, option: LfsVerifyOption) -> None:
-    """Record the object once S3 holds it with the named size and its SHA-256; a
-    repeated verify of a recorded object succeeds (the bytes are the same: the id is
-    their hash)."""
+    """Record the object once S3 holds it with the named size and its SHA-256 (moved
+    from ``incoming/`` to its key); a repeated verify of a recorded object succeeds
+    (the bytes are the same: the id is their hash)."""
     problem = pointer_error(option)
     if problem:
         raise InvalidInput(problem)
     pool_id = int(view.repo.pool_id)
-    stored = s3_objects.head(pool_id, option.oid)
+    recorded = _recorded(pool_id, option.oid)
+    if recorded is not None:
+        if int(recorded.size) != option.size:
+            raise InvalidInput(f"Object {option.oid} has {int(recorded.size)} bytes, "
+                               f"not {option.size}")
+        return
+    stored = s3_objects.head(pool_id, option.oid, incoming=True)
     if stored is None:
         raise NotFoundError(f"Object {option.oid} was not uploaded")
     if stored.size != option.size:
@@ -145,6 +183,7 @@ def verify(view: RepoView, option: LfsVerifyOption) -> None:
     if stored.sha256 != s3_objects.sha256_header(option.oid):
         raise InvalidInput(f"Object {option.oid}: the stored bytes do not have this "
                            "SHA-256; upload them again through the batch API's URL")
+    s3_objects.accept_incoming(pool_id, option.oid)
     try:
         with unit_of_work.writing():
             store.stage_record(pool_id, option.oid, option.size, int(time.time()))
@@ -153,3 +192,13 @@ def verify(view: RepoView, option: LfsVerifyOption) -> None:
             raise NotFoundError("the repository was deleted") from None
         if failed.label != store.OBJECT:
             raise
+        _recorded(pool_id, option.oid)   # recorded meanwhile: fine unless being collected
+
+
+def _recorded(pool_id: int, oid: str) -> store.LfsObject | None:
+    """The object's item; 409 while a collection is removing it (the client tries again
+    once it is gone, and uploads anew)."""
+    item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid), consistent=True)
+    if item is not None and not item.usable:
+        raise ConflictError(f"Object {oid} is being removed as unused; try again in a minute")
+    return item

@@ -55,8 +55,8 @@ def check_subject(subject: str) -> str:
 
 @dataclass(frozen=True)
 class Used:
-    """What an account uses, in bytes.  LFS, Actions artifacts and packages are not
-    hosted here, so they stay 0; the wiki is not measured (0, as in Forgejo)."""
+    """What an account uses, in bytes.  Actions artifacts and packages are not hosted
+    here, so they stay 0; the wiki is not measured (0, as in Forgejo)."""
     repos_public: int = 0
     repos_private: int = 0
     git_lfs: int = 0

@@ -56,7 +56,7 @@ def used(owner_id: int) -> Used:
     counts = store.get_usage(owner_id).counts
     return Used(repos_public=counts["repos_public"], repos_private=counts["repos_private"],
                 attachments_issues=counts["attachments_issues"],
-                attachments_releases=counts["attachments_releases"])
+                attachments_releases=counts["attachments_releases"], git_lfs=counts["git_lfs"])
 
 
 def known_groups(config: store.Config) -> dict[str, Group]:

@@ -33,7 +33,10 @@ REPO = "repository"          # the repository changed (size or visibility) since
 CONFIG_PK = "QUOTA"
 USAGES_GSI = "USAGES"
 # What the usage item counts (Forgejo's QuotaUsed fields that are ours to count).
-COUNTERS = ("repos_public", "repos_private", "attachments_issues", "attachments_releases")
+# git_lfs: the Git LFS objects the owner's repositories need, each counted once per
+# owner (lfs/needs.py moves it with the owner's need items).
+COUNTERS = ("repos_public", "repos_private", "attachments_issues", "attachments_releases",
+            "git_lfs")
 
 
 class QuotaRuleItem(Item, discriminator="quotarule"):
@@ -61,6 +64,7 @@ class Usage(Item, discriminator="usage"):
     repos_private = NumberAttribute(default=0)
     attachments_issues = NumberAttribute(default=0)
     attachments_releases = NumberAttribute(default=0)
+    git_lfs = NumberAttribute(default=0)
     groups = ListAttribute(of=UnicodeAttribute, default=list)
 
 

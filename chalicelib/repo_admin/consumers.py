@@ -4,6 +4,8 @@ outside its records is cleaned up from the events queue, off the request path.
 - its cached source archives in S3 (``archives/<repo id>/``);
 - its release attachments' bytes in S3 (``attachments/<repo id>/``) and download links;
 - its pull-mirror schedule entry;
+- what it needed of its pool's Git LFS objects (``lfs.consumers.release``: listed in
+  its partition, so before the partition goes);
 - its refs, its ``R#<id>`` partition (branch records, collaborations, issues, hooks,
   deploy keys with the fingerprint claims that are still theirs) and, when no
   repository uses it any more, its object pool (``repo_lifecycle.purge``).
@@ -18,6 +20,7 @@ from chalicelib import events as domain_events
 
 def on_repository_deleted(event: domain_events.Event) -> None:
     from chalicelib.contents import archives
+    from chalicelib.lfs import consumers as lfs_needs
     from chalicelib.repo_admin import migrations
     from chalicelib.repo_admin import lifecycle as repo_lifecycle
     from chalicelib.releases import assets as release_files
@@ -27,4 +30,5 @@ def on_repository_deleted(event: domain_events.Event) -> None:
     # Release attachments: their download links (outside the partition) and bytes.
     release_files.forget_repo(event.repo_id, int(event.repo.get("owner_id") or 0))
     migrations.unschedule(event.repo_id)
+    lfs_needs.release(event)
     repo_lifecycle.purge(event.repo_id, int(event.repo.get("pool_id") or 0))

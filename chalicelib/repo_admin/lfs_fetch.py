@@ -185,8 +185,12 @@ def _object(obj: dict, wanted: dict[str, int], pool_id: int,
     with tempfile.TemporaryFile(prefix="lfs-import-") as into:
         _download(action, oid, size, into)
         if record:
-            if not imports.store_object(pool_id, oid, size, into):
+            done = imports.store_object(pool_id, oid, size, into)
+            if done == imports.POOL_GONE:
                 raise FetchFailed("the repository was deleted meanwhile")
+            if done == imports.REFUSED:
+                raise FetchFailed(f"LFS object {oid} is being removed here as unused: "
+                                  "it is fetched again by a later sync")
         else:
             imports.put(pool_id, oid, size, into)
     outcome.held[oid] = outcome.stored[oid] = size

@@ -204,8 +204,8 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         if isinstance(exc, ConditionFailed):
             raise repo_lifecycle.creation_error(exc) from None
         raise
-    if fetched is not None:
-        _record_lfs(repo, fetched)
+    if fetched is not None and _record_lfs(repo, fetched):
+        _add_needs(repo, fetched.held)
     return RepoView(repo, owner, Access.OWNER)
 
 
@@ -241,12 +241,24 @@ def _fetch_lfs(remote: Remote, url: str, repo: Repo, git) -> lfs_fetch.Outcome:
         raise InvalidInput(f"Migration failed: {exc}.") from None
 
 
-def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> None:
-    """Record the migrated objects now that their pool exists (a deleted repository's
-    pool is gone: then nothing is left to record)."""
+def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
+    """Record the migrated objects now that their pool exists; False when it is gone
+    again (the repository was deleted meanwhile: nothing is left to record)."""
     for oid, size in fetched.stored.items():
-        if not lfs_imports.record(int(repo.pool_id), oid, size):
-            return
+        if lfs_imports.record(int(repo.pool_id), oid, size) == lfs_imports.POOL_GONE:
+            return False
+    return True
+
+
+def _add_needs(repo: Repo, held: dict[str, int]) -> None:
+    """The repository needs the objects it points at (its quota counts them; nothing
+    collects them): after its refs, as nothing collects an object recorded so lately."""
+    from chalicelib.lfs import needs
+
+    missing = needs.add(repo, held) if held else []
+    if missing:
+        log.warning("repository %s: %d LFS objects not held after all: %s", repo.id,
+                    len(missing), ", ".join(missing[:5]))
 
 
 def _owner(caller: Caller, option: MigrateRepoOptions) -> Account:
@@ -294,10 +306,12 @@ def _sync_lfs(repo: Repo, remote: Remote, git) -> None:
     undoes the git part (Forgejo logs it too)."""
     try:
         url = lfs_fetch.endpoint(repo.original_url, repo.mirror_lfs_endpoint)
-        lfs_fetch.fetch(remote, url, int(repo.pool_id), dict(git.object_store.lfs_pointers),
-                        record=True)
+        fetched = lfs_fetch.fetch(remote, url, int(repo.pool_id),
+                                  dict(git.object_store.lfs_pointers), record=True)
     except (lfs_fetch.FetchFailed, InvalidInput) as exc:
         log.error("mirror sync of repository %s: LFS objects not fetched: %s", repo.id, exc)
+        return
+    _add_needs(repo, fetched.held)
 
 
 def sync_requested(caller: Caller, view: RepoView) -> None:

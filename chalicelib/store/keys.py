@@ -73,6 +73,19 @@ class keys:  # noqa: N801 - a namespace of key builders
         """A Git LFS object of an object pool, beside its packs (forks share both)."""
         return f"POOL#{pool_id}", f"LFS#{oid}"
 
+    LFS_NEED_PREFIX = "LFSNEED#"
+
+    @staticmethod
+    def lfs_repo_need(repo_id: int, oid: str) -> tuple[str, str]:
+        """A Git LFS object a repository's pushes pointed at (in its partition: it goes
+        with the repository)."""
+        return f"R#{repo_id}", f"LFSNEED#{oid}"
+
+    @staticmethod
+    def lfs_owner_need(owner_id: int, pool_id: int, oid: str) -> tuple[str, str]:
+        """A Git LFS object some repository of an owner needs: counted once per owner."""
+        return f"A#{owner_id}", f"LFSNEED#{pool_id}#{oid}"
+
     @staticmethod
     def branch(repo_id: int, name: str) -> tuple[str, str]:
         return f"R#{repo_id}", f"BRANCH#{name}"

@@ -39,7 +39,7 @@ def upload_to_s3(pool_id: int, oid: str, data: bytes) -> None:
     """What git-lfs does with an upload action (moto takes no presigned requests in
     process: the object is put at the key the URL names, with its checksum)."""
     aws_clients.client("s3").put_object(
-        Bucket=get_settings().aws.BUCKET, Key=s3_objects.key(pool_id, oid), Body=data,
+        Bucket=get_settings().aws.BUCKET, Key=s3_objects.incoming_key(pool_id, oid), Body=data,
         ChecksumAlgorithm="SHA256",
         ChecksumSHA256=base64.b64encode(hashlib.sha256(data).digest()).decode())
 
@@ -78,7 +78,7 @@ def test_upload_batch_answers_presigned_put_bound_to_key_size_and_sha256(api, to
     assert obj["oid"] == oid and obj["size"] == 2048 and obj["authenticated"] is True
     upload = obj["actions"]["upload"]
     url = urlsplit(upload["href"])
-    assert url.path.endswith(f"lfs/{pool_of(api, None)}/{oid[:2]}/{oid[2:4]}/{oid}")
+    assert url.path.endswith(f"lfs/incoming/{pool_of(api, None)}/{oid}")
     signed = parse_qs(url.query)["X-Amz-SignedHeaders"][0].split(";")
     assert {"content-length", "x-amz-checksum-sha256", "host"} <= set(signed)
     assert upload["header"]["x-amz-checksum-sha256"] == \
@@ -115,7 +115,7 @@ def test_verify_refuses_other_bytes_under_an_object_id(api, tokens):
     r = lfs(api, VERIFY, {"oid": oid, "size": 100}, token=token)
     assert r.status == 422 and "SHA-256" in r.json["message"], r
     aws_clients.client("s3").put_object(Bucket=get_settings().aws.BUCKET,
-                                        Key=s3_objects.key(pool, oid), Body=other)
+                                        Key=s3_objects.incoming_key(pool, oid), Body=other)
     assert lfs(api, VERIFY, {"oid": oid, "size": 100}, token=token).status == 422
     assert batch(api, "download", [{"oid": oid, "size": 100}], token=token) \
         .json["objects"][0]["error"]["code"] == 404

@@ -103,3 +103,23 @@ def test_a_reader_cannot_push_lfs_objects(server, env, tmp_path):
     refused = git(env, "lfs", "push", "stranger", "main", cwd=work, check=False)
     assert refused.returncode != 0
     assert "may read but not push" in refused.stderr, refused.stderr
+
+
+def test_a_push_whose_lfs_objects_were_never_uploaded_is_refused(server, env, tmp_path):
+    new_repo(server, "skipped")
+    work = tmp_path / "work"
+    git(env, "init", "-q", str(work))
+    git(env, "lfs", "track", "*.bin", cwd=work)
+    (work / "x.bin").write_bytes(os.urandom(5000))
+    git(env, "add", ".", cwd=work)
+    git(env, "commit", "-q", "-m", "x", cwd=work)
+    # The pre-push hook skipped (as a client without git-lfs would): only pointers go.
+    skipped = {**env, "GIT_LFS_SKIP_PUSH": "1"}
+    refused = git(skipped, "push", remote(server, "skipped"), "main", cwd=work, check=False)
+    assert refused.returncode != 0
+    assert "not stored here" in refused.stderr and digest(work / "x.bin") in refused.stderr, \
+        refused.stderr
+    assert "pre-receive hook declined" in refused.stderr
+    # With the objects uploaded, the same push goes through.
+    accepted = git(env, "push", remote(server, "skipped"), "main", cwd=work)
+    assert "main -> main" in accepted.stderr, accepted.stderr
