@@ -303,15 +303,28 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
 
 def _sync_lfs(repo: Repo, remote: Remote, git) -> None:
     """A mirror's new LFS objects, once its refs moved: a failure is logged and never
-    undoes the git part (Forgejo logs it too)."""
+    undoes the git part (Forgejo logs it too).  What could not be fetched (missing on
+    the server, or the fetch failed) is asked for again by the next sync."""
+    pending = mirror_store.lfs_pending(int(repo.id))
+    pointers = {**pending, **git.object_store.lfs_pointers}
+    if not pointers:
+        return
+    left = pointers
     try:
         url = lfs_fetch.endpoint(repo.original_url, repo.mirror_lfs_endpoint)
-        fetched = lfs_fetch.fetch(remote, url, int(repo.pool_id),
-                                  dict(git.object_store.lfs_pointers), record=True)
+        fetched = lfs_fetch.fetch(remote, url, int(repo.pool_id), pointers, record=True)
     except (lfs_fetch.FetchFailed, InvalidInput) as exc:
         log.error("mirror sync of repository %s: LFS objects not fetched: %s", repo.id, exc)
-        return
-    _add_needs(repo, fetched.held)
+    else:
+        _add_needs(repo, fetched.held)
+        left = {oid: size for oid, size in pointers.items()
+                if oid not in fetched.held and oid not in fetched.skipped}
+    if left != pending:
+        if len(left) > mirror_store.LFS_PENDING_MAX:
+            log.warning("mirror %s: %d LFS objects not fetched, %d kept for the next sync",
+                        repo.id, len(left), mirror_store.LFS_PENDING_MAX)
+        with unit_of_work.writing():
+            mirror_store.stage_lfs_pending(int(repo.id), left)
 
 
 def sync_requested(caller: Caller, view: RepoView) -> None:

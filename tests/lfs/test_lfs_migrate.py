@@ -182,6 +182,10 @@ def test_migration_with_lfs_stores_the_objects_the_pointers_name(
     assert len(downloads) == 2 and all(h["X-Download-Token"] == "secret-ish" for h in downloads)
     post_headers = fake_lfs.requests[0][2]
     assert post_headers["Accept"] == MEDIA and post_headers["Content-Type"] == MEDIA
+    # The repository needs them (its size counts them; no collection takes them).
+    from chalicelib.repos import store
+    assert int(store.get("alice", "copy").lfs_size) == \
+        sum(len(data) for _, data in lfs_remote["blobs"].values())
 
 
 def test_without_lfs_no_object_is_fetched(api, alice, lfs_remote, fake_lfs,
@@ -295,12 +299,15 @@ def test_mirror_sync_fetches_the_new_objects(api, alice, lfs_remote, fake_lfs,
     fake_lfs.requests.clear()
     assert api.post("/repos/alice/mirror/mirror-sync", token=alice).status == 200
     assert downloadable(api, alice, "alice/mirror", oid, len(data))
+    from chalicelib.repos import store
+    assert int(store.get("alice", "mirror").lfs_size) == len(data) + \
+        sum(len(blob) for _, blob in lfs_remote["blobs"].values())
     # Only the new pointer's object was asked for: the others came with the migration.
     [asked] = fake_lfs.batches()
     assert [o["oid"] for o in asked["objects"]] == [oid]
 
 
-def test_scheduled_sync_keeps_its_git_part_when_lfs_fails(
+def test_a_sync_keeps_its_git_part_when_lfs_fails_and_the_next_one_retries(
         api, alice, lfs_remote, fake_lfs, local_networks_allowed):  # noqa: F811
     from chalicelib.jobs import schedules
     from chalicelib.repos import store as repo_store
@@ -322,6 +329,18 @@ def test_scheduled_sync_keeps_its_git_part_when_lfs_fails(
     assert api.get("/repos/alice/mirror/raw/d.bin").body == text    # the pointer, synced
     assert not downloadable(api, alice, "alice/mirror", oid, len(data))
     assert fake_lfs.batches()     # it was tried
+    # The next sync brings no new pack, and asks for the object again.
+    fake_lfs.fail_batch = 0
+    fake_lfs.objects[oid] = data
+    fake_lfs.requests.clear()
+    MirrorDue(*keys.mirror_due(repo.id), repo_pk=repo.pk, due=1).save()
+    assert schedules.sync_mirrors() == 1
+    assert downloadable(api, alice, "alice/mirror", oid, len(data))
+    assert [o["oid"] for o in fake_lfs.batches()[0]["objects"]] == [oid]
+    # Nothing is left to ask for: a third sync sends no batch.
+    fake_lfs.requests.clear()
+    assert api.post("/repos/alice/mirror/mirror-sync", token=alice).status == 200
+    assert fake_lfs.requests == []
 
 
 @pytest.mark.parametrize("clone, given, expected", [
