@@ -11,6 +11,17 @@ repository record comes last), so the repository appears complete or not at all,
 failure discards what was fetched.  A mirror sync moves refs like a push (``pushes``:
 push events per ref) and ends with the schedule and ``RepositoryMirrorSynced`` in the
 same write as its last refs.
+
+With ``lfs`` (and ``[server] LFS_START_SERVER``), the Git LFS objects the fetched
+pointers name are downloaded from the remote's LFS server (``lfs_fetch``).  A
+migration does it before writing the repository (the bytes go under ``lfs/incoming/``;
+they are recorded, and the repository's needs with them, once the repository and its
+pool exist), and fails as Forgejo's does when an object cannot be stored; a pull mirror
+keeps ``lfs`` and ``lfs_endpoint`` and fetches after each sync's refs moved, where a
+failure is logged and never undoes the git part.  Bounds: everything runs within the
+function's 15 minutes; each object is at most ``LFS_MAX_FILE_SIZE`` (and S3's 5 GiB
+single PUT), streamed through one temporary file at a time; a read stalled for
+``remotes.READ_SECONDS`` fails the fetch.
 """
 from __future__ import annotations
 
