@@ -4,7 +4,11 @@
 A batch costs the gateway's two preload rounds and one BatchGetItem for the objects it
 names, at any number of them up to the 100 a batch may name: the upload and download
 URLs are presigned, which calls nothing (no S3 round trip per object).  Verify adds
-one HeadObject and one conditional write.
+the object's record (a repeated verify, or one being collected), one HeadObject of
+the upload, its move from ``lfs/incoming/`` to the object's key (CopyObject and
+DeleteObject inside S3), and one conditional write.  A batch naming objects the pool
+holds but nobody needs yet adds one transaction for all of them (the collection's
+race: chalicelib/lfs/collect.py).
 """
 from __future__ import annotations
 
@@ -85,6 +89,7 @@ BUDGETS = {
     # BatchGetItem for the objects: issue 28's "one batch <= 3 AWS calls".
     ("lfsBatch", "token"): 3,
     ("lfsBatch", "anon"): 3,
-    # The preload, the object's HeadObject, one conditional write (with the pool check).
-    ("lfsVerify", "token"): 4,
+    # The preload, the record, the upload's HeadObject, its move (copy, delete), one
+    # conditional write (with the pool check).
+    ("lfsVerify", "token"): 7,
 }

@@ -274,6 +274,14 @@ def _quota_recount(args) -> int:
     return 0
 
 
+def _lfs_collect(args) -> int:
+    """Run the Git LFS collection now (the lfs_collect schedule, chalicelib/lfs/collect.py)."""
+    from chalicelib.lfs import collect
+
+    print(f"removed {collect.collect()} object(s) and abandoned upload(s)")
+    return 0
+
+
 # Large pushes ----------------------------------------------------------------------
 
 def _push_bundle(args) -> int:
@@ -339,6 +347,11 @@ def main(argv: list[str] | None = None) -> int:
         "recount", help="recompute every account's usage from the packs and repair drift")
     recount.add_argument("--dry-run", action="store_true", help="only list what is wrong")
     recount.set_defaults(run=_quota_recount)
+
+    lfs = things.add_parser("lfs", help="Git LFS objects")
+    lfs_collect = lfs.add_subparsers(dest="command", required=True).add_parser(
+        "collect", help="remove objects no repository has needed for [server] LFS_GRACE_PERIOD")
+    lfs_collect.set_defaults(run=_lfs_collect)
 
     _add_push_bundle(parser)
     args = parser.parse_args(argv)

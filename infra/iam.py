@@ -181,7 +181,7 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "LfsCollect":
         # Idle Git LFS objects from the index, each marked then deleted by conditional
         # writes, its bytes deleted; abandoned uploads listed under lfs/incoming/.
-        return [*_table("Query", "UpdateItem", "DeleteItem", indexes=True),
+        return [*_table("UpdateItem", "DeleteItem", indexes=True),
                 _allow(["s3:DeleteObject"], objects("lfs/")),
                 _allow(["s3:ListBucket"], BUCKET)]
     if function == "QuotaCheck":

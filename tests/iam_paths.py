@@ -147,3 +147,56 @@ def listing_read_before_a_sweep(monkeypatch, pool_id: int, stale: dict):
     with monkeypatch.context() as patch:
         patch.setattr(packdb, "list_packs", listed)
         yield calls
+
+
+def lfs_objects(api, must, token: str, push_body) -> str:
+    """Git LFS in alice/demo: an object uploaded, verified and pushed (a pointer), then
+    forked into an organization (the event worker gives the fork the object's need); one
+    verified and never pushed, one uploaded and never verified (both for the collection).
+    Returns the pushed object's id."""
+    import base64
+    import hashlib
+    import json
+    import os
+
+    from chalicelib import aws
+    from chalicelib.lfs import s3_objects
+    from chalicelib.repos import store
+    from chalicelib.settings import get_settings
+
+    pool = int(store.get("alice", "demo").pool_id)
+    media = {"Content-Type": "application/vnd.git-lfs+json"}
+    oids = []
+    for verify in (True, True, False):
+        data = os.urandom(200)
+        oid = hashlib.sha256(data).hexdigest()
+        # The client's upload through the presigned URL (the API role's signature).
+        aws.client("s3").put_object(
+            Bucket=get_settings().aws.BUCKET, Key=s3_objects.incoming_key(pool, oid), Body=data,
+            ChecksumAlgorithm="SHA256", ChecksumSHA256=base64.b64encode(
+                hashlib.sha256(data).digest()).decode())
+        if verify:
+            must(api.post("/alice/demo.git/info/lfs/verify", raw=True, token=token, headers=media,
+                          body=json.dumps({"oid": oid, "size": 200}).encode()))
+        oids.append(oid)
+    head = must(api.get("/repos/alice/demo/branches/main"))["commit"]["id"]
+    pointer = (f"version https://git-lfs.github.com/spec/v1\noid sha256:{oids[0]}\n"
+               "size 200\n").encode()
+    pushed = api.post("/alice/demo.git/git-receive-pack", body=push_body({"a.bin": pointer}, head),
+                      token=token, raw=True,
+                      headers={"Content-Type": "application/x-git-receive-pack-request"})
+    assert b"ok refs/heads/main" in pushed.body, pushed
+    must(api.post("/orgs", token=token, json={"username": "forkers"}), 201)
+    must(api.post("/repos/alice/demo/forks", token=token, json={"organization": "forkers"}), 202)
+    return oids[0]
+
+
+@contextlib.contextmanager
+def days_later(module, days: int):
+    """``module.time.time()`` ``days`` ahead (a schedule running after a grace period)."""
+    later, kept = time.time() + days * 86400, module.time
+    module.time = types.SimpleNamespace(time=lambda: later)
+    try:
+        yield
+    finally:
+        module.time = kept

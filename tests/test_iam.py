@@ -118,17 +118,18 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
     archive = api.get(f"{repo}/archive/main.zip")
     assert archive.status in (200, 302), archive
     must(api.get("/user/quota", token=token))
+    lfs_oid = iam_paths.lfs_objects(api, must, token, bench_git().receive_pack_body)
     must(api.post("/repos/migrate", token=token, json={
         "clone_addr": remote["url"], "repo_name": "mirror", "mirror": True,
         "mirror_interval": "10m"}), 201)
     must(api.post("/user/repos", token=token, json={"name": "gone", "auto_init": True}), 201)
     gone = iam_paths.archive_and_attach(api, must, form, token, "/repos/alice/gone")
-    return {"scheduled": scheduled, "gone": gone}
+    return {"scheduled": scheduled, "gone": gone, "lfs": lfs_oid}
 
 
 def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
-    from app import (event_worker, mirror_sync, outbox_relay, outbox_sweep, pack_compaction,
-                     quota_check, webhook_sweep, webhook_worker)
+    from app import (event_worker, lfs_collect, mirror_sync, outbox_relay, outbox_sweep,
+                     pack_compaction, quota_check, webhook_sweep, webhook_worker)
     from chalicelib.jobs import relay
     from chalicelib.signing import service as signing
     from chalicelib.settings import get_settings
@@ -220,6 +221,12 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     # Those packs answered 404 (the store moved on to the compacted pack), not 403.
     assert ("s3:ListBucket", f"arn:aws:s3:::{settings.BUCKET}") in \
         stack.authorizer.used("MirrorSync")
+    # The fork needs the pushed LFS object too; the other two go after the grace period.
+    from chalicelib.lfs import collect, need_store
+    assert [n.oid for n in need_store.needs_of(repo_store.get("forkers", "demo").id)] == \
+        [made["lfs"]]
+    with iam_paths.days_later(collect, 2), stack.run_as("LfsCollect"):
+        assert lfs_collect(schedule_event(), None)["collected"] == 2
     demo = repo_store.get("alice", "demo")
     demo.update(actions=[type(demo).quota_size.set(1)])   # drift for the check to repair
     with stack.run_as("QuotaCheck"):

@@ -107,20 +107,28 @@ def batch(view: RepoView, option: LfsBatchOption) -> list[Answer]:
 def _keep_named(pool_id: int, items: dict[str, store.LfsObject]) -> dict[str, store.LfsObject]:
     """An upload batch names objects the pool holds: the idle ones (nobody needs them
     yet) get a new idle date, so a collection that read the old one leaves them (its
-    condition fails), and the push that follows finds them.  One that is being
-    collected meanwhile is answered as absent: the client uploads it again."""
+    condition fails), and the push that follows finds them: one transaction for all of
+    them (a batch stays within its budget), then one by one if any changed meanwhile.
+    One being collected meanwhile is answered as absent: the client uploads it again."""
     now = int(time.time())
+    idle = [item for item in items.values() if item.gsi2pk == store.IDLE_INDEX]
+    if not idle:
+        return items
+    try:
+        with unit_of_work.writing():
+            for item in idle:
+                store.stage_touch(item, pool_id, now)
+        return items
+    except ConditionFailed:
+        pass
     kept = dict(items)
-    for oid, item in items.items():
-        if item.gsi2pk != store.IDLE_INDEX:
-            continue   # needed by a repository: no collection takes it
+    for item in idle:
         try:
             with unit_of_work.writing():
                 store.stage_touch(item, pool_id, now)
         except ConditionFailed:
-            again = store.known_items(pool_id, [oid], consistent=True).get(oid)
-            if again is None:
-                kept.pop(oid)
+            if store.known_items(pool_id, [item.oid], consistent=True).get(item.oid) is None:
+                kept.pop(item.oid)
     return kept
 
 
