@@ -168,8 +168,8 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
     mirror = bool(option.mirror)
     interval = parse_interval(_interval_text(option.mirror_interval)) if mirror else 0
-    url = netguard.check_migration_url(clone_addr)
     lfs, lfs_endpoint = _lfs_options(option)
+    url = netguard.check_migration_url(clone_addr)
     lfs_url = _lfs_url(url, lfs_endpoint) if lfs else ""
     token = option.auth_token or ""
     username = option.auth_username or ("oauth2" if token else "")
@@ -226,10 +226,11 @@ def _lfs_options(option: MigrateRepoOptions) -> tuple[bool, str]:
     lfs, endpoint = option.lfs, option.lfs_endpoint
     if lfs is not UNSET and lfs is not None and not isinstance(lfs, bool):
         raise InvalidInput("[LFS]: expected true or false")
+    if lfs is not True or not get_settings().server.LFS_START_SERVER:
+        return False, ""    # the endpoint is read only with lfs
     if endpoint is not UNSET and endpoint is not None and not isinstance(endpoint, str):
         raise InvalidInput("[LFSEndpoint]: expected a string")
-    lfs = lfs is True and get_settings().server.LFS_START_SERVER
-    return lfs, (endpoint or "").strip() if lfs else ""
+    return True, (endpoint or "").strip()
 
 
 def _lfs_url(clone_url: str, lfs_endpoint: str) -> str:
