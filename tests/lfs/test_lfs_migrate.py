@@ -197,6 +197,19 @@ def test_without_lfs_no_object_is_fetched(api, alice, lfs_remote, fake_lfs,
     assert not downloadable(api, alice, "alice/copy", oid, len(data))
 
 
+def test_lfs_is_ignored_while_the_server_runs_no_lfs(api, alice, lfs_remote, fake_lfs,
+                                                    local_networks_allowed,  # noqa: F811
+                                                    monkeypatch):
+    monkeypatch.setenv("NIMBUS__SERVER__LFS_START_SERVER", "false")
+    settings_module.reset_settings_cache()
+    try:
+        assert migrate(api, alice, lfs_remote, fake_lfs).status == 201
+    finally:
+        monkeypatch.delenv("NIMBUS__SERVER__LFS_START_SERVER")
+        settings_module.reset_settings_cache()
+    assert fake_lfs.requests == [] and lfs_keys() == []
+
+
 @pytest.mark.parametrize("served", ["other bytes", "short"])
 def test_bytes_that_are_not_the_object_are_not_stored(
         api, alice, lfs_remote, fake_lfs, local_networks_allowed, served):  # noqa: F811
