@@ -72,3 +72,18 @@ def test_protection_adds_at_most_one_read_to_a_push_or_a_merge():
     failed = [r for r in result["rows"] if not r["ok"]]
     assert not failed, failed
     assert all(n <= result["most_added"] for n in result["added"].values()), result
+
+
+def test_lfs_pointers_add_two_calls_per_25_to_a_push():
+    """bench/lfs_push_calls.py: a push's Git LFS pointers cost one read and one write per
+    25 objects, a push without pointers nothing (issue 28)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "lfs_push_calls.py"),
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"bench/lfs_push_calls.py crashed (exit {done.returncode}):\n"
+                    f"{done.stderr[-4000:]}", pytrace=False)
+    failed = [r for r in result["rows"] if not r["ok"]]
+    assert not failed, failed
+    assert all(n <= result["most_added"][count] for count, n in result["added"].items()), result

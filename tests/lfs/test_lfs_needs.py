@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from chalicelib.jobs import consumers
 from chalicelib.lfs import collect, s3_objects
 from chalicelib.lfs.store import LfsObject, object_key
-from chalicelib.settings import get_settings
 from chalicelib.store import outbox
-from tests.lfs.test_batch import BATCH, batch, blob, lfs, pool_of, pushed, upload_to_s3  # noqa: F401
+from tests.lfs.test_batch import batch, blob, lfs, pool_of, pushed, upload_to_s3
 from tests.lfs.test_batch import tokens  # noqa: F401 - a fixture
 from tests.test_iam import bench_git
 
@@ -204,3 +201,48 @@ def test_an_upload_batch_over_the_lfs_quota_is_413(api, tokens, monkeypatch):
     finally:
         monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
         reset_settings_cache()
+
+
+def test_two_repositories_of_one_owner_racing_count_the_object_once(api, tokens, monkeypatch):
+    """Both pushes read "the owner does not need it yet" before either writes: the
+    owner's item is a conditional put, so one of them fails, reads again, and joins."""
+    import threading
+
+    from chalicelib.lfs import need_store, needs
+    from chalicelib.repos import store as repo_store
+
+    alice = tokens["alice"]
+    _, oid = pushed(api, tokens, size=900)
+    # A fork of alice's own under another name: one pool, one owner.
+    assert api.post("/repos/alice/open/forks", token=alice, json={"name": "copy"}).status == 202
+    other = repo_store.get("alice", "copy")
+    barrier = threading.Barrier(2, timeout=10)
+    real = need_store.stage_repo_need
+    waited = set()
+
+    def after_reading(repo, oid_, size):
+        if repo.id not in waited:
+            waited.add(repo.id)
+            barrier.wait()
+        real(repo, oid_, size)
+
+    monkeypatch.setattr(need_store, "stage_repo_need", after_reading)
+    repos = [repo_store.get("alice", "open"), other]
+    failures = []
+
+    def need(repo):
+        try:
+            assert needs.add(repo, {oid: 900}) == []
+        except Exception as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=need, args=(repo,)) for repo in repos]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    assert usage(account_id(api, "alice")) == 900
+    owned = need_store.OwnerNeed.get(*need_store.owner_need_key(
+        account_id(api, "alice"), int(other.pool_id), oid), consistent_read=True)
+    assert owned.repo_ids == {int(repo.id) for repo in repos}
