@@ -113,7 +113,9 @@ def _api(settings) -> list[dict]:
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
             # Git LFS objects: verify reads an upload's head and moves it from
             # lfs/incoming/ to its key (a copy, then a delete); the presigned upload and
-            # download URLs carry this role's signature, so it must hold what they do.
+            # download URLs carry this role's signature, so it must hold what they do.  A
+            # migration with ``lfs`` stores what it fetched the same way, and removes its
+            # uploads when it fails (lfs/imports.py).
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
@@ -162,9 +164,13 @@ def _statements(function: str, settings) -> list[dict]:
     if function == "MirrorSync":
         # Listing: a pack swept while the sync held the pack list must answer 404 (the
         # store then reads the list again), not 403.
+        # A mirror with ``lfs`` stores the objects its new pointers name as verify does:
+        # the bytes to lfs/incoming/, moved to their key (a copy, then a delete), and
+        # each object's item conditioned on its pool's (ConditionCheckItem).
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
-                        "DeleteItem"),
-                *_packs("GetObject", "PutObject", listing=True)]
+                        "DeleteItem", "ConditionCheckItem"),
+                *_packs("GetObject", "PutObject", listing=True),
+                _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/"))]
     if function == "PackCompaction":
         # ConditionCheckItem: claiming an orphan is conditioned on its pack item, and
         # retiring more than 49 packs on the new pack's.  GetItem: a publication that

@@ -300,6 +300,12 @@ NOT_EXERCISED = {
     ("APIHandler", "dynamodb:BatchWriteItem"): _CLEANUP,
     ("APIHandler", "s3:ListBucket"): _CLEANUP,
     ("APIHandler", "s3:DeleteObject", "packs/*"): _CLEANUP,
+    ("APIHandler", "s3:DeleteObject", "lfs/*"): "verify moves an upload to its key, and a "
+                                                "failed migration with lfs removes its uploads",
+    **{("MirrorSync", action, *tail): "a mirror migrated with lfs stores the LFS objects "
+       "its sync fetches (tests/lfs/test_lfs_migrate.py); this run's mirror has none"
+       for action, *tail in (("dynamodb:ConditionCheckItem",), ("s3:GetObject", "lfs/*"),
+                             ("s3:PutObject", "lfs/*"), ("s3:DeleteObject", "lfs/*"))},
     ("OutboxSweep", "s3:PutObject"): "a large event the sweep publishes goes through S3, "
                                      "as the relay's did in this run",
     ("WebhookWorker", "dynamodb:DeleteItem"): "a delivered item and a released lane are "

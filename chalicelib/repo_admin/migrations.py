@@ -11,6 +11,17 @@ repository record comes last), so the repository appears complete or not at all,
 failure discards what was fetched.  A mirror sync moves refs like a push (``pushes``:
 push events per ref) and ends with the schedule and ``RepositoryMirrorSynced`` in the
 same write as its last refs.
+
+With ``lfs`` (and ``[server] LFS_START_SERVER``), the Git LFS objects the fetched
+pointers name are downloaded from the remote's LFS server (``lfs_fetch``).  A
+migration does it before writing the repository (the bytes go under ``lfs/incoming/``;
+they are recorded, and the repository's needs with them, once the repository and its
+pool exist), and fails as Forgejo's does when an object cannot be stored; a pull mirror
+keeps ``lfs`` and ``lfs_endpoint`` and fetches after each sync's refs moved, where a
+failure is logged and never undoes the git part.  Bounds: everything runs within the
+function's 15 minutes; each object is at most ``LFS_MAX_FILE_SIZE`` (and S3's 5 GiB
+single PUT), streamed through one temporary file at a time; a read stalled for
+``remotes.READ_SECONDS`` fails the fetch.
 """
 from __future__ import annotations
 
@@ -18,7 +29,6 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib import aws, events
@@ -33,9 +43,13 @@ from chalicelib.quota import service as quota
 from chalicelib.repos.permissions import Access, can_create_in
 from chalicelib.repos.views import Caller, RepoView
 from chalicelib.accounts import store as account_store
-from chalicelib.repo_admin import mirror_store
+from chalicelib.lfs import imports as lfs_imports
+from chalicelib.repo_admin import lfs_fetch, mirror_store
+from chalicelib.repo_admin.remotes import Remote
+from chalicelib.repo_admin import remotes
 from chalicelib.repo_admin.options import MigrateRepoOptions
 from chalicelib.repos import store as repo_store
+from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -68,53 +82,13 @@ def parse_interval(text: str | None) -> int:
     return seconds
 
 
-@dataclass(frozen=True)
-class Remote:
-    url: str                # as checked, without credentials
-    username: str = ""
-    password: str = ""
-
-    def secrets(self) -> tuple[str, ...]:
-        return tuple(s for s in (self.password,) if s)
-
-
-class _PinnedPoolManager:
-    """A urllib3 pool manager that dials only the checked addresses of one origin and
-    refuses redirects (each hop would need its own check)."""
-
-    def __new__(cls, target: netguard.Target):
-        import urllib3
-
-        class Pinned(urllib3.PoolManager):
-            def connection_from_host(self, host=None, port=None, scheme="http",
-                                     pool_kwargs=None):
-                if (host or "").lower() != target.host.lower() or \
-                        (port or target.port) != target.port:
-                    raise urllib3.exceptions.HTTPError(
-                        f"refusing to connect to {host}: not the checked migration host")
-                extra = dict(pool_kwargs or {})
-                if scheme == "https":
-                    extra.update(server_hostname=target.host, assert_hostname=target.host)
-                return super().connection_from_host(target.addresses[0], port=target.port,
-                                                    scheme=scheme, pool_kwargs=extra)
-
-            def urlopen(self, method, url, redirect=True, **kw):
-                headers = dict(kw.pop("headers", None) or self.headers)
-                default = {"http": 80, "https": 443}[target.scheme]
-                headers["Host"] = target.host if target.port == default \
-                    else f"{target.host}:{target.port}"
-                return super().urlopen(method, url, redirect=False, headers=headers, **kw)
-
-        return Pinned(timeout=urllib3.Timeout(connect=10, read=120), retries=False)
-
-
 def _client(remote: Remote):
     from dulwich.client import Urllib3HttpGitClient
 
     target = netguard.check_target(remote.url, netguard.MIGRATION)
     if target.scheme not in ("http", "https"):
         raise InvalidInput("migration/cloning is supported over http and https only")
-    return Urllib3HttpGitClient(remote.url, pool_manager=_PinnedPoolManager(target),
+    return Urllib3HttpGitClient(remote.url, pool_manager=remotes.pinned_pool_manager(target),
                                 username=remote.username or None,
                                 password=remote.password or None)
 
@@ -194,7 +168,9 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
     mirror = bool(option.mirror)
     interval = parse_interval(_interval_text(option.mirror_interval)) if mirror else 0
+    lfs, lfs_endpoint = _lfs_options(option)
     url = netguard.check_migration_url(clone_addr)
+    lfs_url = _lfs_url(url, lfs_endpoint) if lfs else ""
     token = option.auth_token or ""
     username = option.auth_username or ("oauth2" if token else "")
     remote = Remote(url=url, username=username, password=option.auth_password or token)
@@ -209,10 +185,14 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         repo.mirror, repo.mirror_interval = True, interval
         repo.mirror_auth = json.dumps({"u": remote.username, "p": remote.password}) \
             if remote.username or remote.password else ""
+        repo.mirror_lfs, repo.mirror_lfs_endpoint = lfs, lfs_endpoint
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
+    fetched = None
     try:
         started = time.time()
         updates, head = _remote_changes(git, _fetch(remote, git))
+        if lfs:     # before the repository is written: it appears with its objects
+            fetched = _fetch_lfs(remote, lfs_url, repo, git)
         repo.default_branch = head or repo.default_branch
         chunks = _chunks(updates)
         for chunk in chunks[:-1]:      # the packs are charged with the creation, last
@@ -230,10 +210,67 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         pushes.commit(last)
     except BaseException as exc:
         repo_lifecycle.discard_git_side(repo, pool_too=True)
+        if lfs:
+            lfs_imports.discard_pool(int(repo.pool_id))
         if isinstance(exc, ConditionFailed):
             raise repo_lifecycle.creation_error(exc) from None
         raise
+    if fetched is not None and _record_lfs(repo, fetched):
+        _add_needs(repo, fetched.held)
     return RepoView(repo, owner, Access.OWNER)
+
+
+def _lfs_options(option: MigrateRepoOptions) -> tuple[bool, str]:
+    """``lfs`` and ``lfs_endpoint`` as sent; ``lfs`` only while this server runs Git LFS
+    (Forgejo: ``LFS && [server] LFS_START_SERVER``)."""
+    lfs, endpoint = option.lfs, option.lfs_endpoint
+    if lfs is not UNSET and lfs is not None and not isinstance(lfs, bool):
+        raise InvalidInput("[LFS]: expected true or false")
+    if lfs is not True or not get_settings().server.LFS_START_SERVER:
+        return False, ""    # the endpoint is read only with lfs
+    if endpoint is not UNSET and endpoint is not None and not isinstance(endpoint, str):
+        raise InvalidInput("[LFSEndpoint]: expected a string")
+    return True, (endpoint or "").strip()
+
+
+def _lfs_url(clone_url: str, lfs_endpoint: str) -> str:
+    """The LFS server's URL; a given one is checked as the clone address was (Forgejo:
+    ``IsMigrateURLAllowed`` on it)."""
+    url = lfs_fetch.endpoint(clone_url, lfs_endpoint)
+    if lfs_endpoint:
+        lfs_fetch.check_endpoint(url)
+    return url
+
+
+def _fetch_lfs(remote: Remote, url: str, repo: Repo, git) -> lfs_fetch.Outcome:
+    """The objects the fetched pointers name, their bytes put (not yet recorded: the
+    pool's item is written with the repository).  As Forgejo, a failure fails the
+    migration."""
+    try:
+        return lfs_fetch.fetch(remote, url, int(repo.pool_id),
+                               dict(git.object_store.lfs_pointers), record=False)
+    except lfs_fetch.FetchFailed as exc:
+        raise InvalidInput(f"Migration failed: {exc}.") from None
+
+
+def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
+    """Record the migrated objects now that their pool exists; False when it is gone
+    again (the repository was deleted meanwhile: nothing is left to record)."""
+    for oid, size in fetched.stored.items():
+        if lfs_imports.record(int(repo.pool_id), oid, size) == lfs_imports.POOL_GONE:
+            return False
+    return True
+
+
+def _add_needs(repo: Repo, held: dict[str, int]) -> None:
+    """The repository needs the objects it points at (its quota counts them; nothing
+    collects them): after its refs, as nothing collects an object recorded so lately."""
+    from chalicelib.lfs import needs
+
+    missing = needs.add(repo, held) if held else []
+    if missing:
+        log.warning("repository %s: %d LFS objects not held after all: %s", repo.id,
+                    len(missing), ", ".join(missing[:5]))
 
 
 def _owner(caller: Caller, option: MigrateRepoOptions) -> Account:
@@ -272,6 +309,34 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
     _stage_schedule(last, repo, started)
     last.events.append(events.RepositoryMirrorSynced(**last.event_fields(actor)))
     pushes.commit(last)
+    if repo.mirror_lfs and get_settings().server.LFS_START_SERVER:
+        _sync_lfs(repo, remote, git)
+
+
+def _sync_lfs(repo: Repo, remote: Remote, git) -> None:
+    """A mirror's new LFS objects, once its refs moved: a failure is logged and never
+    undoes the git part (Forgejo logs it too).  What could not be fetched (missing on
+    the server, or the fetch failed) is asked for again by the next sync."""
+    pending = mirror_store.lfs_pending(int(repo.id))
+    pointers = {**pending, **git.object_store.lfs_pointers}
+    if not pointers:
+        return
+    left = pointers
+    try:
+        url = lfs_fetch.endpoint(repo.original_url, repo.mirror_lfs_endpoint)
+        fetched = lfs_fetch.fetch(remote, url, int(repo.pool_id), pointers, record=True)
+    except (lfs_fetch.FetchFailed, InvalidInput) as exc:
+        log.error("mirror sync of repository %s: LFS objects not fetched: %s", repo.id, exc)
+    else:
+        _add_needs(repo, fetched.held)
+        left = {oid: size for oid, size in pointers.items()
+                if oid not in fetched.held and oid not in fetched.skipped}
+    if left != pending:
+        if len(left) > mirror_store.LFS_PENDING_MAX:
+            log.warning("mirror %s: %d LFS objects not fetched, %d kept for the next sync",
+                        repo.id, len(left), mirror_store.LFS_PENDING_MAX)
+        with unit_of_work.writing():
+            mirror_store.stage_lfs_pending(int(repo.id), left)
 
 
 def sync_requested(caller: Caller, view: RepoView) -> None:

@@ -1,8 +1,17 @@
 """The pull-mirror schedule: one small partition ``MIRRORS`` with an item per mirror
 (``<repo id, 15 digits>``) holding the repository's key and when it is due next, so the
 sync job finds due mirrors with one Query.  Writes stage into the current unit of work.
+
+A mirror with ``lfs`` also keeps the Git LFS objects its syncs could not fetch yet
+(``R#<repo id>`` / ``MIRRORLFS``: JSON oid -> size, at most ``LFS_PENDING_MAX``), so
+the next sync asks for them again: a sync learns the pointers of the packs it fetched
+only.  In the repository's partition, so its deletion removes it.
 """
 from __future__ import annotations
+
+import json
+
+from pynamodb.attributes import UnicodeAttribute
 
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item, MirrorDue, Repo
@@ -11,6 +20,33 @@ from chalicelib.store.keys import keys
 __all__ = ["MirrorDue"]
 
 LABEL = "mirror schedule"
+LFS_PENDING_MAX = 1000      # about 80 KB of JSON, within an item's 400 KB
+
+
+class MirrorLfsPending(Item, discriminator="mirrorlfspending"):
+    objects = UnicodeAttribute(default="")
+
+
+def _pending_key(repo_id: int) -> tuple[str, str]:
+    return keys.repo_partition(int(repo_id)), "MIRRORLFS"
+
+
+def lfs_pending(repo_id: int) -> dict[str, int]:
+    """The objects earlier syncs could not fetch (oid -> size)."""
+    item = unit_of_work.get(MirrorLfsPending, _pending_key(repo_id), consistent=True)
+    return {oid: int(size) for oid, size in json.loads(item.objects).items()} \
+        if item is not None and item.objects else {}
+
+
+def stage_lfs_pending(repo_id: int, objects: dict[str, int]) -> None:
+    """Keep ``objects`` for the next sync (the first ``LFS_PENDING_MAX`` by id); none:
+    the item goes."""
+    uow = unit_of_work.current()
+    if not objects:
+        uow.delete(MirrorLfsPending(*_pending_key(repo_id)), label=LABEL)
+        return
+    kept = dict(sorted(objects.items())[:LFS_PENDING_MAX])
+    uow.put(MirrorLfsPending(*_pending_key(repo_id), objects=json.dumps(kept)), label=LABEL)
 
 
 def due_repos(now: float) -> list[Repo]:

@@ -4,8 +4,9 @@
 Names, templates, object formats, merge styles and intervals stay texts (Forgejo's
 description has no enum for them): the rules check them with their own messages.
 
-Fields no rule reads (a migration's ``wiki``, ``lfs``…), or reads only in some cases (the
-templates with ``auto_init``, a migration's interval with ``mirror``), take any value,
+Fields no rule reads (a migration's ``wiki``, ``issues``…), or reads only in some cases
+(the templates with ``auto_init``, a migration's interval with ``mirror``, its
+``lfs_endpoint`` with ``lfs``), take any value,
 as they did before the edge checked bodies: ``Loose…`` keeps the published type, and the
 rule refuses a value that is not a text where it reads one."""
 from __future__ import annotations

@@ -196,6 +196,10 @@ class Repo(Item, discriminator="repo"):
     original_url = UnicodeAttribute(default="")      # without credentials
     # Credentials for pulling a private mirror (table is encrypted at rest).
     mirror_auth = UnicodeAttribute(default="")
+    # A pull mirror migrated with ``lfs``: each sync fetches the new Git LFS objects
+    # (from ``mirror_lfs_endpoint``, else the LFS server the clone address implies).
+    mirror_lfs = BooleanAttribute(default=False)
+    mirror_lfs_endpoint = UnicodeAttribute(default="")
     # Pull request settings (allow_* merge styles, defaults), JSON; repos/merge_settings.py.
     merge_settings = UnicodeAttribute(default="")
     created = NumberAttribute()

@@ -63,9 +63,18 @@ def test_migrate_ignores_what_it_does_not_read(api, alice, remote,
     r = api.post("/repos/migrate", token=alice, json={
         "clone_addr": remote["url"], "repo_name": "copy", "service": 1, "wiki": "yes",
         "milestones": 1, "labels": [], "issues": {}, "pull_requests": "no", "releases": 0,
-        "lfs": "true", "lfs_endpoint": 5, "mirror": False, "mirror_interval": 10})
+        "lfs_endpoint": 5, "mirror": False, "mirror_interval": 10})
     assert r.status == 201, r
     assert r.json["full_name"] == "alice/copy" and r.json["mirror"] is False
+
+
+def test_migrate_lfs_that_is_not_a_flag(api, alice):
+    # Read now (Git LFS in migrations): a flag, and with it the endpoint a text.
+    for extra, message in (({"lfs": "true"}, "[LFS]: expected true or false"),
+                           ({"lfs": True, "lfs_endpoint": 5}, "[LFSEndpoint]: expected a string")):
+        r = api.post("/repos/migrate", token=alice, json={
+            "clone_addr": "https://example.com/a.git", "repo_name": "m", **extra})
+        assert r.status == 422 and r.json["message"] == message, r
 
 
 @pytest.mark.parametrize("interval", [0, 600, ["10m"]])
