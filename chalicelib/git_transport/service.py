@@ -88,9 +88,11 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
 
     def check_refs(updates: list[tuple[str, str, str]]) -> str | None:
         # Forgejo's pre-receive hook prints "<brand>: <message>" (fj:cmd/hook.go).
+        from chalicelib.lfs import locks
         from chalicelib.protection import gate
 
-        refused = gate.push_refusal(view, git, updates, actor)
+        refused = gate.push_refusal(view, git, updates, actor) \
+            or locks.push_refusal(view, git, updates, actor)
         return f"{get_settings().server.APP_NAME}: {refused}" if refused else None
 
     with git:
