@@ -163,6 +163,12 @@ import scenarios_lfs  # noqa: E402
 SCENARIOS.update(scenarios_lfs.scenarios())
 BUDGETS.update(scenarios_lfs.BUDGETS)
 
+# Git LFS locks (issue 28).
+import scenarios_lfs_locks  # noqa: E402
+
+SCENARIOS.update(scenarios_lfs_locks.scenarios())
+BUDGETS.update(scenarios_lfs_locks.BUDGETS)
+
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.
 EXIT_BITS = {"budget": 1, "no_scenario": 4, "scenario": 8}

@@ -11,6 +11,7 @@ from chalicelib.accounts import admin_routes as admin
 from chalicelib.repos import routes as repos
 from chalicelib.git_transport import routes as git_http
 from chalicelib.lfs import routes as lfs   # before the pages' /{owner}/{repo}/…
+from chalicelib.lfs import lock_routes as lfs_locks
 from chalicelib.webhooks import routes as webhook_routes
 from chalicelib.instance import routes as instance
 from chalicelib.orgs import routes as orgs

@@ -70,6 +70,8 @@ class ServerSettings:
     # repository was deleted) is kept before the lfs_collect schedule removes it: longer
     # than any push between its upload and its refs (chalicelib/lfs/collect.py).
     LFS_GRACE_PERIOD: int = 86_400
+    # The most Git LFS locks one page of the locks API lists (Forgejo's, 50).
+    LFS_LOCKS_PAGING_NUM: int = 50
 
 
 @_section("aws")
@@ -330,6 +332,9 @@ def _validate(settings: Settings) -> None:
     if settings.server.LFS_MAX_FILE_SIZE < 0:
         raise SettingsError("[server] LFS_MAX_FILE_SIZE: expected bytes >= 0 (0: no limit), "
                             f"got {settings.server.LFS_MAX_FILE_SIZE}")
+    if settings.server.LFS_LOCKS_PAGING_NUM < 1:
+        raise SettingsError("[server] LFS_LOCKS_PAGING_NUM: expected at least 1, "
+                            f"got {settings.server.LFS_LOCKS_PAGING_NUM}")
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

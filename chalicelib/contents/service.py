@@ -315,7 +315,11 @@ def _commit_files(view: RepoView, user, option: CommitFields, files: list[dict])
     from chalicelib.signing import service as signing
     from chalicelib.contents.authorship import validate_branch_name
 
+    from chalicelib.lfs import locks
+
     repo = view.repo
+    # Git LFS locks of other users (Forgejo's ErrLFSFileLocked): no read without locks.
+    locks.refuse_locked(repo, user, [p for f in files for p in (f["path"], f.get("from_path"))])
     git = repo_files.open_git(repo)
     branch = str(option.branch or repo.default_branch)
     new_branch = str(option.new_branch or "")

@@ -89,9 +89,13 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
     def check_refs(updates: list[tuple[str, str, str]]) -> str | None:
         # Forgejo's pre-receive hook prints "<brand>: <message>" (fj:cmd/hook.go).
         from chalicelib.lfs import gate as lfs_gate
+        from chalicelib.lfs import locks
         from chalicelib.protection import gate
 
+        # The rules first (they read the most cheaply), the pointers' needs last: they
+        # write, and only for a push nothing else refuses.
         refused = (gate.push_refusal(view, git, updates, actor)
+                   or locks.push_refusal(view, git, updates, actor)
                    or lfs_gate.admit(view.repo, git.object_store.lfs_pointers))
         return f"{get_settings().server.APP_NAME}: {refused}" if refused else None
 

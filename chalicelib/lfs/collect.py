@@ -21,10 +21,7 @@ from __future__ import annotations
 import logging
 import time
 
-from pynamodb.exceptions import DeleteError, UpdateError
-
-from chalicelib.lfs import s3_objects
-from chalicelib.lfs.store import IDLE_INDEX, LfsObject, idle_sort_key
+from chalicelib.lfs import s3_objects, store
 from chalicelib.settings import get_settings
 
 log = logging.getLogger("nimbus.lfs")
@@ -35,8 +32,7 @@ def collect(now: float | None = None) -> int:
     now = time.time() if now is None else now
     before = int(now) - int(get_settings().server.LFS_GRACE_PERIOD)
     removed = 0
-    for item in LfsObject.gsi2.query(IDLE_INDEX, LfsObject.gsi2sk < idle_sort_key(before, 0, ""),
-                                     page_size=100):
+    for item in store.idle_before(before):
         if _collect_one(item):
             removed += 1
     for key in s3_objects.stale_incoming(before):
@@ -45,24 +41,13 @@ def collect(now: float | None = None) -> int:
     return removed
 
 
-def _collect_one(seen: LfsObject) -> bool:
-    pool_id = int(seen.pk.split("#", 1)[1])
-    # The index may lag the table: the conditions read the item itself.
-    item = LfsObject(seen.pk, seen.sk)
-    if not seen.doomed:
-        try:
-            item.update(actions=[LfsObject.doomed.set(True)],
-                        condition=LfsObject.needed_by.does_not_exist()
-                        & (LfsObject.gsi2sk == seen.gsi2sk) & LfsObject.doomed.does_not_exist())
-        except UpdateError as exc:
-            if exc.cause_response_code == "ConditionalCheckFailedException":
-                return False   # needed or named again since it was listed
-            raise
+def _collect_one(seen: store.LfsObject) -> bool:
+    # The index may lag the table: the conditions read the item itself.  A doomed item
+    # is one a run stopped collecting: this one finishes it.
+    if not seen.doomed and not store.mark_doomed(seen):
+        return False   # needed or named again since it was listed
+    pool_id = store.pool_of(seen)
     s3_objects.delete(pool_id, seen.oid)
-    try:
-        item.delete(condition=LfsObject.doomed == True)  # noqa: E712 - a condition, not a test
-    except DeleteError as exc:
-        if exc.cause_response_code != "ConditionalCheckFailedException":
-            raise
+    store.delete_doomed(seen)
     log.info("collected Git LFS object %s of pool %s (%s bytes)", seen.oid, pool_id, seen.size)
     return True

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pynamodb.attributes import BooleanAttribute, NumberAttribute, NumberSetAttribute, UnicodeAttribute
+from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib.store import unit_of_work
 from chalicelib.store.keys import keys
@@ -94,3 +95,39 @@ def stage_touch(item: LfsObject, pool_id: int, now: int) -> None:
         item, [LfsObject.gsi2sk.set(idle_sort_key(now, pool_id, item.oid))], label=IDLE,
         condition=LfsObject.pk.exists() & LfsObject.doomed.does_not_exist()
         & LfsObject.gsi2pk.exists())
+
+
+# The collection's steps (``collect``): each a conditional write of its own ------------------
+
+def idle_before(since: int, page: int = 100):
+    """The objects idle since before ``since`` (unix s), oldest first, a page at a time."""
+    yield from LfsObject.gsi2.query(IDLE_INDEX, LfsObject.gsi2sk < idle_sort_key(since, 0, ""),
+                                    page_size=page)
+
+
+def pool_of(item: LfsObject) -> int:
+    return int(item.pk.split("#", 1)[1])
+
+
+def mark_doomed(seen: LfsObject) -> bool:
+    """Mark an idle object as being collected, on condition that nobody needs it and its
+    idle date is the one ``seen`` (read from the index) has; False when that changed."""
+    try:
+        LfsObject(seen.pk, seen.sk).update(
+            actions=[LfsObject.doomed.set(True)],
+            condition=LfsObject.needed_by.does_not_exist()
+            & (LfsObject.gsi2sk == seen.gsi2sk) & LfsObject.doomed.does_not_exist())
+        return True
+    except UpdateError as exc:
+        if exc.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+
+
+def delete_doomed(seen: LfsObject) -> None:
+    """The collected object's item, if it is still marked."""
+    try:
+        LfsObject(seen.pk, seen.sk).delete(condition=LfsObject.doomed == True)  # noqa: E712
+    except DeleteError as exc:
+        if exc.cause_response_code != "ConditionalCheckFailedException":
+            raise

@@ -86,6 +86,20 @@ class keys:  # noqa: N801 - a namespace of key builders
         """A Git LFS object some repository of an owner needs: counted once per owner."""
         return f"A#{owner_id}", f"LFSNEED#{pool_id}#{oid}"
 
+    LFS_LOCK_PREFIX = "LFSLOCK#"
+
+    @staticmethod
+    def lfs_lock(repo_id: int, lock_id: int) -> tuple[str, str]:
+        """A Git LFS lock, in its repository's partition (it goes when the repository
+        does); ordered by id, so the locks are listed page by page with one Query."""
+        return f"R#{repo_id}", f"LFSLOCK#{lock_id:015d}"
+
+    @staticmethod
+    def lfs_lock_path(repo_id: int, lower_path: str) -> tuple[str, str]:
+        """The claim on a path that keeps one lock per path (lower-cased, as Forgejo
+        compares lock paths)."""
+        return f"R#{repo_id}", f"LFSPATH#{lower_path}"
+
     @staticmethod
     def branch(repo_id: int, name: str) -> tuple[str, str]:
         return f"R#{repo_id}", f"BRANCH#{name}"
