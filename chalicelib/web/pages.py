@@ -13,7 +13,7 @@ from chalicelib.accounts import records as account_records
 from chalicelib.orgs import records as org_records
 from chalicelib.repos import records
 from chalicelib.http import paging
-from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import caller, current_repo, repo_record
 from chalicelib.contents.tag_records import tag_record
 from chalicelib.errors import NotFoundError
@@ -171,20 +171,35 @@ def _crumbs(path: str) -> list[tuple[str, str]]:
     return [(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts)]
 
 
-@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
-def raw(req: ApiRequest, web: Web) -> ApiResponse:
-    view = current_repo(req)
-    at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
-                                               repo_files.open_git(view.repo))
+def _file_at(req: ApiRequest, view) -> repo_files.RawFile:
+    """The file the path names, read once (the page's open of the repository)."""
+    _, found, _, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
+                                            repo_files.open_git(view.repo))
     if isinstance(found, list) or found.kind != "file":
         raise NotFoundError(f"not a file: {path}")
-    file = repo_files.raw_file(view.repo, path, at.commit_id)
+    return repo_files.as_raw(path, found.content or b"")
+
+
+@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
+def raw(req: ApiRequest, web: Web) -> ApiResponse:
+    file = _file_at(req, current_repo(req))
     disposition = "attachment" if req.arg("download") else "inline"
-    return ApiResponse(status=200, body=file.content, headers={
-        "Content-Type": file.content_type,
-        "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(file.name)}",
-        "Content-Security-Policy": FILE_CSP,
-    })
+    return ApiResponse(status=200, body=file.content,
+                       headers=repo_files.download_headers(file, disposition))
+
+
+@page("GET", "/{owner}/{repo}/media/{kind}/{rest:path}", "webRepoMedia", in_repo=True,
+      download=True)
+def media(req: ApiRequest, web: Web) -> ApiResponse:
+    """The raw file, or the Git LFS object its pointer names (the file page links here)."""
+    view = current_repo(req)
+    attachment = bool(req.arg("download"))
+    file = repo_files.media_of(view.repo, _file_at(req, view), attachment=attachment)
+    if file.url is not None:
+        return ApiResponse(status=302, headers={"Location": file.url,
+                                                "Cache-Control": "private, no-store"})
+    return ApiResponse(status=200, body=file.content, headers=repo_files.download_headers(
+        file, "attachment" if attachment else "inline"))
 
 
 def tag_records(view, offset: int, limit: int) -> tuple[list[dict], int]:
