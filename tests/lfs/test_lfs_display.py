@@ -152,3 +152,21 @@ def test_web_media_path_and_private_repositories(api, tokens):
     assert api.get("/alice/open/media/branch/main/assets/big.bin", raw=True).status == 404
     assert api.get("/repos/alice/open/media/assets/big.bin",
                    token=tokens["alice"]).body == data
+
+
+# The contents API ---------------------------------------------------------------------
+
+def test_contents_api_links_an_lfs_file_to_its_media(api, tokens):
+    data, oid = lfs_file(api, tokens)
+    commit(api, tokens["alice"], "assets/readme.txt", b"not a pointer\n")
+    pointer = pointer_text(oid, len(data))
+    one = api.get("/repos/alice/open/contents/assets/big.bin").json
+    assert one["download_url"] == "http://nimbus.test/alice/open/media/branch/main/assets/big.bin"
+    # As Forgejo: the size and content are the blob's (the pointer), so they agree.
+    assert one["size"] == len(pointer) and base64.b64decode(one["content"]) == pointer
+    listing = {e["name"]: e for e in api.get("/repos/alice/open/contents/assets").json}
+    assert listing["big.bin"]["download_url"].endswith("/media/branch/main/assets/big.bin")
+    assert listing["readme.txt"]["download_url"].endswith("/raw/branch/main/assets/readme.txt")
+    # The link answers the object.
+    link = urlsplit(one["download_url"])
+    assert api.get(link.path, raw=True).body == data
