@@ -170,3 +170,51 @@ def test_contents_api_links_an_lfs_file_to_its_media(api, tokens):
     # The link answers the object.
     link = urlsplit(one["download_url"])
     assert api.get(link.path, raw=True).body == data
+
+
+# Archives -----------------------------------------------------------------------------
+
+def test_archives_carry_the_objects(api, tokens):
+    data, oid = lfs_file(api, tokens, size=3000)
+    _, missing = blob()
+    commit(api, tokens["alice"], "missing.bin", pointer_text(missing, 1024))
+    commit(api, tokens["alice"], "plain.txt", b"plain\n")
+    z = api.get("/repos/alice/open/archive/main.zip")
+    assert z.status == 200, z
+    with zipfile.ZipFile(io.BytesIO(z.body)) as zf:
+        assert zf.read("open/assets/big.bin") == data
+        assert zf.getinfo("open/assets/big.bin").file_size == len(data)
+        assert zf.read("open/missing.bin") == pointer_text(missing, 1024)
+        assert zf.read("open/plain.txt") == b"plain\n"
+    t = api.get("/repos/alice/open/archive/main.tar.gz")
+    assert t.status == 200, t
+    with tarfile.open(fileobj=io.BytesIO(t.body), mode="r:gz") as tf:
+        assert tf.extractfile("open/assets/big.bin").read() == data
+        assert tf.extractfile("open/missing.bin").read() == pointer_text(missing, 1024)
+        assert tf.extractfile("open/plain.txt").read() == b"plain\n"
+        assert tf.getmember("open/plain.txt").mode == 0o644
+
+
+def test_a_large_archive_is_built_without_holding_it(api, tokens, monkeypatch):
+    """Above the direct limit in Lambda, the archive goes to S3 from its spooled file
+    and the answer is the presigned URL; the object's bytes are in it."""
+    from chalicelib import aws as aws_clients
+    from chalicelib.contents import archives
+    from chalicelib.settings import get_settings
+
+    data, oid = lfs_file(api, tokens, size=5000)
+    monkeypatch.setattr(archives, "DIRECT_LIMIT", 1024)
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "nimbus-test")
+    r = api.get("/repos/alice/open/archive/main.zip")
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME")
+    assert r.status == 302, r
+    head = api.get("/repos/alice/open/branches/main").json["commit"]["id"]
+    stored = aws_clients.client("s3").get_object(
+        Bucket=get_settings().aws.BUCKET, Key=f"archives/{_repo_id()}/{head}.zip")["Body"].read()
+    with zipfile.ZipFile(io.BytesIO(stored)) as zf:
+        assert zf.read("open/assets/big.bin") == data
+
+
+def _repo_id() -> int:
+    from chalicelib.repos import store
+    return int(store.get("alice", "open").id)
