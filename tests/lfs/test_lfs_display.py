@@ -218,3 +218,15 @@ def test_a_large_archive_is_built_without_holding_it(api, tokens, monkeypatch):
 def _repo_id() -> int:
     from chalicelib.repos import store
     return int(store.get("alice", "open").id)
+
+
+# The repository's size ----------------------------------------------------------------
+
+def test_repository_size_counts_lfs_bytes(api, tokens):
+    from chalicelib.repos import store
+    from chalicelib.store.table import Repo
+
+    commit(api, tokens["alice"], "README.md", b"# open\n")
+    before = api.get("/repos/alice/open").json["size"]
+    store.get("alice", "open").update(actions=[Repo.lfs_size.set(10 * 1024 * 1024)])
+    assert api.get("/repos/alice/open").json["size"] == before + 10 * 1024
