@@ -159,6 +159,29 @@ def media_of(repo: Repo, raw: RawFile, *, attachment: bool = False) -> RawFile:
     return RawFile(raw.name, data, _content_type(raw.name, data), lfs=True)
 
 
+@dataclass(frozen=True)
+class LfsFile:
+    """What a page shows of a Git LFS file: its object's size, and its bytes when small
+    enough to show (``SHOWN_LFS``), else None."""
+    size: int
+    content: bytes | None
+
+
+# An LFS object up to this size is read for the file page (one GetObject) and shown as
+# any file is; a larger one is a size and a link.
+SHOWN_LFS = 512 * 1024
+
+
+def lfs_file(repo: Repo, data: bytes) -> LfsFile | None:
+    """The LFS object the blob ``data`` points to, when the pool holds it."""
+    from chalicelib.lfs import media
+
+    obj = media.held(int(repo.pool_id), data)
+    if obj is None:
+        return None
+    return LfsFile(obj.size, media.read(obj) if obj.size <= SHOWN_LFS else None)
+
+
 def editorconfig(repo: Repo, path: str, ref: str | None) -> dict[str, str]:
     """The .editorconfig properties (at the root of the commit) that apply to ``path``."""
     from editorconfig.exceptions import ParsingError

@@ -152,9 +152,15 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
         readme = present.readme_of(found)
         return render(web, "tree.html", title=f"{path or view.repo.name}", entries=found,
                       readme=readme, **common)
-    text = present.as_text(found.content or b"") if found.kind == "file" else None
+    content = found.content or b""
+    # A Git LFS file shows its object (size, and its text when small), as Forgejo's.
+    lfs = repo_files.lfs_file(view.repo, content) if found.lfs_pointer else None
+    shown = found.kind == "file" and (lfs is None or lfs.content is not None)
+    if lfs is not None:
+        content = lfs.content or b""
+    text = present.as_text(content) if shown else None
     body_html = ""
-    if text is not None and len(found.content or b"") <= present.MAX_SHOWN:
+    if text is not None and len(content) <= present.MAX_SHOWN:
         if found.name.lower().endswith(present.MARKDOWN) and req.arg("display") != "source":
             branch_path = f"{kind}/{quote(ref)}"
             body_html = present.markdown(req, view, [text], mode="file",
@@ -163,7 +169,9 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
         else:
             body_html = present.highlight(found.name, text)
     return render(web, "file.html", title=path, entry=found, body_html=body_html,
-                  is_text=text is not None, **common)
+                  is_text=text is not None, lfs=lfs,
+                  download_kind="media" if found.lfs_pointer else "raw",
+                  **common)
 
 
 def _crumbs(path: str) -> list[tuple[str, str]]:

@@ -230,3 +230,40 @@ def test_repository_size_counts_lfs_bytes(api, tokens):
     before = api.get("/repos/alice/open").json["size"]
     store.get("alice", "open").update(actions=[Repo.lfs_size.set(10 * 1024 * 1024)])
     assert api.get("/repos/alice/open").json["size"] == before + 10 * 1024
+
+
+# The file page ------------------------------------------------------------------------
+
+def test_file_page_shows_an_lfs_file(api, tokens):
+    from tests.lfs.test_batch import VERIFY, lfs, upload_to_s3
+
+    data, oid = lfs_file(api, tokens, size=2048)
+    page = api.get("/alice/open/src/branch/main/assets/big.bin", raw=True)
+    assert page.status == 200, page
+    html = page.body.decode()
+    assert "Stored with Git LFS" in html and "2.0 KiB" in html
+    assert 'href="/alice/open/media/branch/main/assets/big.bin"' in html
+    assert "/alice/open/raw/branch/main/assets/big.bin" not in html
+    assert "Binary file not shown" in html
+    # A small text object is shown as any text file; its pointer is not.
+    text = b"print('from LFS')\n"
+    text_oid = hashlib.sha256(text).hexdigest()
+    upload_to_s3(pool_of(api, None), text_oid, text)
+    assert lfs(api, VERIFY, {"oid": text_oid, "size": len(text)},
+               token=tokens["alice"]).status == 200
+    commit(api, tokens["alice"], "tool.py", pointer_text(text_oid, len(text)))
+    html = api.get("/alice/open/src/branch/main/tool.py", raw=True).body.decode()
+    assert "from LFS" in html and "sha256:" not in html and "Stored with Git LFS" in html
+    # A pointer whose object is missing is shown as the text it is.
+    _, missing = blob()
+    commit(api, tokens["alice"], "gone.bin", pointer_text(missing, 1024))
+    html = api.get("/alice/open/src/branch/main/gone.bin", raw=True).body.decode()
+    assert missing in html and "Stored with Git LFS" not in html
+
+
+def test_file_page_of_a_large_lfs_object(api, tokens):
+    from chalicelib.contents import files
+
+    data, _ = lfs_file(api, tokens, size=files.SHOWN_LFS + 1)
+    html = api.get("/alice/open/src/branch/main/assets/big.bin", raw=True).body.decode()
+    assert "stored with Git LFS and too large to show" in html
