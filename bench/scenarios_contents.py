@@ -35,7 +35,6 @@ def scenarios() -> dict:
     return {
         "repoGetContents": lambda s: [Req("GET", f"{DEMO}/contents/README.md")],
         "repoGetContentsList": lambda s: [Req("GET", f"{DEMO}/contents")],
-        "repoGetRawFileOrLFS": lambda s: [Req("GET", f"{DEMO}/media/README.md")],
         "repoCreateFile": lambda s: [Req("POST", f"{DEMO}/contents/{s.unique('new-')}.txt",
                                          "token", {"content": _b64("new")}, 201)],
         "repoUpdateFile": update,

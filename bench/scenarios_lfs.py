@@ -9,6 +9,10 @@ the upload, its move from ``lfs/incoming/`` to the object's key (CopyObject and
 DeleteObject inside S3), and one conditional write.  A batch naming objects the pool
 holds but nobody needs yet adds one transaction for all of them (the collection's
 race: chalicelib/lfs/collect.py).
+
+A media file costs what the raw file costs when it is no pointer (nothing is asked of
+the table or S3 for a blob that does not parse as one); an LFS file adds one
+BatchGetItem (does the pool hold the object?) and the GetObject of its bytes.
 """
 from __future__ import annotations
 
@@ -80,8 +84,39 @@ def verify_request(s: Scene) -> list[Req]:
     return [_lfs("verify", "token", pointer, pointer["oid"].encode())]
 
 
+LFS_BRANCH = "lfs-files"
+
+
+def lfs_file(s: Scene) -> str:
+    """The path of a pointer to a stored object, committed once on demo's branch
+    ``lfs-files`` (main stays without LFS files: its archive and listings measure what a
+    repository without any pays)."""
+    def make() -> str:
+        pointer = stored(s)[0]
+        text = (f"version https://git-lfs.github.com/spec/v1\noid sha256:{pointer['oid']}\n"
+                f"size {pointer['size']}\n")
+        s.must("POST", "/repos/alice/demo/contents/lfs-object.bin", "token",
+               {"content": base64.b64encode(text.encode()).decode(),
+                "new_branch": LFS_BRANCH}, expect=201)
+        return "lfs-object.bin"
+    return s.once("lfs_file", make)
+
+
+def media_requests(s: Scene) -> list[Req]:
+    """A file that is no pointer (anonymous: what every repository without LFS pays),
+    and an LFS file carried in the answer (token)."""
+    return [Req("GET", "/repos/alice/demo/media/README.md"),
+            Req("GET", f"/repos/alice/demo/media/{lfs_file(s)}?ref={LFS_BRANCH}", "token")]
+
+
+def web_media_requests(s: Scene) -> list[Req]:
+    path = f"/alice/demo/media/branch/{LFS_BRANCH}/{lfs_file(s)}"
+    return [Req("GET", path), Req("GET", path, "session")]
+
+
 def scenarios() -> dict:
-    return {"lfsBatch": batch_requests, "lfsVerify": verify_request}
+    return {"lfsBatch": batch_requests, "lfsVerify": verify_request,
+            "repoGetRawFileOrLFS": media_requests, "webRepoMedia": web_media_requests}
 
 
 BUDGETS = {
@@ -92,4 +127,14 @@ BUDGETS = {
     # The preload, the record, the upload's HeadObject, its move (copy, delete), one
     # conditional write (with the pool check).
     ("lfsVerify", "token"): 7,
+    # A media file that is no pointer: the raw file's cost (the preload, the pool's
+    # packs); an LFS file: one BatchGetItem more and the object's GetObject.
+    ("repoGetRawFileOrLFS", "anon"): 4,
+    ("repoGetRawFileOrLFS", "token"): 6,
+    # The page's own open of the repository serves the path, then as the API's.
+    ("webRepoMedia", "anon"): 6,
+    ("webRepoMedia", "session"): 6,
+    # An archive of a commit without LFS files (demo's main) costs what it did before
+    # archives carried LFS objects: the pointers' BatchGetItem only when there are some.
+    ("repoGetArchive", "anon"): 7,
 }

@@ -6,11 +6,11 @@ Operations (``branch_routes.py``): repoCreateBranch, repoDeleteBranch, repoUpdat
 Operations (``commit_routes.py``): repoGetAllCommits, repoDownloadCommitDiffOrPatch,
 repoGetSingleCommit, repoCompareDiff, repoGetCommitPullRequest.
 Operations (``file_routes.py``): repoListBranches, repoGetBranch, repoGetRawFile,
-repoGetEditorConfig, repoGetArchive.
+repoGetRawFileOrLFS, repoGetEditorConfig, repoGetArchive.
 Operations (``git_data_routes.py``): GetTree, GetBlob, repoListAllGitRefs,
 repoListGitRefs, GetAnnotatedTag, repoGetNote.
 Operations (``routes.py``): repoGetContentsList, repoGetContents, repoCreateFile,
-repoUpdateFile, repoDeleteFile, repoChangeFiles, repoGetRawFileOrLFS.
+repoUpdateFile, repoDeleteFile, repoChangeFiles.
 Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDeleteTag.
 
 | module | what it holds |
@@ -25,8 +25,8 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | ``commit_records`` | Commit, CommitVerification and ChangedFile records (fj:services/convert/git_commit.go), field for field: … |
 | ``commit_routes`` | A repository's commits (Forgejo's ``repository`` tag): the commit list of a ref, one commit, one commit's … |
 | ``commits`` | A repository's commits (Forgejo's ``repoGetAllCommits``, ``repoGetSingleCommit`` and … |
-| ``file_routes`` | A repository's content: branches, raw files, .editorconfig, archives. |
-| ``files`` | Reading a repository's content: resolving refs, raw files, .editorconfig. |
+| ``file_routes`` | A repository's content: branches, raw and media files, .editorconfig, archives. |
+| ``files`` | Reading a repository's content: resolving refs, raw and media files, .editorconfig. |
 | ``git_data`` | The git data API (Forgejo's GetBlob, repoListAllGitRefs/repoListGitRefs, GetAnnotatedTag, repoGetNote): … |
 | ``git_data_routes`` | The git data API (Forgejo's ``repository`` tag): a tree (paged, optionally recursive), a blob, the refs … |
 | ``git_trees`` | Forgejo's GetTree: one page of a tree's entries, optionally recursive, with every blob's size. |

@@ -3,11 +3,14 @@
 
 The cache key is the resolved commit, so a branch that moves gets a new archive and an
 old archive stays valid for its commit.  Large archives are answered in AWS with a
-presigned S3 URL, because a Lambda response carries at most 6 MB.
+presigned S3 URL, because a Lambda response carries at most 6 MB; they are built into
+a spooled file (memory up to ``direct_limit()``, then /tmp) and uploaded from it.  Git
+LFS files carry their objects' bytes, copied from S3 while the archive is written.
 """
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +25,8 @@ if TYPE_CHECKING:
 
 FORMATS = {".zip": ("zip", "application/zip"), ".tar.gz": ("tar.gz", "application/gzip"),
            ".bundle": ("bundle", "application/octet-stream")}
-# Responses above this leave through S3 when running in Lambda (6 MB payload limit).
+# Responses above this (or above what a buffered answer carries: direct_limit) leave
+# through S3 in Lambda (6 MB payload limit) and in a runtime enforcing its limits.
 DIRECT_LIMIT = 5 * 1024 * 1024
 
 
@@ -52,6 +56,20 @@ def _in_lambda() -> bool:
     return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
 
 
+def _redirects() -> bool:
+    """Whether a large archive leaves through S3: in AWS, and in the local runtime
+    when it enforces AWS's limits (so a laptop answers as a deployment does)."""
+    return _in_lambda() or get_settings().server.ENFORCE_AWS_LIMITS
+
+
+def direct_limit() -> int:
+    """The largest archive answered in the body: ``DIRECT_LIMIT``, within what a
+    buffered Lambda answer carries once in base64 (as a media file's)."""
+    from chalicelib.lfs import media
+
+    return min(DIRECT_LIMIT, media.inline_limit())
+
+
 def get_archive(repo: Repo, archive: str) -> Archive:
     ref, suffix = split_name(archive)
     fmt, content_type = FORMATS[suffix]
@@ -66,13 +84,9 @@ def get_archive(repo: Repo, archive: str) -> Archive:
     except s3.exceptions.ClientError as exc:
         if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey", "NotFound"):
             raise
-        from chalicelib.gitops.archives import build_archive
-
-        data = build_archive(git.object_store, commit_id, fmt, prefix=f"{repo.name}/")
-        # Content-addressed by commit: a concurrent identical build is harmless.
-        s3.put_object(Bucket=bucket, Key=key, Body=data, ContentType=content_type)
-        size, created = len(data), int(time.time())
-    if _in_lambda() and size > DIRECT_LIMIT:
+        data, size = _build(s3, bucket, key, repo, git, commit_id, fmt, content_type)
+        created = int(time.time())
+    if _redirects() and size > direct_limit():
         url = s3.generate_presigned_url("get_object", ExpiresIn=300, Params={
             "Bucket": bucket, "Key": key,
             "ResponseContentDisposition": f'attachment; filename="{filename}"'})
@@ -80,6 +94,43 @@ def get_archive(repo: Repo, archive: str) -> Archive:
     if data is None:
         data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     return Archive(filename, content_type, data, None, commit_id, created)
+
+
+def _build(s3, bucket: str, key: str, repo: Repo, git, commit_id: str, fmt: str,
+           content_type: str) -> tuple[bytes | None, int]:
+    """Build the archive into S3; its bytes when small enough to answer with (None
+    above: the answer is the presigned URL, and the archive was never held whole)."""
+    from chalicelib.gitops.archives import build_archive
+
+    limit = direct_limit()
+    with tempfile.SpooledTemporaryFile(max_size=limit) as out:
+        build_archive(git.object_store, commit_id, fmt, prefix=f"{repo.name}/", out=out,
+                      substitutions=_lfs(repo))
+        size = out.tell()
+        out.seek(0)
+        if size <= limit or not _redirects():
+            data = out.read()
+            # Content-addressed by commit: a concurrent identical build is harmless.
+            s3.put_object(Bucket=bucket, Key=key, Body=data, ContentType=content_type)
+            return data, size
+        s3.upload_fileobj(out, bucket, key, ExtraArgs={"ContentType": content_type})
+        return None, size
+
+
+def _lfs(repo: Repo):
+    """Git LFS files carry their objects (Forgejo's archives do): a pointer blob whose
+    object the pool holds is replaced by the object's bytes, read from S3 as the
+    archive is written; all the pointers of a commit are one BatchGetItem, and a
+    commit without any costs nothing more."""
+    from chalicelib.gitops.archives import Substitute, Substitutions
+    from chalicelib.lfs import media, pointers
+
+    def find(blobs: dict[bytes, bytes]) -> dict[bytes, Substitute]:
+        held = media.held_many(int(repo.pool_id), blobs)
+        return {sha: Substitute(obj.size, lambda obj=obj: media.chunks(obj))
+                for sha, obj in held.items()}
+
+    return Substitutions(lambda data: pointers.parse(data) is not None, find)
 
 
 def forget_repo(repo_id: int) -> None:

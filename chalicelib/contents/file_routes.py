@@ -1,4 +1,4 @@
-"""A repository's content: branches, raw files, .editorconfig, archives."""
+"""A repository's content: branches, raw and media files, .editorconfig, archives."""
 from __future__ import annotations
 
 from email.utils import formatdate
@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from chalicelib.contents import branch_records
 from chalicelib.http import paging
-from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.contents import archives
@@ -58,13 +58,29 @@ def get_branch(req: ApiRequest) -> ApiResponse:
        summary="Get a file from a repository", query=REF, produces=("application/octet-stream",),
        responses={200: "empty", 404: "notFound"}, **IN_REPO)
 def get_raw_file(req: ApiRequest) -> ApiResponse:
+    # A Git LFS file's pointer, as Forgejo's /raw answers it: /media has the object.
     view = current_repo(req)
     raw = repo_files.raw_file(view.repo, req.params["filepath"], req.arg("ref"))
-    return ApiResponse(status=200, body=raw.content, headers={
-        "Content-Type": raw.content_type,
-        "Content-Disposition": f"inline; filename*=UTF-8''{quote(raw.name)}",
-        "Content-Security-Policy": FILE_CSP,
-    })
+    return ApiResponse(status=200, body=raw.content, headers=repo_files.download_headers(raw))
+
+
+@route("GET", "/repos/{owner}/{repo}/media/{filepath:path}", "repoGetRawFileOrLFS",
+       summary="Get a file or it's LFS object from a repository", query=REF,
+       produces=("application/octet-stream",),
+       responses={200: "empty", 404: "notFound"}, **IN_REPO)
+def get_raw_file_or_lfs(req: ApiRequest) -> ApiResponse:
+    view = current_repo(req)
+    return media_answer(repo_files.media_file(view.repo, req.params["filepath"],
+                                              req.arg("ref")))
+
+
+def media_answer(file: repo_files.RawFile, disposition: str = "inline") -> ApiResponse:
+    """A media file: its bytes, or the redirect to its LFS object in S3."""
+    if file.url is not None:
+        return ApiResponse(status=302, headers={"Location": file.url,
+                                                "Cache-Control": "private, no-store"})
+    return ApiResponse(status=200, body=file.content,
+                       headers=repo_files.download_headers(file, disposition))
 
 
 @route("GET", "/repos/{owner}/{repo}/editorconfig/{filepath:path}", "repoGetEditorConfig",

@@ -1,4 +1,4 @@
-"""Reading a repository's content: resolving refs, raw files, .editorconfig."""
+"""Reading a repository's content: resolving refs, raw and media files, .editorconfig."""
 from __future__ import annotations
 
 import io
@@ -58,9 +58,24 @@ def _peel(git, sha: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class RawFile:
+    """A file's bytes as a download answers them; ``url``: a media file whose LFS object
+    is too large to carry, answered by a redirect there (``content`` is then empty)."""
     name: str
     content: bytes
     content_type: str
+    url: str | None = None
+    lfs: bool = False
+
+
+def download_headers(file: RawFile, disposition: str = "inline") -> dict[str, str]:
+    """The headers of a raw or media answer (API and pages alike)."""
+    from urllib.parse import quote
+
+    from chalicelib.http.message import FILE_CSP
+
+    return {"Content-Type": file.content_type,
+            "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(file.name)}",
+            "Content-Security-Policy": FILE_CSP}
 
 
 def _content_type(path: str, data: bytes) -> str:
@@ -111,12 +126,60 @@ def ref_in_path(git, path: str) -> tuple[str | None, str]:
     return None, path
 
 
+def as_raw(path: str, data: bytes) -> RawFile:
+    """The blob ``data`` at ``path`` as a download answers it."""
+    return RawFile(posixpath.basename(path), data, _content_type(path, data))
+
+
 def raw_file(repo: Repo, path: str, ref: str | None) -> RawFile:
     git = open_git(repo)
     if not ref and not repo.empty:
         ref, path = ref_in_path(git, path)
-    data = read_blob(git, resolve(git, repo, ref), path)
-    return RawFile(posixpath.basename(path), data, _content_type(path, data))
+    return as_raw(path, read_blob(git, resolve(git, repo, ref), path))
+
+
+def media_file(repo: Repo, path: str, ref: str | None, *, attachment: bool = False) -> RawFile:
+    """Forgejo's media answer of ``path`` at ``ref`` (see ``media_of``)."""
+    return media_of(repo, raw_file(repo, path, ref), attachment=attachment)
+
+
+def media_of(repo: Repo, raw: RawFile, *, attachment: bool = False) -> RawFile:
+    """A Git LFS pointer whose object the pool holds is that object: its bytes when
+    they fit in an answer, else a presigned S3 URL to follow; anything else (no
+    pointer, or an object never uploaded) is the raw file itself."""
+    from chalicelib.lfs import media
+
+    obj = media.held(int(repo.pool_id), raw.content)
+    if obj is None:
+        return raw
+    if obj.size > media.inline_limit():
+        return RawFile(raw.name, b"", "application/octet-stream",
+                       url=media.url(obj, raw.name, attachment=attachment), lfs=True)
+    data = media.read(obj)
+    return RawFile(raw.name, data, _content_type(raw.name, data), lfs=True)
+
+
+@dataclass(frozen=True)
+class LfsFile:
+    """What a page shows of a Git LFS file: its object's size, and its bytes when small
+    enough to show (``SHOWN_LFS``), else None."""
+    size: int
+    content: bytes | None
+
+
+# An LFS object up to this size is read for the file page (one GetObject) and shown as
+# any file is; a larger one is a size and a link.
+SHOWN_LFS = 512 * 1024
+
+
+def lfs_file(repo: Repo, data: bytes) -> LfsFile | None:
+    """The LFS object the blob ``data`` points to, when the pool holds it."""
+    from chalicelib.lfs import media
+
+    obj = media.held(int(repo.pool_id), data)
+    if obj is None:
+        return None
+    return LfsFile(obj.size, media.read(obj) if obj.size <= SHOWN_LFS else None)
 
 
 def editorconfig(repo: Repo, path: str, ref: str | None) -> dict[str, str]:

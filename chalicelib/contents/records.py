@@ -23,7 +23,11 @@ def contents(entry, at, html_repo: str, api_repo: str) -> dict:
         html_url = f"{html_repo}/src/{at.ref_type}/{_segments(at.ref)}/{path}"
     download_url = None
     if entry.kind in ("file", "symlink"):
-        download_url = f"{html_repo}/raw/{at.ref_type}/{_segments(at.ref)}/{path}"
+        # A Git LFS pointer downloads as its object (the media path answers the pointer
+        # itself when the object was never uploaded); ``size`` stays the blob's, as in
+        # Forgejo, so it matches ``content``.
+        kind = "media" if entry.lfs_pointer else "raw"
+        download_url = f"{html_repo}/{kind}/{at.ref_type}/{_segments(at.ref)}/{path}"
     is_file = entry.content is not None
     return {
         "name": entry.name,

@@ -7,7 +7,7 @@ from chalicelib.repos import records
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.contents.file_routes import REF
 from chalicelib.repos.request import IN_REPO, current_repo
-from chalicelib.http.router import alias, route
+from chalicelib.http.router import route
 from chalicelib.contents import service as contents
 from chalicelib.contents.options import (ChangeFilesOptions, CreateFileOptions,
                                          DeleteFileOptions, UpdateFileOptions)
@@ -85,7 +85,3 @@ def change_files(req: ApiRequest) -> ApiResponse:
     written = contents.change_files(view, req.actor, req.option(ChangeFilesOptions))
     return ApiResponse.json(content_records.files_response(written, *_urls(view)), status=201)
 
-
-# No LFS here: a media file is the raw file.
-alias("GET", "/repos/{owner}/{repo}/media/{filepath:path}", "repoGetRawFileOrLFS",
-      same_as="repoGetRawFile", summary="Get a file or it's LFS object from a repository")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.contents import files as repo_files
+from chalicelib.lfs import pointers
 from chalicelib.contents.options import (ChangeFileOperation, ChangeFilesOptions,
                                          CommitDateOptions, CommitFields, CreateFileOptions,
                                          DeleteFileOptions, Identity, UpdateFileOptions)
@@ -44,6 +45,8 @@ class Entry:
     last_commit_sha: str = ""
     last_commit_time: int = 0
     last_commit_tz: int = 0
+    # A Git LFS pointer (read from the blob, no AWS call): its download is /media's.
+    lfs_pointer: bool = False
 
     @property
     def name(self) -> str:
@@ -164,7 +167,7 @@ def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
         return Entry(kind="symlink", size=len(data), target=data.decode("utf-8", "replace"),
                      **common)
     return Entry(kind="file", size=len(data), content=data if with_content else None,
-                 **common)
+                 lfs_pointer=pointers.parse(data) is not None, **common)
 
 
 def get_contents(view: RepoView, path: str, ref: str | None, *,

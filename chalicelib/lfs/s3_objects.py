@@ -14,11 +14,16 @@ Uploads land under ``incoming/`` and verify moves them to the object's key (a co
 inside S3): so what is under an object's key was always verified, an upload never
 overwrites an object being collected, and what was uploaded but never verified is
 found by listing ``incoming/`` alone (``collect``), never the whole store.
+
+Reads: ``head`` (verify), and ``read``/``chunks`` (GetObject), by which media
+answers and archives carry an object's bytes.
 """
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from chalicelib import aws
 from chalicelib.settings import get_settings
@@ -31,6 +36,7 @@ UPLOAD_URL_SECONDS = 3600
 DOWNLOAD_URL_SECONDS = 3600
 # S3 takes at most 5 GiB in one PUT; the basic transfer is one PUT per object.
 S3_SINGLE_PUT_LIMIT = 5 * 1024 ** 3
+READ_CHUNK = 1024 * 1024
 _MISSING = ("404", "NoSuchKey", "NotFound")
 
 
@@ -68,10 +74,38 @@ def upload_url(pool_id: int, oid: str, size: int) -> str:
         "ChecksumSHA256": sha256_header(oid), "ChecksumAlgorithm": "SHA256"})
 
 
-def download_url(pool_id: int, oid: str) -> str:
-    return aws.presigner().generate_presigned_url("get_object", ExpiresIn=DOWNLOAD_URL_SECONDS, Params={
-        "Bucket": get_settings().aws.BUCKET, "Key": key(pool_id, oid),
-        "ResponseContentType": "application/octet-stream"})
+def download_url(pool_id: int, oid: str, *, filename: str | None = None,
+                 attachment: bool = False) -> str:
+    """A presigned GET; ``filename``: the name S3 gives the download (a media file's
+    redirect), inline unless ``attachment``."""
+    params = {"Bucket": get_settings().aws.BUCKET, "Key": key(pool_id, oid),
+              "ResponseContentType": "application/octet-stream"}
+    if filename is not None:
+        kind = "attachment" if attachment else "inline"
+        params["ResponseContentDisposition"] = f"{kind}; filename*=UTF-8''{quote(filename)}"
+    return aws.presigner().generate_presigned_url("get_object", ExpiresIn=DOWNLOAD_URL_SECONDS,
+                                                  Params=params)
+
+
+def read(pool_id: int, oid: str) -> bytes:
+    """The object's bytes (one GetObject): for answers small enough to carry them."""
+    return aws.client("s3").get_object(Bucket=get_settings().aws.BUCKET,
+                                       Key=key(pool_id, oid))["Body"].read()
+
+
+def chunks(pool_id: int, oid: str, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """The object's bytes in pieces of ``size`` (one GetObject, read as it is
+    consumed): an archive copies a large object without holding it whole."""
+    body = aws.client("s3").get_object(Bucket=get_settings().aws.BUCKET,
+                                       Key=key(pool_id, oid))["Body"]
+    try:
+        while True:
+            piece = body.read(size)
+            if not piece:
+                return
+            yield piece
+    finally:
+        body.close()
 
 
 def head(pool_id: int, oid: str, *, incoming: bool = False) -> Stored | None:

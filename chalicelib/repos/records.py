@@ -55,7 +55,8 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "template": bool(repo.template),
         "parent": parent,
         "mirror": bool(repo.mirror),
-        "size": int(repo.size) // 1024,
+        # KiB, as Forgejo's (git and Git LFS objects together: repo_model.Size).
+        "size": (int(repo.size) + int(repo.lfs_size or 0)) // 1024,
         "language": "",
         "languages_url": f"{api_url}/languages",
         "html_url": html_url,

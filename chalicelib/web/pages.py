@@ -13,7 +13,7 @@ from chalicelib.accounts import records as account_records
 from chalicelib.orgs import records as org_records
 from chalicelib.repos import records
 from chalicelib.http import paging
-from chalicelib.http.message import FILE_CSP, ApiRequest, ApiResponse
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import caller, current_repo, repo_record
 from chalicelib.contents.tag_records import tag_record
 from chalicelib.errors import NotFoundError
@@ -152,9 +152,15 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
         readme = present.readme_of(found)
         return render(web, "tree.html", title=f"{path or view.repo.name}", entries=found,
                       readme=readme, **common)
-    text = present.as_text(found.content or b"") if found.kind == "file" else None
+    content = found.content or b""
+    # A Git LFS file shows its object (size, and its text when small), as Forgejo's.
+    lfs = repo_files.lfs_file(view.repo, content) if found.lfs_pointer else None
+    shown = found.kind == "file" and (lfs is None or lfs.content is not None)
+    if lfs is not None:
+        content = lfs.content or b""
+    text = present.as_text(content) if shown else None
     body_html = ""
-    if text is not None and len(found.content or b"") <= present.MAX_SHOWN:
+    if text is not None and len(content) <= present.MAX_SHOWN:
         if found.name.lower().endswith(present.MARKDOWN) and req.arg("display") != "source":
             branch_path = f"{kind}/{quote(ref)}"
             body_html = present.markdown(req, view, [text], mode="file",
@@ -163,7 +169,9 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
         else:
             body_html = present.highlight(found.name, text)
     return render(web, "file.html", title=path, entry=found, body_html=body_html,
-                  is_text=text is not None, **common)
+                  is_text=text is not None, lfs=lfs,
+                  download_kind="media" if found.lfs_pointer else "raw",
+                  **common)
 
 
 def _crumbs(path: str) -> list[tuple[str, str]]:
@@ -171,20 +179,35 @@ def _crumbs(path: str) -> list[tuple[str, str]]:
     return [(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts)]
 
 
-@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
-def raw(req: ApiRequest, web: Web) -> ApiResponse:
-    view = current_repo(req)
-    at, found, ref, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
-                                               repo_files.open_git(view.repo))
+def _file_at(req: ApiRequest, view) -> repo_files.RawFile:
+    """The file the path names, read once (the page's open of the repository)."""
+    _, found, _, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
+                                            repo_files.open_git(view.repo))
     if isinstance(found, list) or found.kind != "file":
         raise NotFoundError(f"not a file: {path}")
-    file = repo_files.raw_file(view.repo, path, at.commit_id)
+    return repo_files.as_raw(path, found.content or b"")
+
+
+@page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
+def raw(req: ApiRequest, web: Web) -> ApiResponse:
+    file = _file_at(req, current_repo(req))
     disposition = "attachment" if req.arg("download") else "inline"
-    return ApiResponse(status=200, body=file.content, headers={
-        "Content-Type": file.content_type,
-        "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(file.name)}",
-        "Content-Security-Policy": FILE_CSP,
-    })
+    return ApiResponse(status=200, body=file.content,
+                       headers=repo_files.download_headers(file, disposition))
+
+
+@page("GET", "/{owner}/{repo}/media/{kind}/{rest:path}", "webRepoMedia", in_repo=True,
+      download=True)
+def media(req: ApiRequest, web: Web) -> ApiResponse:
+    """The raw file, or the Git LFS object its pointer names (the file page links here)."""
+    view = current_repo(req)
+    attachment = bool(req.arg("download"))
+    file = repo_files.media_of(view.repo, _file_at(req, view), attachment=attachment)
+    if file.url is not None:
+        return ApiResponse(status=302, headers={"Location": file.url,
+                                                "Cache-Control": "private, no-store"})
+    return ApiResponse(status=200, body=file.content, headers=repo_files.download_headers(
+        file, "attachment" if attachment else "inline"))
 
 
 def tag_records(view, offset: int, limit: int) -> tuple[list[dict], int]:
