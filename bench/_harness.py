@@ -10,8 +10,9 @@ import contextlib
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,3 +83,24 @@ def report(doc: str, run: Callable[[], dict], show: Callable[[dict], None]) -> i
     else:
         show(result)
     return int(result.get("exit_status", 0))
+
+
+class CallCounter:
+    """Counts the AWS calls made while ``counting()`` is open, by ``service:operation``;
+    ``hook`` goes to ``scene.moto_scene`` (the calls outside a count are not counted)."""
+
+    def __init__(self) -> None:
+        self._open: list[Counter] = []
+
+    def hook(self, model, **_) -> None:
+        if self._open:
+            self._open[-1][f"{model.service_model.service_name}:{model.name}"] += 1
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[Counter]:
+        calls: Counter = Counter()
+        self._open.append(calls)
+        try:
+            yield calls
+        finally:
+            self._open.pop()

@@ -22,7 +22,6 @@ import json
 import math
 import os
 import sys
-from collections import Counter
 
 import _harness
 
@@ -67,14 +66,9 @@ def _stored_pointer_files(s, repo: str, count: int) -> dict[str, bytes]:
 
 
 def run() -> dict:
-    counting: list[Counter] = []
-
-    def hook(model, **_):
-        if counting:
-            counting[-1][f"{model.service_model.service_name}:{model.name}"] += 1
-
+    counter = _harness.CallCounter()
     rows = []
-    with moto_scene("nimbus-lfs-push-bench-", hook) as s:
+    with moto_scene("nimbus-lfs-push-bench-", counter.hook) as s:
         s.build()
         s.call("GET", "/api/v1/users/root", "token")        # per-process costs, not counted
         for count in COUNTS:
@@ -82,12 +76,9 @@ def run() -> dict:
             files = {"bench.txt": s.unique("pushed ").encode(),
                      **_stored_pointer_files(s, repo, count)}
             body = receive_pack_body(files, head_of(s, f"/repos/alice/{repo}"))
-            counting.append(Counter())
-            try:
+            with counter.counting() as calls:
                 status, out = s.call("POST", f"/alice/{repo}.git/git-receive-pack", "token",
                                      data=body, content_type="application/x-git-receive-pack-request")
-            finally:
-                calls = counting.pop()
             ok = status == 200 and f"ok {MAIN}".encode() in out
             rows.append({"pointers": count, "calls": sum(calls.values()),
                          "compared": sum(n for call, n in calls.items()

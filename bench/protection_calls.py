@@ -13,8 +13,6 @@ Exit status 1 when a difference is over ``MOST_ADDED`` (or a request did not suc
 from __future__ import annotations
 
 import sys
-from collections import Counter
-
 import _harness
 
 _harness.use_repo({"NIMBUS__SERVER__ROOT_URL": "http://nimbus.test/",
@@ -66,26 +64,18 @@ def merge(s, protected: bool) -> Req:
 
 
 def run() -> dict:
-    counting: list[Counter] = []
-
-    def hook(model, **_):
-        if counting:
-            counting[-1][f"{model.service_model.service_name}:{model.name}"] += 1
-
+    counter = _harness.CallCounter()
     rows = []
-    with moto_scene("nimbus-protection-bench-", hook) as s:
+    with moto_scene("nimbus-protection-bench-", counter.hook) as s:
         s.build()
         s.call("GET", "/api/v1/users/root", "token")        # per-process costs, not counted
         for what, make in (("push", push), ("merge", merge)):
             for protected in (False, True):
                 req = make(s, protected)
                 target = req.path if what == "push" else "/api/v1" + req.path
-                counting.append(Counter())
-                try:
+                with counter.counting() as calls:
                     status, body = s.call(req.method, target, req.auth, req.body,
                                           data=req.data, content_type=req.content_type)
-                finally:
-                    calls = counting.pop()
                 ok = status == req.expect and (req.expect_body is None or req.expect_body in body)
                 rows.append({"what": what, "protected": protected, "calls": sum(calls.values()),
                              "breakdown": dict(sorted(calls.items())), "ok": ok,

@@ -59,16 +59,21 @@ def test_exemptions_give_a_reason(bench):
     assert all(why.strip() for why in bench["exempt"].values()), bench["exempt"]
 
 
+def bench_script(name: str) -> dict:
+    """What ``bench/<name> --json`` reports (the test fails when it crashed)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / name), "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"bench/{name} crashed (exit {done.returncode}):\n{done.stderr[-4000:]}",
+                    pytrace=False)
+
+
 def test_protection_adds_at_most_one_read_to_a_push_or_a_merge():
     """bench/protection_calls.py: a push to a protected main and a protected merge cost
     at most one call more than the same requests without rules (issue 27)."""
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "protection_calls.py"),
-                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    try:
-        result = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(f"bench/protection_calls.py crashed (exit {done.returncode}):\n"
-                    f"{done.stderr[-4000:]}", pytrace=False)
+    result = bench_script("protection_calls.py")
     failed = [r for r in result["rows"] if not r["ok"]]
     assert not failed, failed
     assert all(n <= result["most_added"] for n in result["added"].values()), result
@@ -77,13 +82,7 @@ def test_protection_adds_at_most_one_read_to_a_push_or_a_merge():
 def test_lfs_pointers_add_two_calls_per_25_to_a_push():
     """bench/lfs_push_calls.py: a push's Git LFS pointers cost one read and one write per
     25 objects, a push without pointers nothing (issue 28)."""
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "lfs_push_calls.py"),
-                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    try:
-        result = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(f"bench/lfs_push_calls.py crashed (exit {done.returncode}):\n"
-                    f"{done.stderr[-4000:]}", pytrace=False)
+    result = bench_script("lfs_push_calls.py")
     failed = [r for r in result["rows"] if not r["ok"]]
     assert not failed, failed
     assert all(n <= result["most_added"][count] for count, n in result["added"].items()), result

@@ -50,15 +50,6 @@ def pool_of(api, token, repo="alice/open") -> int:
     return int(store.get(owner, name).pool_id)
 
 
-@pytest.fixture
-def tokens(api):
-    from tests.conftest import owner_and_writer
-    found = owner_and_writer(api)
-    api.create_user("eve")
-    found["eve"] = api.create_token("eve")
-    return found
-
-
 def pushed(api, tokens, size=1024) -> tuple[bytes, str]:
     """An object uploaded and verified in alice/open."""
     data, oid = blob(size)

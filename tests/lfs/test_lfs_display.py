@@ -15,7 +15,7 @@ import pytest
 
 from chalicelib.lfs import pointers
 from tests.environment import settings_env
-from tests.lfs.test_batch import blob, pool_of, pushed, tokens  # noqa: F401  (fixture)
+from tests.lfs.test_batch import blob, pool_of, pushed
 
 OID = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393"
 V1 = "version https://git-lfs.github.com/spec/v1\n"

@@ -6,30 +6,22 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import zipfile
 
 import httpx
-import pytest
 
-from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - a fixture
+from tests.git_transport.test_git_http import TIMEOUT, git
 from tests.git_transport.test_git_streaming import MB, enforced, remote
-from tests.lfs.test_lfs_git import env, new_repo, server  # noqa: F401 - fixtures
+from tests.lfs.git_support import lfs_work_tree, needs_git_lfs, new_repo
 
-pytestmark = pytest.mark.skipif(shutil.which("git-lfs") is None,
-                                reason="Debian's git-lfs is not installed (`make git-lfs`)")
+pytestmark = needs_git_lfs
 
 
-def test_pushed_lfs_files_in_raw_media_and_archives(server, env, tmp_path):  # noqa: F811
+def test_pushed_lfs_files_in_raw_media_and_archives(server, env, tmp_path):
     new_repo(server, "shown")
     work = tmp_path / "work"
-    git(env, "init", "-q", str(work))
-    git(env, "lfs", "track", "*.bin", cwd=work)
     big, small = os.urandom(2 * MB), os.urandom(1000)
-    (work / "big.bin").write_bytes(big)
-    (work / "small.bin").write_bytes(small)
-    git(env, "add", ".", cwd=work)
-    git(env, "commit", "-q", "-m", "media", cwd=work)
+    lfs_work_tree(env, work, {"big.bin": big, "small.bin": small}, "media")
     with enforced():
         git(env, "push", remote(server, "shown"), "main", cwd=work)
         api = f"{server.url}/api/v1/repos/alice/shown"

@@ -8,62 +8,23 @@ files are a manual run: the same test with a bigger file.)
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 
 import httpx
-import pytest
 
-from chalicelib.settings import ServerSettings
-from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-from tests.git_transport.test_git_streaming import LIMITS, MB, enforced, remote
-from tests.pulls.test_pulls_git import runtime_with_users
+from tests.git_transport.test_git_http import TIMEOUT, git
+from tests.git_transport.test_git_streaming import MB, enforced, remote
+from tests.lfs.git_support import digest, lfs_work_tree, needs_git_lfs, new_repo
 
-pytestmark = pytest.mark.skipif(shutil.which("git-lfs") is None,
-                                reason="Debian's git-lfs is not installed (`make git-lfs`)")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # ROOT_URL left at its default, as `make run` has it: the runtime points it at
-    # itself, so the verify action's URL (built from ROOT_URL) reaches this server.
-    unconfigured = {"NIMBUS__SERVER__ROOT_URL": ServerSettings().ROOT_URL}
-    with runtime_with_users(tmp_path_factory.mktemp("lfs"), {**LIMITS, **unconfigured},
-                            users=("alice", "eve"), events=False) as runtime:
-        yield runtime
-
-
-@pytest.fixture
-def env(git_env):  # noqa: F811 - the imported fixture
-    """test_git_http's git environment with git-lfs's filters in its global config."""
-    git(git_env, "lfs", "install", "--skip-repo")
-    return git_env
-
-
+pytestmark = needs_git_lfs
 MEDIA = "application/vnd.git-lfs+json"
-
-
-def new_repo(server, name, **options):
-    httpx.post(f"{server.url}/api/v1/user/repos", json={"name": name, **options},
-               headers={"Authorization": f"token {server.token}"},
-               timeout=TIMEOUT).raise_for_status()
-
-
-def digest(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_push_then_fresh_clone_gets_the_lfs_files(server, env, tmp_path):
     new_repo(server, "media", private=True)
     work = tmp_path / "work"
-    git(env, "init", "-q", str(work))
-    git(env, "lfs", "track", "*.bin", cwd=work)
-    (work / "big.bin").write_bytes(os.urandom(3 * MB))
-    (work / "small.bin").write_bytes(os.urandom(1000))
-    (work / "README").write_text("not in LFS\n")
-    git(env, "add", ".", cwd=work)
-    git(env, "commit", "-q", "-m", "media", cwd=work)
+    lfs_work_tree(env, work, {"big.bin": os.urandom(3 * MB), "small.bin": os.urandom(1000),
+                              "README": b"not in LFS\n"}, "media")
     # In git: pointers, not the bytes.
     assert git(env, "cat-file", "-p", "HEAD:big.bin", cwd=work).stdout.startswith(
         "version https://git-lfs.github.com/spec/v1\n")
@@ -91,11 +52,7 @@ def test_push_then_fresh_clone_gets_the_lfs_files(server, env, tmp_path):
 def test_a_reader_cannot_push_lfs_objects(server, env, tmp_path):
     new_repo(server, "guarded")
     work = tmp_path / "work"
-    git(env, "init", "-q", str(work))
-    git(env, "lfs", "track", "*.bin", cwd=work)
-    (work / "x.bin").write_bytes(os.urandom(2000))
-    git(env, "add", ".", cwd=work)
-    git(env, "commit", "-q", "-m", "x", cwd=work)
+    lfs_work_tree(env, work, {"x.bin": os.urandom(2000)})
     host = server.url.split("://", 1)[1]
     stranger = f"http://eve:{server.tokens['eve']}@{host}/alice/guarded.git"
     git(env, "remote", "add", "stranger", stranger, cwd=work)
@@ -108,11 +65,7 @@ def test_a_reader_cannot_push_lfs_objects(server, env, tmp_path):
 def test_a_push_whose_lfs_objects_were_never_uploaded_is_refused(server, env, tmp_path):
     new_repo(server, "skipped")
     work = tmp_path / "work"
-    git(env, "init", "-q", str(work))
-    git(env, "lfs", "track", "*.bin", cwd=work)
-    (work / "x.bin").write_bytes(os.urandom(5000))
-    git(env, "add", ".", cwd=work)
-    git(env, "commit", "-q", "-m", "x", cwd=work)
+    lfs_work_tree(env, work, {"x.bin": os.urandom(5000)})
     # The pre-push hook skipped (as a client without git-lfs would): only pointers go.
     skipped = {**env, "GIT_LFS_SKIP_PUSH": "1"}
     refused = git(skipped, "push", remote(server, "skipped"), "main", cwd=work, check=False)

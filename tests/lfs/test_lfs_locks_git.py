@@ -7,32 +7,13 @@ goes through."""
 from __future__ import annotations
 
 import os
-import shutil
 
 import httpx
-import pytest
 
-from chalicelib.settings import ServerSettings
-from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-from tests.git_transport.test_git_streaming import LIMITS
-from tests.pulls.test_pulls_git import runtime_with_users
+from tests.git_transport.test_git_http import TIMEOUT, git
+from tests.lfs.git_support import lfs_work_tree, needs_git_lfs
 
-pytestmark = pytest.mark.skipif(shutil.which("git-lfs") is None,
-                                reason="Debian's git-lfs is not installed (`make git-lfs`)")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    unconfigured = {"NIMBUS__SERVER__ROOT_URL": ServerSettings().ROOT_URL}
-    with runtime_with_users(tmp_path_factory.mktemp("lfs-locks"), {**LIMITS, **unconfigured},
-                            users=("alice", "eve"), events=False) as runtime:
-        yield runtime
-
-
-@pytest.fixture
-def env(git_env):  # noqa: F811 - the imported fixture
-    git(git_env, "lfs", "install", "--skip-repo")
-    return git_env
+pytestmark = needs_git_lfs
 
 
 def url_of(server, user: str, name: str) -> str:
@@ -50,12 +31,7 @@ def test_a_locked_file_cannot_be_pushed_by_another_user_until_unlocked(server, e
     api(server, "PUT", "/repos/alice/game/collaborators/eve",
         json={"permission": "write"}).raise_for_status()
     mine = tmp_path / "alice"
-    git(env, "init", "-q", str(mine))
-    git(env, "lfs", "track", "*.bin", cwd=mine)
-    (mine / "f.bin").write_bytes(os.urandom(2000))
-    (mine / "g.bin").write_bytes(os.urandom(2000))
-    git(env, "add", ".", cwd=mine)
-    git(env, "commit", "-q", "-m", "assets", cwd=mine)
+    lfs_work_tree(env, mine, {"f.bin": os.urandom(2000), "g.bin": os.urandom(2000)}, "assets")
     git(env, "remote", "add", "origin", url_of(server, "alice", "game"), cwd=mine)
     git(env, "push", "-q", "origin", "main", cwd=mine)
 
@@ -102,11 +78,7 @@ def test_a_locked_file_cannot_be_pushed_by_another_user_until_unlocked(server, e
 def test_the_lock_holder_pushes_freely(server, env, tmp_path):
     api(server, "POST", "/user/repos", json={"name": "solo"}).raise_for_status()
     mine = tmp_path / "alice"
-    git(env, "init", "-q", str(mine))
-    git(env, "lfs", "track", "*.bin", cwd=mine)
-    (mine / "f.bin").write_bytes(os.urandom(1000))
-    git(env, "add", ".", cwd=mine)
-    git(env, "commit", "-q", "-m", "one", cwd=mine)
+    lfs_work_tree(env, mine, {"f.bin": os.urandom(1000)}, "one")
     git(env, "remote", "add", "origin", url_of(server, "alice", "solo"), cwd=mine)
     git(env, "push", "-q", "origin", "main", cwd=mine)
     git(env, "lfs", "lock", "f.bin", cwd=mine)
@@ -125,12 +97,7 @@ def test_a_branch_brought_up_to_date_with_the_lock_holders_change_is_no_edit(ser
     api(server, "PUT", "/repos/alice/merged/collaborators/eve",
         json={"permission": "write"}).raise_for_status()
     mine = tmp_path / "alice"
-    git(env, "init", "-q", str(mine))
-    git(env, "lfs", "track", "*.bin", cwd=mine)
-    for name in ("f.bin", "g.bin"):
-        (mine / name).write_bytes(os.urandom(1000))
-    git(env, "add", ".", cwd=mine)
-    git(env, "commit", "-q", "-m", "one", cwd=mine)
+    lfs_work_tree(env, mine, {"f.bin": os.urandom(1000), "g.bin": os.urandom(1000)}, "one")
     git(env, "remote", "add", "origin", url_of(server, "alice", "merged"), cwd=mine)
     git(env, "push", "-q", "origin", "main", cwd=mine)
     theirs = tmp_path / "eve"

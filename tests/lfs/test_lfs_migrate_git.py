@@ -9,41 +9,24 @@ migration's downloads come from the remote's presigned URLs, and the clone's too
 from __future__ import annotations
 
 import os
-import shutil
 
 import httpx
-import pytest
 
-from chalicelib.settings import ServerSettings
-from tests.git_transport.test_git_http import TIMEOUT, git, git_env  # noqa: F401 - git_env: a fixture
-from tests.git_transport.test_git_streaming import LIMITS, MB, enforced, remote
-from tests.lfs.test_lfs_git import digest, env, new_repo  # noqa: F401 - env: a fixture
-from tests.pulls.test_pulls_git import runtime_with_users
+from tests.git_transport.test_git_http import TIMEOUT, git
+from tests.git_transport.test_git_streaming import MB, enforced, remote
+from tests.lfs.git_support import digest, lfs_work_tree, needs_git_lfs, new_repo
 
-pytestmark = pytest.mark.skipif(shutil.which("git-lfs") is None,
-                                reason="Debian's git-lfs is not installed (`make git-lfs`)")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # The runtime migrates from itself, on 127.0.0.1: local networks allowed.
-    settings = {**LIMITS, "NIMBUS__SERVER__ROOT_URL": ServerSettings().ROOT_URL,
-                "NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS": "true"}
-    with runtime_with_users(tmp_path_factory.mktemp("lfs-migrate"), settings,
-                            users=("alice",), events=False) as runtime:
-        yield runtime
+pytestmark = needs_git_lfs
+# The runtime migrates from itself, on 127.0.0.1: local networks allowed.
+RUNTIME_SETTINGS = {"NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS": "true"}
+RUNTIME_USERS = ("alice",)
 
 
-def test_a_migrated_repository_serves_its_lfs_files(server, env, tmp_path):  # noqa: F811
+def test_a_migrated_repository_serves_its_lfs_files(server, env, tmp_path):
     new_repo(server, "source", private=True)
     work = tmp_path / "work"
-    git(env, "init", "-q", str(work))
-    git(env, "lfs", "track", "*.bin", cwd=work)
-    (work / "big.bin").write_bytes(os.urandom(3 * MB))
-    (work / "small.bin").write_bytes(os.urandom(1000))
-    (work / "README").write_text("not in LFS\n")
-    git(env, "add", ".", cwd=work)
-    git(env, "commit", "-q", "-m", "media", cwd=work)
+    lfs_work_tree(env, work, {"big.bin": os.urandom(3 * MB), "small.bin": os.urandom(1000),
+                              "README": b"not in LFS\n"}, "media")
     with enforced():
         git(env, "push", remote(server, "source"), "main", cwd=work)
         migrated = httpx.post(

@@ -13,7 +13,6 @@ from chalicelib.lfs import collect, s3_objects
 from chalicelib.lfs.store import LfsObject, object_key
 from chalicelib.store import outbox
 from tests.lfs.test_batch import batch, blob, lfs, pool_of, pushed, upload_to_s3
-from tests.lfs.test_batch import tokens  # noqa: F401 - a fixture
 from tests.test_iam import bench_git
 
 GRACE = 86_400
