@@ -5,6 +5,8 @@ them to these.  Handlers may raise these directly for HTTP-only concerns.
 """
 from __future__ import annotations
 
+from chalicelib import errors as service_errors
+
 
 class ApiError(Exception):
     status = 500
@@ -114,3 +116,26 @@ class PlainTextError(ApiError):
     def __init__(self, status: int, message: str, headers: dict | None = None):
         super().__init__(message, headers=headers)
         self.status = status
+
+
+# Domain errors (chalicelib/errors.py) as the API answers them.
+SERVICE_ERRORS = (
+    (service_errors.NotFoundError, lambda e: NotFound(errors=[e.message])),
+    (service_errors.PermissionDenied, lambda e: Forbidden(e.message)),
+    (service_errors.InvalidInput, lambda e: ValidationFailed(e.message)),
+    (service_errors.AlreadyExists, lambda e: ValidationFailed(e.message)),
+    (service_errors.BadInput, lambda e: BadRequest(e.message)),
+    (service_errors.ConflictError, lambda e: Conflict(e.message)),
+    (service_errors.NotAllowed, lambda e: MethodNotAllowed(e.message)),
+    (service_errors.ArchivedRepository, lambda e: Locked(e.message)),
+    (service_errors.QuotaExceeded, lambda e: QuotaExceeded(e.user_id, e.username)),
+    (service_errors.TooLarge, lambda e: PayloadTooLarge(e.message)),
+)
+
+
+def api_error_of(err: service_errors.ServiceError) -> ApiError:
+    """The API's answer to a domain error (its status and Forgejo's shape)."""
+    for kind, make in SERVICE_ERRORS:
+        if isinstance(err, kind):
+            return make(err)
+    raise err  # pragma: no cover - every ServiceError subclass is mapped above

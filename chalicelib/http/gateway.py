@@ -30,20 +30,6 @@ API_PREFIX = "/api/v1"
 # inflated gzip body is capped so a small bomb cannot exhaust memory.
 MAX_INFLATED_BODY = 1 << 30
 
-_SERVICE_ERRORS = (
-    (service_errors.NotFoundError, lambda e: api_errors.NotFound(errors=[e.message])),
-    (service_errors.PermissionDenied, lambda e: api_errors.Forbidden(e.message)),
-    (service_errors.InvalidInput, lambda e: api_errors.ValidationFailed(e.message)),
-    (service_errors.AlreadyExists, lambda e: api_errors.ValidationFailed(e.message)),
-    (service_errors.BadInput, lambda e: api_errors.BadRequest(e.message)),
-    (service_errors.ConflictError, lambda e: api_errors.Conflict(e.message)),
-    (service_errors.NotAllowed, lambda e: api_errors.MethodNotAllowed(e.message)),
-    (service_errors.ArchivedRepository, lambda e: api_errors.Locked(e.message)),
-    (service_errors.QuotaExceeded, lambda e: api_errors.QuotaExceeded(e.user_id, e.username)),
-    (service_errors.TooLarge, lambda e: api_errors.PayloadTooLarge(e.message)),
-)
-
-
 def _header_items(event: dict) -> list[tuple[str, str]]:
     multi = event.get("multiValueHeaders") or {}
     if multi:
@@ -177,12 +163,7 @@ def handle(req: ApiRequest, event: dict) -> ApiResponse:
     except api_errors.ApiError as err:
         response = _error_response(err, settings)
     except service_errors.ServiceError as err:
-        for kind, make in _SERVICE_ERRORS:
-            if isinstance(err, kind):
-                response = _error_response(make(err), settings)
-                break
-        else:  # pragma: no cover - every ServiceError subclass is mapped above
-            raise
+        response = _error_response(api_errors.api_error_of(err), settings)
     except Exception as exc:  # noqa: BLE001 - the one place unexpected errors become a 500
         if _item_too_large(exc):
             # The input rules bound each text, but several near-limit texts (or their

@@ -15,7 +15,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.lfs import lock_records, locks, records
 from chalicelib.lfs.lock_options import LfsLockCreateOption, LfsLockVerifyOption, LfsUnlockOption
-from chalicelib.lfs.routes import LFS, LfsError
+from chalicelib.lfs.routes import LFS, LfsError, lfs_errors
 from chalicelib.repos.request import GitRefusal, git_repo
 from chalicelib.repos.views import RepoView
 
@@ -57,6 +57,7 @@ def _limit(req: ApiRequest) -> int | None:
               Param("limit", "integer", "page size (at most LFS_LOCKS_PAGING_NUM)")),
        responses={200: "LfsLockList", 401: "unauthorized", 403: "forbidden",
                   404: "notFound", 422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_list_locks(req: ApiRequest) -> ApiResponse:
     view = _lock_view(req, write=False, action="list")
     found, following = locks.find(view, lock_id=req.arg("id"), path=req.arg("path"),
@@ -68,6 +69,7 @@ def lfs_list_locks(req: ApiRequest) -> ApiResponse:
        summary="Git LFS: lock a path (409 with the lock that holds it)",
        responses={201: "LfsLock", 401: "unauthorized", 403: "forbidden", 404: "notFound",
                   409: "conflict", 422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_create_lock(req: ApiRequest) -> ApiResponse:
     view = _lock_view(req, write=True, action="create")
     option = req.option(LfsLockCreateOption)
@@ -85,6 +87,7 @@ def lfs_create_lock(req: ApiRequest) -> ApiResponse:
        summary="Git LFS: a page of the locks, the caller's (ours) and the others' (theirs)",
        responses={200: "LfsLockListVerify", 401: "unauthorized", 403: "forbidden",
                   404: "notFound", 422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_verify_locks(req: ApiRequest) -> ApiResponse:
     view = _lock_view(req, write=True, action="verify")
     option = req.option(LfsLockVerifyOption, required=False)
@@ -96,6 +99,7 @@ def lfs_verify_locks(req: ApiRequest) -> ApiResponse:
        summary="Git LFS: remove a lock (another user's: force, by a repository admin)",
        responses={200: "LfsLock", 401: "unauthorized", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_unlock(req: ApiRequest) -> ApiResponse:
     view = _lock_view(req, write=True, action="delete")
     option = req.option(LfsUnlockOption, required=False)

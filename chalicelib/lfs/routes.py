@@ -11,8 +11,11 @@ shows.
 """
 from __future__ import annotations
 
+import functools
+
+from chalicelib.errors import ServiceError
 from chalicelib.http import auth, router
-from chalicelib.http.errors import ApiError
+from chalicelib.http.errors import ApiError, api_error_of
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import route
 from chalicelib.lfs import records, service
@@ -43,6 +46,19 @@ class LfsError(ApiError):
         self.status = status
 
 
+def lfs_errors(handler):
+    """A handler whose domain errors answer in Git LFS's shape: git-lfs shows a
+    ``message`` (Forgejo's API shape would put the reason in ``errors``, unseen)."""
+    @functools.wraps(handler)
+    def answered(req: ApiRequest) -> ApiResponse:
+        try:
+            return handler(req)
+        except ServiceError as err:
+            answer = api_error_of(err)
+            raise LfsError(answer.status, err.message or answer.message) from None
+    return answered
+
+
 def _authorize(req: ApiRequest, *, write: bool) -> RepoView:
     try:
         return git_repo(req, write=write)
@@ -61,6 +77,7 @@ def _answer(data: dict) -> ApiResponse:
        summary="Git LFS batch API: presigned S3 URLs to upload or download objects",
        responses={200: "LfsBatch", 401: "unauthorized", 403: "forbidden", 404: "notFound",
                   409: "conflict", 413: "error", 422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_batch(req: ApiRequest) -> ApiResponse:
     option = req.option(LfsBatchOption)
     view = _authorize(req, write=option.operation == "upload")
@@ -72,6 +89,7 @@ def lfs_batch(req: ApiRequest) -> ApiResponse:
        summary="Git LFS verify: record an uploaded object once S3 holds its exact bytes",
        responses={200: "LfsPointer", 401: "unauthorized", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **LFS)
+@lfs_errors
 def lfs_verify(req: ApiRequest) -> ApiResponse:
     option = req.option(LfsVerifyOption)
     view = _authorize(req, write=True)

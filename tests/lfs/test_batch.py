@@ -233,3 +233,11 @@ def test_local_backend_checks_the_sha256_as_s3_does():
     status, _, body = bad_digest(put, data + b"!")
     assert status.startswith("400") and b"BadDigest" in body
     assert bad_digest({"REQUEST_METHOD": "PUT"}, data) is None
+
+
+def test_errors_answer_in_git_lfs_shape_with_the_reason_in_message(api, tokens):
+    """git-lfs prints ``message``: the reason must be there, not in Forgejo's ``errors``."""
+    _, oid = blob(50)
+    r = lfs(api, VERIFY, {"oid": oid, "size": 50}, token=tokens["alice"])
+    assert r.status == 404 and r.headers["content-type"].startswith(MEDIA), r
+    assert r.json == {"message": f"Object {oid} was not uploaded"}, r.json
