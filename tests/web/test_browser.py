@@ -2,7 +2,8 @@
 against the local runtime with its event pipeline: sign in, create a repository, read a
 file, open an issue and comment, make a token, push a branch with git, open and merge a
 pull request, and see the change on the default branch; a stranger and a signed-out
-browser get 404 pages for a private repository.
+browser get 404 pages for a private repository; a file kept in Git LFS shows as its
+content.
 
 ``NIMBUS_SCREENSHOTS=1`` rewrites docs/screenshots/*.png from this run.
 """
@@ -183,3 +184,41 @@ def test_approve_a_pull_request_and_comment_on_a_line(server, browsers):
     found = httpx.get(f"{api}/pulls/{number}/reviews", auth=auth, timeout=TIMEOUT).json()
     assert [(r["user"]["login"], r["state"]) for r in found] == [("carol", "COMMENT"),
                                                                  ("carol", "APPROVED")]
+
+
+def test_a_git_lfs_file_in_the_page(server, browsers):
+    """A text file kept in Git LFS (uploaded through the batch API's presigned URL,
+    verified, its pointer committed): the page shows its content and its real size,
+    says where it is stored, and its Raw link answers the object, not the pointer."""
+    import base64
+    import hashlib
+
+    auth = ("alice", USERS["alice"])
+    httpx.post(f"{server.url}/api/v1/user/repos", auth=auth, timeout=TIMEOUT,
+               json={"name": "notes", "auto_init": True}).raise_for_status()
+    data = ("A line kept in Git LFS.\n" * 400).encode()
+    oid = hashlib.sha256(data).hexdigest()
+    lfs = f"{server.url}/alice/notes.git/info/lfs"
+    media = {"Content-Type": "application/vnd.git-lfs+json"}
+    [upload] = httpx.post(f"{lfs}/objects/batch", auth=auth, headers=media, timeout=TIMEOUT, json={
+        "operation": "upload", "objects": [{"oid": oid, "size": len(data)}]}).json()["objects"]
+    action = upload["actions"]["upload"]
+    httpx.put(action["href"], content=data, headers=action.get("header", {}),
+              timeout=TIMEOUT).raise_for_status()
+    httpx.post(f"{lfs}/verify", auth=auth, headers=media, timeout=TIMEOUT,
+               json={"oid": oid, "size": len(data)}).raise_for_status()
+    pointer = (f"version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\n"
+               f"size {len(data)}\n").encode()
+    httpx.post(f"{server.url}/api/v1/repos/alice/notes/contents/kept.txt", auth=auth,
+               timeout=TIMEOUT, json={"content": base64.b64encode(pointer).decode()}
+               ).raise_for_status()
+    alice = browsers()
+    alice.sign_in("alice", USERS["alice"])
+    alice.open("/alice/notes/src/branch/main/kept.txt")
+    head = alice.text(".box .head")
+    assert "Stored with Git LFS" in head and "9.4 KiB" in head, head
+    assert "A line kept in Git LFS." in alice.text(".box")
+    assert "oid sha256" not in alice.text(".box")
+    raw = alice.css(".box .head .counts a:nth-of-type(1)").get_attribute("href")
+    assert "/media/branch/main/kept.txt" in raw, raw
+    assert httpx.get(raw, timeout=TIMEOUT, follow_redirects=True).content == data
