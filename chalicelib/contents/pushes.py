@@ -205,6 +205,7 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
         refused = refusal(repo, git, changes, actor)
         if refused is not None:
             raise RefProtected(refused)
+        _record_lfs_needs(repo, git)
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
                        creates_repo=creates_repo)
     for ref, _, new in changes:
@@ -225,6 +226,17 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
     if announce:
         change.events.extend(_push_events(change, actor))
     return change
+
+
+def _record_lfs_needs(repo: Repo, git: NimbusRepo) -> None:
+    """A user's change that writes Git LFS pointers (a file made through the contents
+    API): the repository needs their objects from now on, so no collection takes them.
+    Not refused when an object is missing, as Forgejo takes any file there; a git push
+    has its own, stricter gate (``lfs.gate``, before its refs move)."""
+    if git.object_store.lfs_pointers:
+        from chalicelib.lfs import needs
+
+        needs.add(repo, git.object_store.lfs_pointers)
 
 
 def _has_branches(git, changes: list[Update]) -> bool:

@@ -245,3 +245,19 @@ def test_two_repositories_of_one_owner_racing_count_the_object_once(api, tokens,
     owned = need_store.OwnerNeed.get(*need_store.owner_need_key(
         account_id(api, "alice"), int(other.pool_id), oid), consistent_read=True)
     assert owned.repo_ids == {int(repo.id) for repo in repos}
+
+
+def test_a_pointer_made_through_the_contents_api_keeps_its_object(api, tokens):
+    """The object a pointer file written through the API names is needed from then on:
+    the collection leaves it, and the owner's quota counts it."""
+    import base64
+
+    alice = tokens["alice"]
+    pool = pool_of(api, alice)
+    _, oid = pushed(api, tokens, size=1500)
+    r = api.post("/repos/alice/open/contents/kept.bin", token=alice, json={
+        "content": base64.b64encode(pointer(oid, 1500)).decode(), "message": "kept"})
+    assert r.status == 201, r
+    assert record(pool, oid).gsi2pk is None
+    assert collect.collect(time.time() + GRACE + 60) == 0 and in_s3(pool, oid)
+    assert usage(account_id(api, "alice")) == 1500
