@@ -26,14 +26,21 @@ def api(server, method: str, path: str, **kw) -> httpx.Response:
                          headers={"Authorization": f"token {server.tokens['alice']}"}, **kw)
 
 
-def test_a_locked_file_cannot_be_pushed_by_another_user_until_unlocked(server, env, tmp_path):
-    api(server, "POST", "/user/repos", json={"name": "game"}).raise_for_status()
-    api(server, "PUT", "/repos/alice/game/collaborators/eve",
+def shared_repo(server, env, tmp_path, name: str):
+    """alice's repository ``name`` with eve as a writer, f.bin and g.bin pushed from
+    alice's work tree (returned)."""
+    api(server, "POST", "/user/repos", json={"name": name}).raise_for_status()
+    api(server, "PUT", f"/repos/alice/{name}/collaborators/eve",
         json={"permission": "write"}).raise_for_status()
     mine = tmp_path / "alice"
     lfs_work_tree(env, mine, {"f.bin": os.urandom(2000), "g.bin": os.urandom(2000)}, "assets")
-    git(env, "remote", "add", "origin", url_of(server, "alice", "game"), cwd=mine)
+    git(env, "remote", "add", "origin", url_of(server, "alice", name), cwd=mine)
     git(env, "push", "-q", "origin", "main", cwd=mine)
+    return mine
+
+
+def test_a_locked_file_cannot_be_pushed_by_another_user_until_unlocked(server, env, tmp_path):
+    mine = shared_repo(server, env, tmp_path, "game")
 
     locked = git(env, "lfs", "lock", "f.bin", cwd=mine)
     assert "Locked f.bin" in locked.stdout + locked.stderr, locked
@@ -93,13 +100,7 @@ def test_a_branch_brought_up_to_date_with_the_lock_holders_change_is_no_edit(ser
     """alice locks f.bin and changes it on main; eve merges main into her branch (which
     changed g.bin only): her push carries alice's f.bin, as main has it, and goes
     through; a change of her own to f.bin would not."""
-    api(server, "POST", "/user/repos", json={"name": "merged"}).raise_for_status()
-    api(server, "PUT", "/repos/alice/merged/collaborators/eve",
-        json={"permission": "write"}).raise_for_status()
-    mine = tmp_path / "alice"
-    lfs_work_tree(env, mine, {"f.bin": os.urandom(1000), "g.bin": os.urandom(1000)}, "one")
-    git(env, "remote", "add", "origin", url_of(server, "alice", "merged"), cwd=mine)
-    git(env, "push", "-q", "origin", "main", cwd=mine)
+    mine = shared_repo(server, env, tmp_path, "merged")
     theirs = tmp_path / "eve"
     git(env, "clone", "-q", url_of(server, "eve", "merged"), str(theirs))
     git(env, "checkout", "-q", "-b", "topic", cwd=theirs)
