@@ -101,6 +101,9 @@ def resources(settings) -> dict:
     # A lane run stops taking deliveries after RUN_SECONDS (45) and one attempt takes at
     # most DELIVER_TIMEOUT: within this timeout, itself within the queue's visibility
     # timeout (120), so a message is not handed to a second worker while the first runs.
+    # The LFS collection works through idle objects a page at a time; a run cut short
+    # leaves the rest (and any object it had marked) to the next hour's.
+    out["LfsCollect"]["Properties"]["Timeout"] = 900
     out["WebhookWorker"]["Properties"]["Timeout"] = 100
     out.update(streaming_resources(env, settings))
     # Bundles of large pushes that were uploaded and never applied (git_transport/large_push.py).
