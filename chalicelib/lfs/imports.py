@@ -23,20 +23,19 @@ until then, as an upload does until its push).
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from chalicelib import aws
-from chalicelib.errors import ConditionFailed
 from chalicelib.lfs import s3_objects, store
-from chalicelib.lfs.service import max_object_size
+from chalicelib.lfs.service import (POOL_GONE, RECORDED, REFUSED, max_object_size,
+                                     record_upload)
 from chalicelib.settings import get_settings
-from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.lfs")
 
-RECORDED, REFUSED, POOL_GONE = "recorded", "refused", "pool gone"
+__all__ = ["Plan", "plan", "put", "record", "store_object", "discard_pool",
+           "RECORDED", "REFUSED", "POOL_GONE"]
 
 
 @dataclass
@@ -77,30 +76,8 @@ def put(pool_id: int, oid: str, size: int, file: BinaryIO) -> None:
 
 
 def record(pool_id: int, oid: str, size: int) -> str:
-    """Record a ``put`` object: ``RECORDED`` (or recorded already with this size: the
-    bytes are the same, the id is their hash), ``REFUSED`` when the pool's object is
-    being collected or has another size, ``POOL_GONE`` when its repositories were
-    deleted meanwhile.  Only a recorded upload is moved to the object's key."""
-    pool_id = int(pool_id)
-    item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid), consistent=True)
-    if item is None:
-        s3_objects.accept_incoming(pool_id, oid)
-        try:
-            with unit_of_work.writing():
-                store.stage_record(pool_id, oid, int(size), int(time.time()))
-            return RECORDED
-        except ConditionFailed as failed:
-            if failed.label == store.POOL:
-                return POOL_GONE
-            if failed.label != store.OBJECT:
-                raise
-            item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid),
-                                    consistent=True)
-    else:
-        s3_objects.delete_key(s3_objects.incoming_key(pool_id, oid))
-    if item is None or not item.usable or int(item.size) != int(size):
-        return REFUSED
-    return RECORDED
+    """Record a ``put`` object as verify records an upload (``service.record_upload``)."""
+    return record_upload(pool_id, oid, size)
 
 
 def store_object(pool_id: int, oid: str, size: int, file: BinaryIO) -> str:

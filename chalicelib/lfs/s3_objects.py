@@ -133,7 +133,7 @@ def accept_incoming(pool_id: int, oid: str) -> None:
 
 
 def delete(pool_id: int, oid: str) -> None:
-    aws.client("s3").delete_object(Bucket=get_settings().aws.BUCKET, Key=key(pool_id, oid))
+    delete_key(key(pool_id, oid))
 
 
 def stale_incoming(before: float, page: int = 1000):

@@ -191,16 +191,46 @@ def verify(view: RepoView, option: LfsVerifyOption) -> None:
     if stored.sha256 != s3_objects.sha256_header(option.oid):
         raise InvalidInput(f"Object {option.oid}: the stored bytes do not have this "
                            "SHA-256; upload them again through the batch API's URL")
-    s3_objects.accept_incoming(pool_id, option.oid)
-    try:
-        with unit_of_work.writing():
-            store.stage_record(pool_id, option.oid, option.size, int(time.time()))
-    except ConditionFailed as failed:
-        if failed.label == store.POOL:
-            raise NotFoundError("the repository was deleted") from None
-        if failed.label != store.OBJECT:
-            raise
-        _recorded(pool_id, option.oid)   # recorded meanwhile: fine unless being collected
+    outcome = record_upload(pool_id, option.oid, option.size, absent=True)
+    if outcome == POOL_GONE:
+        raise NotFoundError("the repository was deleted")
+    if outcome == REFUSED:
+        _recorded(pool_id, option.oid)   # 409 while being collected
+        raise InvalidInput(f"Object {option.oid} is recorded with another size")
+
+
+RECORDED, REFUSED, POOL_GONE = "recorded", "refused", "pool gone"
+
+
+def record_upload(pool_id: int, oid: str, size: int, *, absent: bool = False) -> str:
+    """Record an upload whose bytes were checked (verify; an import): it moves from
+    ``incoming/`` to the object's key and its item is written, idle until a push needs
+    it.  ``RECORDED`` (or recorded already with this size: the bytes are the same, the
+    id is their hash), ``REFUSED`` when the pool's object is being collected or has
+    another size, ``POOL_GONE`` when the pool's repositories were deleted meanwhile.
+    Only an upload that is recorded moves to the object's key.  ``absent``: the caller
+    has just read that the pool has no such object (saves reading it again)."""
+    pool_id = int(pool_id)
+    item = None if absent else unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid),
+                                                consistent=True)
+    if item is None:
+        s3_objects.accept_incoming(pool_id, oid)
+        try:
+            with unit_of_work.writing():
+                store.stage_record(pool_id, oid, int(size), int(time.time()))
+            return RECORDED
+        except ConditionFailed as failed:
+            if failed.label == store.POOL:
+                return POOL_GONE
+            if failed.label != store.OBJECT:
+                raise
+            item = unit_of_work.get(store.LfsObject, store.object_key(pool_id, oid),
+                                    consistent=True)
+    else:
+        s3_objects.delete_key(s3_objects.incoming_key(pool_id, oid))
+    if item is None or not item.usable or int(item.size) != int(size):
+        return REFUSED
+    return RECORDED
 
 
 def _recorded(pool_id: int, oid: str) -> store.LfsObject | None:
