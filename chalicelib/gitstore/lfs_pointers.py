@@ -39,8 +39,8 @@ def parse(data: bytes) -> Pointer | None:
     line ``key value`` ending in a newline, ``version`` first, the other keys (extension
     keys such as ``ext-0-foo`` too) in ascending order, keys of ``[a-z0-9.-]``, ``oid``
     ``sha256:`` and 64 lower-case hex characters, ``size`` decimal digits, UTF-8."""
-    if not 0 < len(data) < MAX_POINTER_SIZE or not data.endswith(b"\n") or b"\r" in data:
-        return None
+    if not looks_like_pointer(data) or not data.endswith(b"\n") or b"\r" in data:
+        return None     # most small files end here, on the version line
     pairs = []
     for line in data[:-1].split(b"\n"):
         key, sep, value = line.partition(b" ")

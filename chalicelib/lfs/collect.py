@@ -35,10 +35,7 @@ def collect(now: float | None = None) -> int:
     for item in store.idle_before(before):
         if _collect_one(item):
             removed += 1
-    for key in s3_objects.stale_incoming(before):
-        s3_objects.delete_key(key)
-        removed += 1
-    return removed
+    return removed + s3_objects.delete_keys(s3_objects.stale_incoming(before))
 
 
 def _collect_one(seen: store.LfsObject) -> bool:

@@ -148,5 +148,10 @@ def stale_incoming(before: float, page: int = 1000):
                 yield entry["Key"]
 
 
+def delete_keys(object_keys) -> int:
+    """Delete keys, 1,000 a request (how many were asked for)."""
+    return aws.delete_objects(get_settings().aws.BUCKET, object_keys)
+
+
 def delete_key(object_key: str) -> None:
     aws.client("s3").delete_object(Bucket=get_settings().aws.BUCKET, Key=object_key)
