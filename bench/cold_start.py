@@ -164,7 +164,7 @@ def whole_scene(tmp: Path) -> tuple[dict, Path, object]:
     ensure_resources()
     from app import app
     from chalicelib.local.events import build_event, read_result
-    from chalicelib.accounts.service import ensure_admin
+    from chalicelib.accounts import ensure_admin
 
     def call(method, target, headers, body=None):
         status, _, out = read_result(app(build_event(

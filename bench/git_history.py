@@ -139,7 +139,7 @@ def main() -> int:
     import httpx
 
     from chalicelib.local.runtime import LocalRuntime
-    from chalicelib.accounts.service import ensure_admin
+    from chalicelib.accounts import ensure_admin
     from tests.git_backend import serve_http_backend
 
     results = []

@@ -217,7 +217,7 @@ def main() -> int:
         # Nimbus: the local runtime (same handler code as Lambda) on moto.
         with LocalRuntime(port=0, data_dir=work / "data", access_log=False,
                           snapshot_interval=3600) as rt:
-            from chalicelib.accounts.service import ensure_admin
+            from chalicelib.accounts import ensure_admin
 
             ensure_admin("bench", "bench-password", "bench@example.com")
             api = f"{rt.url}/api/v1"

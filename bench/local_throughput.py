@@ -171,7 +171,7 @@ def serve() -> None:
     with tempfile.TemporaryDirectory(prefix="nimbus-throughput-") as data_dir:
         runtime = LocalRuntime(port=0, data_dir=data_dir, access_log=False)
         runtime.prepare()
-        from chalicelib.accounts.service import ensure_admin
+        from chalicelib.accounts import ensure_admin
 
         ensure_admin(ADMIN[0], ADMIN[1], "root@example.test")
         for schedule in SCHEDULES:

@@ -47,9 +47,9 @@ def _owner_id(kind: str, name: str) -> int:
 
         owner, repo = name.split("/")
         return int(repo_store.get(owner, repo).id)
-    from chalicelib.accounts import store as account_store
+    from chalicelib import accounts
 
-    return int(account_store.get_by_name(name).id)
+    return int(accounts.account_by_name(name).id)
 
 
 def repo_delivery(s) -> tuple[int, int]:

@@ -175,7 +175,7 @@ class Scene:
         return name
 
     def build(self) -> None:
-        from chalicelib.accounts.service import ensure_admin
+        from chalicelib.accounts import ensure_admin
 
         ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
         self.tokens["admin"] = self.must("POST", f"/users/{ADMIN[0]}/tokens", "root-basic",

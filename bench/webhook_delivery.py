@@ -114,7 +114,7 @@ def main() -> int:
             LocalRuntime(port=0, data_dir=data, access_log=False, sync_journal=os.environ.get("NOSYNC") is None) as runtime:
         for task in EventPipeline().tasks() + WebhookWorker().tasks():
             runtime.add_background(task)
-        from chalicelib.accounts.service import ensure_admin
+        from chalicelib.accounts import ensure_admin
 
         ensure_admin(ADMIN[0], ADMIN[1], "root@example.com")
         base = runtime.url + "/api/v1"

@@ -210,8 +210,8 @@ def describe_failure(exc: BaseException) -> str:
 
 def _create_user(args) -> int:
     from chalicelib.errors import ServiceError
-    from chalicelib.accounts import service as accounts
-    from chalicelib.accounts.options import CreateUserOption
+    from chalicelib import accounts
+    from chalicelib.accounts import CreateUserOption
 
     try:
         account = accounts.create_account(
@@ -227,9 +227,8 @@ def _create_user(args) -> int:
 
 def _generate_token(args) -> int:
     from chalicelib.errors import NotFoundError, ServiceError
-    from chalicelib.accounts import service as accounts
-    from chalicelib.accounts import tokens
-    from chalicelib.accounts.options import CreateAccessTokenOption
+    from chalicelib import accounts
+    from chalicelib.accounts import CreateAccessTokenOption
 
     try:
         user = accounts.get_user(args.username)
@@ -238,7 +237,7 @@ def _generate_token(args) -> int:
         return 1
     try:
         # The operator acts as the user (the CLI runs with the operator's AWS rights).
-        _, secret = tokens.create_token(user, user.login, CreateAccessTokenOption(
+        _, secret = accounts.create_token(user, user.login, CreateAccessTokenOption(
             name=args.token_name, scopes=args.scopes.split(",")))
     except ServiceError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

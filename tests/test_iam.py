@@ -133,8 +133,8 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from chalicelib.jobs import relay
     from chalicelib.signing import service as signing
     from chalicelib.settings import get_settings
-    from chalicelib.store.table import MirrorDue
-    from chalicelib.store.keys import keys
+    from chalicelib.repo_admin.models import MirrorDue
+    from chalicelib.repo_admin.models import keys
     from chalicelib.http import sessions as web_session
 
     # Keys cached by an earlier test in this process would skip SSM: start cold.

@@ -226,8 +226,8 @@ def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_ne
     from chalicelib import aws as aws_clients
     from chalicelib.jobs import consumers, relay
     from chalicelib.settings import get_settings
-    from chalicelib.store.table import MirrorDue
-    from chalicelib.store.keys import keys
+    from chalicelib.repo_admin.models import MirrorDue
+    from chalicelib.repo_admin.models import keys
 
     api.create_user("alice")
     alice = api.create_token("alice")

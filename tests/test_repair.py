@@ -76,7 +76,8 @@ def test_repair_cuts_oversized_stored_texts(api, capsys):
 
 
 def test_lone_surrogates_are_found_and_replaced(aws):
-    from chalicelib.issues.store import Comment, IssueTracker
+    from chalicelib.issues.store import IssueTracker
+    from chalicelib.issues.models import Comment
 
     comment = Comment(pk="R#1", sk="COMMENT#1#1", id=1, repo_id=1, issue_number=1, issue_id=1,
                       poster_id=1, body="a\ud800b", created=0, updated=0)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Account, Claim
-from chalicelib.store.keys import keys
+from chalicelib.store.table import Claim
+from chalicelib.accounts.models import Account
+from chalicelib.accounts.models import keys
 
 
 def _accounts(names: Iterable[str], key: Callable[[str], tuple[str, str]]) -> dict[str, Account]:

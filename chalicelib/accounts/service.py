@@ -15,7 +15,7 @@ from chalicelib.http import input_rules
 from chalicelib.accounts.options import CreateUserOption, EditUserOption
 from chalicelib.accounts.passwords import hash_password, verify_password
 from chalicelib.http.options import given_fields
-from chalicelib.repos.permissions import can_see
+from chalicelib.repos import can_see_account
 from chalicelib.settings import get_settings
 from chalicelib.accounts import store
 from chalicelib.store import ids, unit_of_work
@@ -185,7 +185,7 @@ def get_user(name: str, actor: Account | None = None) -> Account:
 
 def get_visible_user(viewer: Account | None, name: str) -> Account:
     account = get_user(name, viewer)
-    if not can_see(viewer, account):
+    if not can_see_account(viewer, account):
         raise NotFoundError(f"user redirect does not exist [name: {name}]")
     return account
 

@@ -16,17 +16,18 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from chalicelib.store import unit_of_work
-from chalicelib.accounts import key_store as public_keys
-from chalicelib.accounts import token_store as tokens
-from chalicelib.signing import gpg_key_store as gpg_keys
-from chalicelib.store.table import Account, Claim, Item
-from chalicelib.store.keys import keys
+from typing import Any, Iterable, Mapping
+
+from chalicelib.store import partitions, unit_of_work
+from chalicelib.store.attributes import values_for
+from chalicelib.store.table import Claim, Item
+from chalicelib.accounts.models import Account, keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
-           "stored_values", "get_by_id", "get_by_name", "name_taken", "stage_create",
-           "stage_save", "stage_delete", "stage_end_sessions", "index_user", "user_index_key",
-           "users"]
+           "stored_values", "from_snapshot", "get_by_id", "get_many", "get_by_name",
+           "name_taken", "stage_create", "stage_save", "stage_delete", "stage_end_sessions",
+           "stage_repo_count", "index_user", "user_index_key", "users", "login_claim_key",
+           "fingerprint_claim_key"]
 
 # Labels of staged operations, as a failed commit names them (ConditionFailed.label).
 NAME_TAKEN = "name"
@@ -79,8 +80,39 @@ def stored_values(account: Account | None) -> dict:
     return {name: value for name, value in account.attribute_values.items() if name != "kind"}
 
 
-def get_by_id(account_id: int) -> Account | None:
-    return unit_of_work.get(Account, keys.account(account_id))
+def from_snapshot(values: Mapping[str, Any] | None) -> Account:
+    """An account record rebuilt from the snapshot an event, issue or comment keeps
+    (``stored_values``, ``snapshots.snapshot``; rendering needs no read of the account);
+    never saved.  Nothing known gives the account of id 0 with no name."""
+    values = values_for(Account, values)
+    values.setdefault("login", "")
+    values.setdefault("lower_name", values["login"].lower())
+    values.setdefault("created", 0)
+    values.setdefault("updated", 0)
+    return Account(*keys.account(int(values.get("id") or 0)), **values)
+
+
+def get_by_id(account_id: int, *, consistent: bool = False) -> Account | None:
+    return unit_of_work.get(Account, keys.account(account_id), consistent=consistent)
+
+
+def get_many(account_ids: Iterable[int]) -> list[Account]:
+    """Accounts by id in one batch, in the order asked; missing ones left out."""
+    wanted = [keys.account(int(account_id)) for account_id in account_ids]
+    unit_of_work.prefetch(wanted)
+    found = (unit_of_work.get(Account, key) for key in wanted)
+    return [account for account in found if account is not None]
+
+
+def login_claim_key(name: str) -> tuple[str, str]:
+    """The claim that keeps a login name unique among users and organizations (routes
+    naming an account preload it)."""
+    return keys.login(name.lower())
+
+
+def fingerprint_claim_key(fingerprint: str) -> tuple[str, str]:
+    """The claim that keeps an SSH key on one account or repository of the instance."""
+    return keys.key_fingerprint(fingerprint)
 
 
 def get_by_name(name: str) -> Account | None:
@@ -103,21 +135,23 @@ def _claim(key: tuple[str, str], owner_id: int) -> Claim:
     return Claim(*key, owner_id=owner_id)
 
 
-def stage_create(account: Account) -> None:
-    """The account with its name (and e-mail) claims, all or nothing; the name claim is
-    staged first, so a taken name is reported before a taken e-mail."""
+def stage_create(account: Account, *, label: str = CHANGED, name_label: str = NAME_TAKEN) -> None:
+    """The account with its name (and, for a user, e-mail) claims, all or nothing; the
+    name claim is staged first, so a taken name is reported before a taken e-mail.  An
+    organization's e-mail is contact data and claims nothing; the organizations domain
+    names its own labels."""
     uow = unit_of_work.current()
-    uow.put(_claim(keys.login(account.lower_name), account.id), label=NAME_TAKEN,
+    uow.put(_claim(keys.login(account.lower_name), account.id), label=name_label,
             must_not_exist=True)
-    if account.email:
+    if account.email and account.account_type == "user":
         uow.put(_claim(keys.email(account.email.lower()), account.id), label=EMAIL_TAKEN,
                 must_not_exist=True)
-    uow.put(account, label=CHANGED, must_not_exist=True)
+    uow.put(account, label=label, must_not_exist=True)
 
 
-def stage_save(account: Account, *, old_email: str | None = None) -> None:
+def stage_save(account: Account, *, old_email: str | None = None, label: str = CHANGED) -> None:
     """An edited account, on condition that nobody changed it since it was read
-    (``CHANGED``).  Pass ``old_email`` when the e-mail changed: its claim moves in the
+    (``label``).  Pass ``old_email`` when the e-mail changed: its claim moves in the
     same transaction (``EMAIL_TAKEN`` when the new address is someone else's)."""
     uow = unit_of_work.current()
     expected = account.version
@@ -127,7 +161,16 @@ def stage_save(account: Account, *, old_email: str | None = None) -> None:
         _stage_claim_move(account.id, EMAIL_TAKEN,
                           keys.email(old_email.lower()) if old_email else None,
                           keys.email(account.email.lower()) if account.email else None)
-    uow.put(account, label=CHANGED, condition=Account.version == expected)
+    uow.put(account, label=label, condition=Account.version == expected)
+
+
+def stage_repo_count(owner_id: int, delta: int, *, label: str) -> None:
+    """The owner's ``num_repos`` moved by ``delta`` with its version (a deletion that
+    read the owner before fails instead of orphaning the repository); ``label`` when
+    the owner is gone (the repositories domain, creating or deleting one)."""
+    unit_of_work.current().update(Account(*keys.account(owner_id)),
+                                  [Account.num_repos.add(delta), Account.version.add(1)],
+                                  label=label, condition=Account.pk.exists())
 
 
 def stage_end_sessions(account_id: int) -> None:
@@ -149,19 +192,15 @@ def _stage_claim_move(owner_id: int, label: str, old_key, new_key) -> None:
         uow.delete(Claim(*old_key), label=label)
 
 
-# Partition items that own items elsewhere (a token's lookup item, a key's claim):
-# their store module deletes them together.
-_DELETERS = ((tokens.TokenRef, tokens.stage_delete),
-             (public_keys.PublicKey, public_keys.stage_delete),
-             (gpg_keys.GPGKeyItem, gpg_keys.stage_delete))
-
-
-def stage_delete(account: Account) -> None:
+def stage_delete(account: Account, *, label: str = CHANGED, name_label: str = NAME_TAKEN,
+                 purge: bool = True) -> None:
     """The account, its claims and every item of its partition (with what those items
-    own elsewhere), on condition that the account is unchanged since it was read
-    (``CHANGED``): creating a repository bumps the owner's ``num_repos`` and version, so
-    a repository created meanwhile fails this instead of being orphaned.  Callers stage
-    only what lives outside the partition.  Reads the partition (one Query).
+    own elsewhere: ``Item.owned_elsewhere``), on condition that the account is unchanged
+    since it was read (``label``): creating a repository bumps the owner's
+    ``num_repos`` and version, so a repository created meanwhile fails this instead of
+    being orphaned.  Callers stage only what lives outside the partition (an
+    organization's teams' links), or the whole partition themselves (``purge=False``:
+    the organizations domain).  Reads the partition (one Query).
 
     A partition past DynamoDB's 100-item transaction limit commits as the unit of
     work's documented sequence.  The account and its claims are staged first, so they
@@ -171,15 +210,10 @@ def stage_delete(account: Account) -> None:
     leftover key claim would still keep that key from being added elsewhere.
     """
     uow = unit_of_work.current()
-    uow.delete(account, label=CHANGED, condition=Account.version == account.version)
-    uow.delete(Claim(*keys.login(account.lower_name)), label=NAME_TAKEN)
-    if account.email:
+    uow.delete(account, label=label, condition=Account.version == account.version)
+    uow.delete(Claim(*keys.login(account.lower_name)), label=name_label)
+    if account.email and account.account_type == "user":
         uow.delete(Claim(*keys.email(account.email.lower())), label=EMAIL_TAKEN)
-    for item in Item.query(keys.account(account.id)[0]):
-        if (item.pk, item.sk) == (account.pk, account.sk):
-            continue
-        deleter = next((stage for kind, stage in _DELETERS if isinstance(item, kind)), None)
-        if deleter is not None:
-            deleter(item)
-        else:
-            uow.delete(item, label="account data")
+    if purge:
+        partitions.stage_purge(keys.account(account.id)[0], keep=(account.pk, account.sk),
+                               label="account data")

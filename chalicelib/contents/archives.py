@@ -21,7 +21,7 @@ from chalicelib.contents.files import open_git, resolve
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 FORMATS = {".zip": ("zip", "application/zip"), ".tar.gz": ("tar.gz", "application/gzip"),
            ".bundle": ("bundle", "application/octet-stream")}

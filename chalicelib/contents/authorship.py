@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
     from chalicelib.gitops.commits import Identity
 
 _BAD_REF = re.compile(r"(^[./-])|(\.\.)|([\x00-\x20~^:?*\[\\\x7f])|(/[./])|(\.lock$)|([./]$)|(@\{)|^@$")

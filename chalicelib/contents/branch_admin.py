@@ -23,7 +23,7 @@ from chalicelib.contents import branch_store
 from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
 
 if TYPE_CHECKING:
-    from chalicelib.repos.views import Caller, RepoView
+    from chalicelib.repos import Caller, RepoView
     from chalicelib.contents.branch_store import BranchInfo
 
 HEADS, TAGS = pushes.HEADS, pushes.TAGS

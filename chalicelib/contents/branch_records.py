@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.accounts.records import payload_user
+from chalicelib.accounts import payload_user
 from chalicelib.http.formats import app_url, rfc3339_offset
 from chalicelib.protection import records as protection_records
 

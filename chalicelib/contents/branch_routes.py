@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from chalicelib.contents import branch_records
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, caller, current_repo
+from chalicelib.repos import IN_REPO, caller, current_repo
 from chalicelib.http.router import route
 from chalicelib.contents import branch_admin
 from chalicelib.contents import branches

@@ -6,8 +6,9 @@ so listing branches needs no git reads.  Writes stage into the current unit of w
 from __future__ import annotations
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import BranchInfo, Item
-from chalicelib.store.keys import keys
+from chalicelib.store.table import Item
+from chalicelib.contents.models import BranchInfo
+from chalicelib.contents.models import keys
 
 __all__ = ["BranchInfo"]
 

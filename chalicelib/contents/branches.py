@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from chalicelib.errors import NotFoundError
 from chalicelib.contents import branch_store
-from chalicelib.accounts import claims
+from chalicelib import accounts
 
 if TYPE_CHECKING:
     from chalicelib.contents.branch_store import BranchInfo
@@ -25,4 +25,4 @@ def get_branch(view, name: str) -> BranchInfo:
 def usernames_for(infos: list[BranchInfo]) -> dict[str, str]:
     """Logins of the accounts owning the commits' e-mail addresses (two batched reads)."""
     emails = {e.lower() for b in infos for e in (b.author_email, b.committer_email) if e}
-    return {email: account.login for email, account in claims.accounts_by_email(emails).items()}
+    return {email: account.login for email, account in accounts.accounts_by_email(emails).items()}

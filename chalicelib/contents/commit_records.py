@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.accounts import records as account_records
+from chalicelib.accounts import user_record
 from chalicelib.contents import commits as commit_views
 from chalicelib.http import formats
 
@@ -35,7 +35,7 @@ def _linked(accounts: dict | None, raw: bytes) -> dict | None:
     """The User record of the account owning the identity's e-mail, as anyone may see it
     (Forgejo's ToCommit links author and committer by e-mail, without a doer)."""
     account = (accounts or {}).get(commit_views.identity_email(raw))
-    return account_records.user(account, None) if account is not None else None
+    return user_record(account, None) if account is not None else None
 
 
 def verification(c) -> dict:

@@ -8,11 +8,11 @@ X-Total-Count is counted lazily with a bound (services/commit_views).  Token sco
 """
 from __future__ import annotations
 
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.pulls.request import PULL, PullRenderer, ctx_of
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.contents import commits as commit_views
 from chalicelib.contents import commit_records
@@ -24,8 +24,8 @@ def _flag(req: ApiRequest, name: str) -> bool:
 
 
 def _addresses(view) -> tuple[str, str]:
-    return (records.repo_html_url(view),
-            records.repo_api_url(view.owner.login, view.repo.name))
+    return (repos.repo_html_url(view),
+            repos.repo_api_url(view.owner.login, view.repo.name))
 
 
 def _record(git, c, html: str, api: str, *, stat: bool, files: bool, accounts: dict) -> dict:

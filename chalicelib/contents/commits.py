@@ -23,8 +23,8 @@ from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
 from chalicelib.contents import files as repo_files
 
 if TYPE_CHECKING:
-    from chalicelib.repos.views import Caller, RepoView
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Caller, RepoView
+    from chalicelib.repos import Repo
 
 COUNT_AHEAD = 1000
 
@@ -105,12 +105,12 @@ def linked_accounts(commits) -> dict:
     link nobody, as in Forgejo, whose e-mail table holds users' addresses only; a
     no-reply address (``login@<[service] NO_REPLY_ADDRESS>``) links its user."""
     from chalicelib.settings import get_settings
-    from chalicelib.accounts import claims
+    from chalicelib import accounts
 
     emails = {identity_email(raw) for c in commits for raw in (c.author, c.committer)}
     suffix = "@" + get_settings().no_reply_address.lower()
     logins = {e: e[:-len(suffix)] for e in emails if e.endswith(suffix) and len(e) > len(suffix)}
-    found = claims.accounts_by_email_or_login(emails - logins.keys(), logins)
+    found = accounts.accounts_by_email_or_login(emails - logins.keys(), logins)
     return {email: account for email, account in found.items()
             if account.account_type == "user"}
 
@@ -180,7 +180,7 @@ def compare(caller: Caller, view: RepoView, basehead: str) -> Comparison:
     shares one object pool, so both commits are in the base's object store."""
     from dulwich.walk import Walker
 
-    from chalicelib.repos import fork_network
+    from chalicelib import repos
 
     base, sep, head = basehead.partition("...")
     if not sep:
@@ -190,7 +190,7 @@ def compare(caller: Caller, view: RepoView, basehead: str) -> Comparison:
     repo = view.repo
     if repo.empty:
         raise NotFoundError("repository is empty")
-    head_view, head_ref = fork_network.locate(caller, view, head)
+    head_view, head_ref = repos.locate_branch(caller, view, head)
     if not head_view.can_read or head_view.repo.empty:
         raise NotFoundError(f"head repository of {head!r} not found")
     base_commit, git = get_commit(repo, base)

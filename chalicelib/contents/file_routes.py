@@ -7,7 +7,7 @@ from urllib.parse import quote
 from chalicelib.contents import branch_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.contents import archives
 from chalicelib.contents import branches

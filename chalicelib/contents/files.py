@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import NotFoundError
 
 if TYPE_CHECKING:
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 _HEX = re.compile(r"^[0-9a-f]{4,40}$")
 # Types a browser may render inline without running anything of the repository's.

@@ -20,7 +20,7 @@ from chalicelib.gitstore.object_sizes import BLOB, TYPE_NAMES, ObjectSizes
 from chalicelib.contents import files as repo_files
 
 if TYPE_CHECKING:
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 FULL_ID = re.compile(r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$")
 NOTES_REF = b"refs/notes/commits"

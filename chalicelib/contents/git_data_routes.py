@@ -11,9 +11,9 @@ import base64
 from urllib.parse import quote
 
 from chalicelib.http import formats
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, current_repo
+from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.contents import commits as commit_views
 from chalicelib.contents import git_data
@@ -24,7 +24,7 @@ from chalicelib.contents import commit_records
 
 
 def _api_url(view) -> str:
-    return records.repo_api_url(view.owner.login, view.repo.name)
+    return repos.repo_api_url(view.owner.login, view.repo.name)
 
 
 def _int_arg(req: ApiRequest, name: str) -> int:
@@ -165,7 +165,7 @@ def get_note(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
     message, last, git = git_data.note(view.repo, req.params["sha"])
     stats, files = commit_views.stats_and_files(git, last)
-    commit = commit_records.commit(last, records.repo_html_url(view), _api_url(view),
+    commit = commit_records.commit(last, repos.repo_html_url(view), _api_url(view),
                                  stats=stats, files=files if _flag(req, "files", True) else None,
                                  accounts=commit_views.linked_accounts([last]))
     return ApiResponse.json({"message": message.decode("utf-8", "replace"), "commit": commit})

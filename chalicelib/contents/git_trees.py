@@ -25,7 +25,7 @@ from chalicelib.gitstore.object_sizes import ObjectSizes
 from chalicelib.contents.git_data import FULL_ID, of_format, open_repo
 
 if TYPE_CHECKING:
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 SHORT_ID = re.compile(r"^[0-9a-f]{4,40}$")
 GITLINK = 0o160000      # a submodule's entry

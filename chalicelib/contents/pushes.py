@@ -38,16 +38,16 @@ from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDen
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
 from chalicelib.quota import charges as quota_charges
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.contents import branch_store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
-    from chalicelib.repos.views import Caller, RepoView
-    from chalicelib.accounts.store import Account
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Caller, RepoView
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
     from chalicelib.store.unit_of_work import UnitOfWork
 
 log = logging.getLogger("nimbus.pushes")
@@ -138,14 +138,14 @@ def pool_size(git: NimbusRepo) -> int:
 
 
 def repo_snapshot(repo: Repo, **changed) -> dict:
-    return events.snapshot({**repo_store.stored_values(repo), **changed})
+    return events.snapshot({**repos.repo_values(repo), **changed})
 
 
 def event_fields(repo: Repo, actor: Account | None, **changed) -> dict:
     """What every repository event carries: the actor and the repository (its snapshot
     with ``changed`` attributes as they are after the write)."""
     return dict(actor_id=int(actor.id) if actor else None,
-                actor=events.snapshot(account_store.stored_values(actor)),
+                actor=events.snapshot(accounts.account_values(actor)),
                 repo_id=int(repo.id), repo=repo_snapshot(repo, **changed))
 
 
@@ -288,7 +288,7 @@ def commit(change: RefChange) -> None:
         if change.charge is not None and failed.label == quota_charges.VISIBILITY \
                 and quota_charges.refresh(change.charge, change.repo):
             return commit(change)     # the visibility changed meanwhile: charge the other
-        if failed.label == repo_store.REPO and not change.creates_repo:
+        if failed.label == repos.REPO_CHANGED and not change.creates_repo:
             raise RefUpdateFailed("the repository was deleted meanwhile", names) from None
         raise
     change.git.refs.record_applied(change.updates, change.peeled)
@@ -331,7 +331,7 @@ def _write(change: RefChange, raised: list[events.Event], *, refs: bool = False,
         if change.charge is not None:     # first: the repository's update keeps its label
             quota_charges.stage(change.charge, change.repo, creates_repo=change.creates_repo)
         if not change.creates_repo:
-            repo_store.stage_set(change.repo, change.repo_fields)
+            repos.stage_repo_fields(change.repo, change.repo_fields)
         for _, stage in change.extras:
             stage(uow)
         for event in raised:
@@ -345,7 +345,7 @@ def apply_ref_updates(repo: Repo, git: NimbusRepo,
     """Move refs for the API (not a push): ``None`` for absent.  One write with the
     branch records, the repository's metadata and the push events (see ``commit``)."""
     if actor is None and actor_id is not None:
-        actor = account_store.get_by_id(int(actor_id))
+        actor = accounts.account_by_id(int(actor_id))
     normalized = [(ref, old or ZERO, new or ZERO) for ref, old, new in updates]
     commit(prepare(repo, git, normalized, actor=actor, guard=guard))
 

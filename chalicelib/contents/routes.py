@@ -3,10 +3,10 @@ update or delete files, one commit per request (``contents/service.py``)."""
 from __future__ import annotations
 
 from chalicelib.contents import records as content_records
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.contents.file_routes import REF
-from chalicelib.repos.request import IN_REPO, current_repo
+from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.http.router import route
 from chalicelib.contents import service as contents
 from chalicelib.contents.options import (ChangeFilesOptions, CreateFileOptions,
@@ -18,8 +18,8 @@ WRITE_ERRORS = {403: "forbidden", 404: "notFound", 409: "conflict", 413: "quotaE
 
 
 def _urls(view) -> tuple[str, str]:
-    return (records.repo_html_url(view),
-            records.repo_api_url(view.owner.login, view.repo.name))
+    return (repos.repo_html_url(view),
+            repos.repo_api_url(view.owner.login, view.repo.name))
 
 
 def _read(req: ApiRequest, path: str) -> ApiResponse:

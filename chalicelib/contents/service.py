@@ -26,7 +26,7 @@ from chalicelib.contents.options import (ChangeFileOperation, ChangeFilesOptions
                                          DeleteFileOptions, Identity, UpdateFileOptions)
 
 if TYPE_CHECKING:
-    from chalicelib.repos.views import RepoView
+    from chalicelib.repos import RepoView
 
 HISTORY_LIMIT = 500      # commits walked back to find an entry's last change
 OPERATIONS = ("create", "update", "delete")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib.http import formats
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.contents import tags
 
 
@@ -14,7 +14,7 @@ def tag_record(found: tags.TagView, view) -> dict:
     ``id`` as Forgejo builds it; the archive links point at the API's archive route, as
     the Release record's do."""
     info = found.info
-    api_url = records.repo_api_url(view.owner.login, view.repo.name)
+    api_url = repos.repo_api_url(view.owner.login, view.repo.name)
     name = quote(info.name, safe="/")
     created = (formats.rfc3339_offset(info.when, info.timezone) if info.when is not None
                else formats.GO_ZERO_TIME)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import route
 from chalicelib.contents import tags
 from chalicelib.contents.options import CreateTagOption

@@ -41,7 +41,7 @@ from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.gitops.tags import TagInfo
-    from chalicelib.repos.views import Caller, RepoView
+    from chalicelib.repos import Caller, RepoView
 
 log = logging.getLogger("nimbus.tags")
 

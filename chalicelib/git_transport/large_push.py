@@ -29,7 +29,7 @@ from chalicelib.contents import pushes
 from chalicelib.quota import service as quota
 from chalicelib.quota import charges as quota_charges
 from chalicelib.releases import s3_objects as release_bytes
-from chalicelib.repos.views import Caller, RepoView
+from chalicelib.repos import Caller, RepoView
 from chalicelib.settings import get_settings
 
 log = logging.getLogger("nimbus.large_push")

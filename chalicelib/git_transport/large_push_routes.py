@@ -9,7 +9,7 @@ required; callers who cannot see the repository get 404.
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, caller, current_repo
+from chalicelib.repos import IN_REPO, caller, current_repo
 from chalicelib.http.router import route
 from chalicelib.git_transport import large_push
 

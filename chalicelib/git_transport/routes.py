@@ -16,11 +16,11 @@ from typing import Iterator
 from chalicelib.http import auth
 from chalicelib.http.errors import PlainTextError
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import GitRefusal, git_repo, repo_preload, repo_preload_more
+from chalicelib.repos import GitRefusal, git_repo, repo_preload, repo_preload_more
 from chalicelib.http import router
 from chalicelib.http.router import route
 from chalicelib.git_transport import service as git_transport
-from chalicelib.repos import views as repo_views
+from chalicelib import repos
 from chalicelib.settings import get_settings
 
 SERVICES = git_transport.SERVICES
@@ -44,7 +44,7 @@ def _plain(status: int, text: str, headers: dict | None = None) -> PlainTextErro
     return PlainTextError(status, text, headers)
 
 
-def _authorize(req: ApiRequest, *, push: bool) -> repo_views.RepoView:
+def _authorize(req: ApiRequest, *, push: bool) -> repos.RepoView:
     try:
         return git_repo(req, write=push)
     except GitRefusal as refusal:

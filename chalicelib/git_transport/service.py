@@ -21,8 +21,8 @@ from chalicelib.quota import charges as quota_charges
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
-    from chalicelib.repos.views import RepoView
-    from chalicelib.accounts.store import Account
+    from chalicelib.repos import RepoView
+    from chalicelib.accounts import Account
 
 UPLOAD_PACK = "git-upload-pack"
 RECEIVE_PACK = "git-receive-pack"
@@ -63,11 +63,11 @@ def _pool_is_private(view: RepoView) -> bool:
     client want any object by id (git's uploadpack.allowAnySHA1InWant); with a pool
     shared by forks that could hand out another repository's objects, so then only
     objects reachable from this repository's refs may be wanted."""
-    from chalicelib.repos import store as repo_store
+    from chalicelib import repos
 
     if int(view.repo.pool_id) != int(view.repo.id):
         return False
-    pool = repo_store.get_pool(int(view.repo.pool_id))
+    pool = repos.pool_by_id(int(view.repo.pool_id))
     return pool is None or int(pool.members or 0) <= 1
 
 

@@ -26,7 +26,7 @@ from chalicelib.http import scopes
 from chalicelib.http import sessions as web_sessions
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 REALM = 'Basic realm="Nimbus"'
 # The accounts domain's answers to "whose token, whose password, which account": named,

@@ -12,7 +12,8 @@ import time
 from typing import Iterable
 
 from chalicelib.store import ids, unit_of_work
-from chalicelib.issues.store import Comment, CommentRef, Issue, TrackedTime, ikeys
+from chalicelib.issues.store import Issue, ikeys
+from chalicelib.issues.models import Comment, CommentRef, TrackedTime
 
 
 def _in_creation_order(items: Iterable) -> list:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from chalicelib import events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.issues.context import Ctx, now, parse_time, snapshot
 from chalicelib.issues.options import AddTimeOption, CreateIssueCommentOption, \
     EditIssueCommentOption
@@ -22,7 +22,8 @@ from chalicelib.issues import tracker_store
 from chalicelib.issues import store
 from chalicelib.store import unit_of_work
 from chalicelib.issues.tracker_store import TrackerChange
-from chalicelib.issues.store import Comment, Issue, TrackedTime
+from chalicelib.issues.store import Issue
+from chalicelib.issues.models import Comment, TrackedTime
 
 
 def _body(body: str | None) -> str:

@@ -16,14 +16,16 @@ from typing import Any
 
 from chalicelib import events
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.http.options import UNSET, UnsetType
-from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
-from chalicelib.repos.views import Caller, RepoView, strip_git
+from chalicelib.repos import Access, HasAccess, access_keys, repo_access
+from chalicelib.repos import Caller, RepoView, strip_git
 from chalicelib.issues import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.issues.tracker_store import TrackerChange
-from chalicelib.issues.store import Account, Issue, Tracker
+from chalicelib.issues.store import Issue, Tracker
+# Account snapshots are the accounts domain's; the issue modules name them from here.
+from chalicelib.accounts import Account, account_from, account_snapshot as snapshot
 
 ISSUES_UNIT = "repo.issues"
 PULLS_UNIT = "repo.pulls"
@@ -93,7 +95,7 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
                       time_id: int | None = None) -> list:
     """The second preload batch of an issue route: the caller's access items, the
     tracker, and what the path names (the issue, a comment's lookup item, a time)."""
-    repo = repo_store.get(owner_name, strip_git(repo_name))
+    repo = repos.repo_by_name(owner_name, strip_git(repo_name))
     if repo is None:
         return []
     repo_id = int(repo.id)
@@ -117,36 +119,6 @@ def now() -> int:
 
 
 # Users inside issues ------------------------------------------------------------------------
-#
-# An issue page must render without reading every poster's account (the call budget is
-# fixed), so issues and comments keep a snapshot of the account taken when written; the
-# caller's and the owner's accounts, which every request has read anyway, are used fresh.
-
-SNAPSHOT_FIELDS = ("id", "login", "lower_name", "full_name", "email", "keep_email_private",
-                   "visibility", "created", "restricted", "location", "website", "description",
-                   "pronouns", "language", "login_name", "source_id", "is_admin", "active",
-                   "prohibit_login", "last_login")
-
-
-def snapshot(account: Account) -> dict:
-    out = {}
-    for name in SNAPSHOT_FIELDS:
-        value = getattr(account, name)
-        out[name] = int(value) if isinstance(value, float) else value
-    return out
-
-
-def account_from(stored: dict | str, fresh: dict[int, Account] | None = None) -> Account:
-    """The account a snapshot (``snapshot``, as stored: a dict or its JSON) describes;
-    the fresh one when the request has read it."""
-    if isinstance(stored, str):
-        stored = json.loads(stored or "{}")
-    account_id = int(stored.get("id") or 0)
-    if fresh and account_id in fresh:
-        return fresh[account_id]
-    return store.account_from_snapshot({k: stored[k] for k in SNAPSHOT_FIELDS if k in stored})
-
-
 def assignee_accounts(issue: Issue, fresh: dict[int, Account]) -> list[Account]:
     return [account_from(a, fresh) for a in json.loads(issue.assignees or "[]")]
 

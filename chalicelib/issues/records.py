@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.accounts.records import user
+from chalicelib.accounts import user_record
 from chalicelib.http.formats import rfc3339
-from chalicelib.repos.records import repo_api_url, repo_html_url
+from chalicelib.repos import repo_api_url, repo_html_url
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 
 def label(label_id: int, item: dict, view) -> dict:
@@ -54,7 +54,7 @@ def issue(item, view, viewer: Account | None, *, poster: Account, assignees: lis
         "url": f"{repo_api_url(view.owner.login, view.repo.name)}/issues/{int(item.number)}",
         "html_url": issue_html_url(view, item.number, bool(item.is_pull)),
         "number": int(item.number),
-        "user": user(poster, viewer),
+        "user": user_record(poster, viewer),
         "original_author": "",
         "original_author_id": 0,
         "title": item.title,
@@ -63,8 +63,8 @@ def issue(item, view, viewer: Account | None, *, poster: Account, assignees: lis
         "assets": [],
         "labels": [label(i, entry, view) for i, entry in labels],
         "milestone": milestone(*milestone_entry) if milestone_entry else None,
-        "assignee": user(assignees[0], viewer) if assignees else None,
-        "assignees": [user(a, viewer) for a in assignees] if assignees else None,
+        "assignee": user_record(assignees[0], viewer) if assignees else None,
+        "assignees": [user_record(a, viewer) for a in assignees] if assignees else None,
         "state": "closed" if closed else "open",
         "is_locked": bool(item.is_locked),
         "comments": int(item.num_comments),
@@ -99,7 +99,7 @@ def comment(item, view, viewer: Account | None, *, poster: Account, is_pull: boo
         "html_url": f"{issue_url}#issuecomment-{int(item.id)}",
         "pull_request_url": issue_url if is_pull else "",
         "issue_url": "" if is_pull else issue_url,
-        "user": user(poster, viewer),
+        "user": user_record(poster, viewer),
         "original_author": "",
         "original_author_id": 0,
         "body": item.body,

@@ -21,35 +21,13 @@ Labels in ``ConditionFailed``: "reference".
 """
 from __future__ import annotations
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.errors import ConditionFailed
 from chalicelib.store import ids, unit_of_work
 from chalicelib.issues.store import NUMBER_DIGITS, Issue, ikeys
-from chalicelib.store.table import Item
+from chalicelib.issues.models import IssueReference
 
 LABEL = "reference"
-
-
-class IssueReference(Item, discriminator="issueref"):
-    id = NumberAttribute()
-    repo_id = NumberAttribute()             # the referenced issue's repository
-    issue_number = NumberAttribute()
-    issue_id = NumberAttribute()
-    comment_type = UnicodeAttribute()       # issue_ref | commit_ref | comment_ref | pull_ref
-    poster_id = NumberAttribute(default=0)  # who made the reference (pusher, author)
-    poster = UnicodeAttribute(default="{}")
-    ref_repo_id = NumberAttribute()         # where the reference was made
-    ref_issue_id = NumberAttribute(default=0)
-    ref_issue_number = NumberAttribute(default=0)
-    ref_comment_id = NumberAttribute(default=0)
-    ref_is_pull = BooleanAttribute(default=False)
-    ref_action = UnicodeAttribute(default="none")
-    commit_sha = UnicodeAttribute(default="")
-    content = UnicodeAttribute(default="")  # commit_ref: the commit message's first line
-    created = NumberAttribute()
-    resolved = UnicodeAttribute(null=True)  # closes | reopens, once it did
-    resolved_at = NumberAttribute(null=True)
 
 
 def key(repo_id: int, number: int, source: str) -> tuple[str, str]:

@@ -37,16 +37,17 @@ from chalicelib.contents import files as repo_files
 from chalicelib.issues import reference_parser as parser
 from chalicelib.issues.context import (ISSUES_UNIT, PULLS_UNIT, Ctx, now,
                                                snapshot)
-from chalicelib.repos.permissions import Access, repo_access
-from chalicelib.repos.views import Caller, RepoView
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import Access, repo_access
+from chalicelib.repos import Caller, RepoView
+from chalicelib import accounts
 from chalicelib.issues import reference_store as store
 from chalicelib.issues import store as issue_store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 
 if TYPE_CHECKING:
-    from chalicelib.issues.store import Account, Issue
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.issues.store import Issue
+    from chalicelib.repos import Repo
 
 log = logging.getLogger("nimbus.references")
 HEADS = "refs/heads/"
@@ -75,8 +76,8 @@ class _Unchanged(Exception):
 def on_push(event: events.RepositoryPushed) -> None:
     if not event.ref.startswith(HEADS) or refdb.is_zero(event.after) or not event.actor_id:
         return
-    repo = repo_store.get_by_id(int(event.repo_id))
-    actor = account_store.get_by_id(int(event.actor_id))
+    repo = repos.repo_by_id(int(event.repo_id))
+    actor = accounts.account_by_id(int(event.actor_id))
     # A mirror's sync brings someone else's history: Forgejo reads no references from it.
     if repo is None or repo.mirror or actor is None:
         return
@@ -193,11 +194,11 @@ def _closes_from(repo: Repo, branch: str, issue: Issue) -> bool:
 # Issues and pull requests -------------------------------------------------------------------
 
 def _source(event) -> tuple[Repo, Account | None, dict] | None:
-    repo = repo_store.get_by_id(int(event.repo_id))
+    repo = repos.repo_by_id(int(event.repo_id))
     item = dict(event.issue or {})
     if repo is None or not item.get("id"):
         return None
-    actor = account_store.get_by_id(int(event.actor_id)) if event.actor_id else None
+    actor = accounts.account_by_id(int(event.actor_id)) if event.actor_id else None
     return repo, actor, item
 
 
@@ -231,10 +232,10 @@ def _add_text_reference(repo: Repo, actor: Account | None, item: dict, target: T
 # Shared ---------------------------------------------------------------------------------------
 
 def _resolve(repo: Repo, ref: parser.Reference) -> Target | None:
-    target_repo = repo if ref.is_local else repo_store.get(ref.owner, ref.name)
+    target_repo = repo if ref.is_local else repos.repo_by_name(ref.owner, ref.name)
     if target_repo is None:
         return None
-    owner = account_store.get_by_id(int(target_repo.owner_id))
+    owner = accounts.account_by_id(int(target_repo.owner_id))
     issue = issue_store.get_issue(int(target_repo.id), ref.number, consistent=True)
     if owner is None or issue is None:
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalicelib.issues import records as issue_records
 from chalicelib.http.message import ApiRequest
-from chalicelib.repos.request import caller, current_repo, repo_preload
+from chalicelib.repos import caller, current_repo, repo_preload
 from chalicelib.issues import context as ictx
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from chalicelib.issues import records as issue_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import PAGE
+from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, alias, route
 from chalicelib.issues import comments
 from chalicelib.issues import context as ictx

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.http.options import given
 from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, now,
                                        parse_time, require_writer, resolve_labels,

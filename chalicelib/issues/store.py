@@ -41,89 +41,19 @@ tracker's counters (``chalicelib.issues.tracker_store``) and the repository's
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from pynamodb.attributes import (
-    BooleanAttribute,
-    ListAttribute,
-    MapAttribute,
-    NumberAttribute,
-    UnicodeAttribute,
-)
 
 from chalicelib.store import ids, unit_of_work
-from chalicelib.store.attributes import plain
+from chalicelib.store.attributes import plain, values_for
 # Account is re-exported for the services' type hints.
-from chalicelib.store.table import Account, Item, Repo
-from chalicelib.store.keys import keys
+from chalicelib.store.table import Item
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib.issues.models import Comment, Issue, IssueTracker
 
 BUCKET = 64
 NUMBER_DIGITS = 10
-
-
-class IssueTracker(Item, discriminator="issuetracker"):
-    next_number = NumberAttribute(default=0)
-    counts = MapAttribute(default=dict)
-    labels = MapAttribute(default=dict)
-    milestones = MapAttribute(default=dict)
-    num_comments = NumberAttribute(default=0)
-
-
-class Issue(Item, discriminator="issue"):
-    id = NumberAttribute()
-    repo_id = NumberAttribute()
-    number = NumberAttribute()
-    is_pull = BooleanAttribute(default=False)
-    title = UnicodeAttribute(default="")
-    body = UnicodeAttribute(default="")
-    state = UnicodeAttribute(default="open")         # open | closed
-    poster_id = NumberAttribute(default=0)
-    poster = UnicodeAttribute(default="{}")          # JSON snapshot of the account
-    assignee_ids = ListAttribute(of=NumberAttribute, default=list)
-    assignees = UnicodeAttribute(default="[]")       # JSON snapshots, same order
-    label_ids = ListAttribute(of=NumberAttribute, default=list)
-    milestone_id = NumberAttribute(default=0)
-    due = NumberAttribute(default=0)
-    ref = UnicodeAttribute(default="")
-    is_locked = BooleanAttribute(default=False)
-    num_comments = NumberAttribute(default=0)
-    created = NumberAttribute()
-    updated = NumberAttribute()
-    closed_at = NumberAttribute(default=0)
-    # A pull request's own fields (pulls/store.py), JSON; "" on an issue.
-    pull = UnicodeAttribute(default="")
-    version = NumberAttribute(default=1)
-
-    @property
-    def is_open(self) -> bool:
-        return self.state == "open"
-
-
-class Comment(Item, discriminator="comment"):
-    id = NumberAttribute()
-    repo_id = NumberAttribute()
-    issue_number = NumberAttribute()
-    issue_id = NumberAttribute()
-    poster_id = NumberAttribute()
-    poster = UnicodeAttribute(default="{}")
-    body = UnicodeAttribute(default="")
-    created = NumberAttribute()
-    updated = NumberAttribute()
-
-
-class CommentRef(Item, discriminator="commentref"):
-    """Finds a comment (keyed under its issue) from the comment id in the path."""
-    issue_number = NumberAttribute()
-
-
-class TrackedTime(Item, discriminator="trackedtime"):
-    id = NumberAttribute()
-    issue_number = NumberAttribute()
-    issue_id = NumberAttribute()
-    user_id = NumberAttribute()
-    user_name = UnicodeAttribute(default="")
-    time = NumberAttribute()
-    created = NumberAttribute()
 
 
 class ikeys:  # noqa: N801 - key builders of this module
@@ -236,18 +166,22 @@ def get_tracker(repo_id: int, *, consistent: bool = False) -> Tracker:
     return Tracker(unit_of_work.get(IssueTracker, ikeys.tracker(repo_id), consistent=consistent))
 
 
-# Accounts inside issues --------------------------------------------------------------------
+# Records rebuilt from event snapshots (never saved) ------------------------------------------
 
-def account_from_snapshot(values: dict) -> Account:
-    """An account record rebuilt from the snapshot an issue or comment keeps (rendering
-    needs no read of the poster's account); never saved."""
-    values = dict(values)
-    account_id = int(values.get("id") or 0)
-    values.setdefault("login", "")
-    values.setdefault("lower_name", values["login"].lower())
+def issue_from_snapshot(values: Mapping[str, Any]) -> Issue:
+    values = values_for(Issue, values)
     values.setdefault("created", 0)
     values.setdefault("updated", 0)
-    return Account(*keys.account(account_id), **values)
+    return Issue(*ikeys.issue(int(values.get("repo_id") or 0), int(values.get("number") or 0)),
+                 **values)
+
+
+def comment_from_snapshot(values: Mapping[str, Any]) -> Comment:
+    values = values_for(Comment, values)
+    for name in ("created", "updated", "poster_id", "issue_id", "issue_number", "repo_id"):
+        values.setdefault(name, 0)
+    return Comment(*ikeys.comment(int(values["repo_id"]), int(values["issue_number"]),
+                                  int(values.get("id") or 0)), **values)
 
 
 # Issues: reads --------------------------------------------------------------------------------
@@ -356,11 +290,9 @@ def stage_open_count(repo: Repo, is_pull: bool, delta: int) -> None:
     """Move the repository's open issue (or pull) counter."""
     if not delta:
         return
-    counter = Repo.num_open_pulls if is_pull else Repo.num_open_issues
+    counter = "num_open_pulls" if is_pull else "num_open_issues"
     # version: a full save of a copy read before this must not undo the count.
-    unit_of_work.current().update(Repo(repo.pk, repo.sk),
-                                  [counter.add(delta), Repo.version.add(1)],
-                                  label="repo", condition=Repo.pk.exists())
+    repos.stage_repo_counts(repo, {counter: delta}, label="repo", bump_version=True)
 
 
 def stage_delete_items(items: Iterable[Item], label: str) -> None:

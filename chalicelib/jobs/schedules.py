@@ -22,10 +22,10 @@ def compact_packs() -> int:
     the same way, and only a failed invocation shows in the function's error metric)."""
     from chalicelib import aws
     from chalicelib.gitstore import compaction
-    from chalicelib.repos import store as repos
+    from chalicelib import repos
 
     compacted, denied = 0, None
-    for pool in repos.pools():
+    for pool in repos.every_pool():
         try:
             if compaction.compact_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ())):
                 compacted += 1

@@ -9,7 +9,7 @@ which is a response with no definition: the swagger description lists the 404 on
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, current_repo
+from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.http.router import route
 from chalicelib.languages import service as languages
 

@@ -28,10 +28,10 @@ from chalicelib.errors import ConditionFailed, NotFoundError
 from chalicelib.gitstore.object_sizes import ObjectSizes
 from chalicelib.contents import files as repo_files
 from chalicelib.languages import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 
 if TYPE_CHECKING:
-    from chalicelib.repos.views import RepoView
+    from chalicelib.repos import RepoView
 
 log = logging.getLogger("nimbus.languages")
 ATTRIBUTES = b".gitattributes"
@@ -49,7 +49,7 @@ def cached(view: RepoView) -> dict[str, int]:
 # The worker's side ----------------------------------------------------------------------
 
 def on_push(repo_id: int, ref: str) -> None:
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is not None and ref == f"refs/heads/{repo.default_branch}":
         refresh(repo_id)
 
@@ -58,7 +58,7 @@ def refresh(repo_id: int) -> store.Stats | None:
     """Bring the cached figures to the default branch's tip; None when the repository
     or its default branch is gone or empty."""
     for _ in range(ATTEMPTS):
-        repo = repo_store.get_by_id(repo_id)
+        repo = repos.repo_by_id(repo_id)
         if repo is None or repo.empty:
             return None
         read = store.get(repo_id, consistent=True)

@@ -17,19 +17,11 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item
+from chalicelib.languages.models import LanguageStatsItem
 
 STATS = "language-stats"     # ConditionFailed label: someone else wrote the figures first
-
-
-class LanguageStatsItem(Item, discriminator="languagestats"):
-    commit = UnicodeAttribute(default="")
-    sizes = UnicodeAttribute(default="{}")
-    version = NumberAttribute(default=0)
-    computed = NumberAttribute(default=0)
 
 
 def stats_key(repo_id: int) -> tuple[str, str]:

@@ -11,10 +11,10 @@ EVENT_TYPES = (domain_events.RepositoryForked,)
 
 
 def on_event(event: domain_events.Event) -> None:
-    from chalicelib.repos import store as repo_store
+    from chalicelib import repos
 
     assert isinstance(event, domain_events.RepositoryForked)
-    fork = repo_store.get_by_id(event.repo_id)
+    fork = repos.repo_by_id(event.repo_id)
     if fork is not None:   # deleted meanwhile: its deletion released what it needed
         needs.inherit(fork, event.parent_id)
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from chalicelib.lfs import needs
 from chalicelib.settings import get_settings
-from chalicelib.repos.store import Repo
+from chalicelib.repos import Repo
 
 # How many missing objects a refusal names; the rest are counted.
 SHOWN = 5

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.http.formats import rfc3339
 from chalicelib.lfs.lock_store import LfsLock
 from chalicelib.store import unit_of_work
@@ -17,10 +17,10 @@ GHOST = "Ghost"
 def owner_names(locks: Iterable[LfsLock]) -> dict[int, str]:
     """Each owner's login: one BatchGetItem for the owners not read yet."""
     owner_ids = list(dict.fromkeys(int(lock.owner_id) for lock in locks))
-    unit_of_work.prefetch(account_store.account_key(i) for i in owner_ids)
+    unit_of_work.prefetch(accounts.account_key(i) for i in owner_ids)
     names = {}
     for owner_id in owner_ids:
-        account = account_store.get_by_id(owner_id)
+        account = accounts.account_by_id(owner_id)
         names[owner_id] = account.login if account is not None else GHOST
     return names
 

@@ -16,8 +16,8 @@ from chalicelib.http.router import Param, route
 from chalicelib.lfs import lock_records, locks, records
 from chalicelib.lfs.lock_options import LfsLockCreateOption, LfsLockVerifyOption, LfsUnlockOption
 from chalicelib.lfs.routes import LFS, LfsError, lfs_errors
-from chalicelib.repos.request import GitRefusal, git_repo
-from chalicelib.repos.views import RepoView
+from chalicelib.repos import GitRefusal, git_repo
+from chalicelib.repos import RepoView
 
 CHALLENGE = {"LFS-Authenticate": auth.REALM, "WWW-Authenticate": auth.REALM}
 

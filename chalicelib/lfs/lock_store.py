@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item, Repo
+from chalicelib.lfs.models import keys
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib.lfs.models import LfsLock
 
 LOCK = "lfs-lock"         # ConditionFailed label: the lock is gone (deleted meanwhile)
 PATH = "lfs-lock-path"    # ConditionFailed label: the path is locked already
@@ -31,14 +32,6 @@ REPO = "lfs-lock-repo"    # ConditionFailed label: the repository is gone
 # A sort key holds at most 1024 bytes; the claim's is "LFSPATH#" and the path.
 MAX_PATH_BYTES = 1000
 _LAST_ID = 10 ** 15 - 1
-
-
-class LfsLock(Item, discriminator="lfslock"):
-    id = NumberAttribute()
-    path = UnicodeAttribute()
-    owner_id = NumberAttribute()
-    owner_name = UnicodeAttribute(default="")
-    created = NumberAttribute()
 
 
 def new(repo_id: int, lock_id: int, path: str, owner_id: int, owner_name: str,
@@ -93,9 +86,7 @@ def every(repo_id: int) -> list[LfsLock]:
 
 
 def _count(repo: Repo, amount: int) -> None:
-    uow = unit_of_work.current()
-    uow.update(Repo(repo.pk, repo.sk), [Repo.lfs_locks.add(amount)], label=REPO,
-               condition=Repo.id == int(repo.id))
+    repos.stage_repo_counts(repo, {"lfs_locks": amount}, label=REPO, same_id=True)
 
 
 def stage_create(repo: Repo, lock: LfsLock) -> None:

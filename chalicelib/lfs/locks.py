@@ -34,12 +34,12 @@ from chalicelib.errors import (ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.lfs import lock_store
 from chalicelib.lfs.lock_store import LfsLock
-from chalicelib.repos.views import RepoView
+from chalicelib.repos import RepoView
 from chalicelib.settings import get_settings
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.store.table import Repo
+    from chalicelib.repos import Repo
 
 HEADS = "refs/heads/"
 SEQUENCE = "lfs_lock"

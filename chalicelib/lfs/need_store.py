@@ -16,29 +16,19 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from pynamodb.attributes import NumberAttribute, NumberSetAttribute, UnicodeAttribute
 from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib.lfs.store import IDLE_INDEX, LfsObject, idle_sort_key
 from chalicelib.store import unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item, Repo
+from chalicelib.lfs.models import keys
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib.lfs.models import OwnerNeed, RepoNeed
 
 REPO_NEED = "lfs-repo-need"     # the repository needs the object already
 OWNER_NEED = "lfs-owner-need"   # the owner's item appeared or went meanwhile
 OBJECT_GONE = "lfs-object-gone"  # the object is being collected, or was
 REPO_GONE = "lfs-repo-gone"     # the repository was deleted meanwhile
-
-
-class RepoNeed(Item, discriminator="lfsreponeed"):
-    oid = UnicodeAttribute()
-    size = NumberAttribute()
-    pool_id = NumberAttribute()
-
-
-class OwnerNeed(Item, discriminator="lfsownerneed"):
-    size = NumberAttribute()
-    repo_ids = NumberSetAttribute(null=True)
 
 
 def repo_need_key(repo_id: int, oid: str) -> tuple[str, str]:
@@ -86,8 +76,7 @@ def stage_owner_need(owner_id: int, pool_id: int, oid: str, size: int, repo_id: 
 
 
 def stage_repo_size(repo: Repo, amount: int) -> None:
-    unit_of_work.current().update(Repo(repo.pk, repo.sk), [Repo.lfs_size.add(int(amount))],
-                                  label=REPO_GONE, condition=Repo.pk.exists())
+    repos.stage_repo_counts(repo, {"lfs_size": int(amount)}, label=REPO_GONE)
 
 
 # Releasing a need (the repository was deleted): one idempotent step at a time -------------------

@@ -21,7 +21,7 @@ from chalicelib.lfs import need_store
 from chalicelib.lfs.store import known_items, object_key
 from chalicelib.quota import store as quota_store
 from chalicelib.store import unit_of_work
-from chalicelib.repos.store import Repo
+from chalicelib.repos import Repo
 
 log = logging.getLogger("nimbus.lfs")
 

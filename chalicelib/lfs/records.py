@@ -3,7 +3,7 @@ object with its actions or its error, and the error body git-lfs prints."""
 from __future__ import annotations
 
 from chalicelib.lfs.service import HASH_ALGO, TRANSFER, Answer, Link
-from chalicelib.repos.views import RepoView
+from chalicelib.repos import RepoView
 from chalicelib.settings import get_settings
 
 MEDIA_TYPE = "application/vnd.git-lfs+json"

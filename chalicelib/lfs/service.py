@@ -26,7 +26,7 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
 from chalicelib.lfs import s3_objects, store
 from chalicelib.lfs.options import LfsBatchOption, LfsPointer, LfsVerifyOption
 from chalicelib.quota import service as quota
-from chalicelib.repos.views import RepoView
+from chalicelib.repos import RepoView
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
 

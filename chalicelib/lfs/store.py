@@ -19,30 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, NumberSetAttribute, UnicodeAttribute
 from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item, Pool
+from chalicelib.lfs.models import keys
+from chalicelib import repos
+from chalicelib.lfs.models import LfsObject
 
 OBJECT = "lfs-object"   # ConditionFailed label: the object was recorded already
 POOL = "lfs-pool"       # ConditionFailed label: the pool (its last repository) is gone
 IDLE = "lfs-idle"       # ConditionFailed label: the idle object changed meanwhile
 IDLE_INDEX = "LFSIDLE"
-
-
-class LfsObject(Item, discriminator="lfsobject"):
-    oid = UnicodeAttribute()
-    size = NumberAttribute()
-    verified = NumberAttribute()
-    needed_by = NumberSetAttribute(null=True)
-    # Being collected: its bytes may be gone any moment; nothing may rely on it.
-    doomed = BooleanAttribute(null=True)
-
-    @property
-    def usable(self) -> bool:
-        return not self.doomed
 
 
 def idle_sort_key(since: int, pool_id: int, oid: str) -> str:
@@ -81,7 +68,7 @@ def stage_record(pool_id: int, oid: str, size: int, now: int) -> None:
     ``ConditionFailed(POOL)`` when the pool is gone (its repositories were deleted
     meanwhile: nothing may point at a pool that no longer exists)."""
     uow = unit_of_work.current()
-    uow.check(Pool(*keys.pool(int(pool_id))), Pool.pk.exists(), label=POOL)
+    repos.stage_pool_exists(int(pool_id), label=POOL)
     uow.put(LfsObject(*keys.lfs_object(int(pool_id), oid), oid=oid, size=int(size),
                       verified=int(now), gsi2pk=IDLE_INDEX,
                       gsi2sk=idle_sort_key(now, pool_id, oid)),

@@ -45,11 +45,11 @@ def ensure_admin_from_env(environ: Mapping[str, str]) -> str:
     (empty when nothing was asked and a site admin exists: nothing to say)."""
     username, password, email = (environ.get(name, "") for name in ADMIN_VARIABLES)
     if username and password and email:
-        from chalicelib.accounts.service import ensure_admin  # needs the settings in place
+        from chalicelib.accounts import ensure_admin
 
         created = ensure_admin(username, password, email)
         return f"admin user {username!r} " + ("created" if created else "already exists")
-    from chalicelib.accounts.search import site_admin_exists
+    from chalicelib.accounts import site_admin_exists
 
     if site_admin_exists():
         return ""

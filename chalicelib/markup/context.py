@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from chalicelib.errors import ServiceError
-from chalicelib.repos.views import Caller, find
-from chalicelib.accounts import claims
+from chalicelib.repos import Caller, find_repo
+from chalicelib import accounts
 
 # Names looked up per render (two batched reads however many there are).
 MAX_MENTIONS = 50
@@ -17,7 +17,7 @@ MAX_MENTIONS = 50
 def public_logins(names: Iterable[str]) -> set[str]:
     """The names (lower case) of public accounts among ``names``."""
     wanted = sorted(n.lower() for n in names)[:MAX_MENTIONS]
-    return {name for name, account in claims.accounts_by_login(wanted).items()
+    return {name for name, account in accounts.accounts_by_login(wanted).items()
             if account.visibility == "public"}
 
 
@@ -30,7 +30,7 @@ def existing_commits(caller: Caller, owner: str, repo: str, shas: Iterable[str])
     if not shas:
         return set()
     try:
-        view = find(caller, owner, repo)
+        view = find_repo(caller, owner, repo)
     except ServiceError:
         return set()   # unknown or not readable by the caller: no links, no leak
     git = gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))

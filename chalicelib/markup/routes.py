@@ -9,7 +9,7 @@ from __future__ import annotations
 from chalicelib.http.errors import PlainTextError, ValidationFailed
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.markup.options import MarkdownOption, MarkupOption, markup_option
-from chalicelib.repos.request import caller, repo_preload, repo_preload_more
+from chalicelib.repos import caller, repo_preload, repo_preload_more
 from chalicelib.http.router import route
 from chalicelib.settings import get_settings
 
@@ -125,9 +125,9 @@ def render_markup(req: ApiRequest) -> ApiResponse:
 
 
 def _repo_path(req: ApiRequest) -> tuple[str, str]:
-    from chalicelib.repos import views as repo_views
+    from chalicelib import repos
 
-    view = repo_views.find(caller(req), req.params["owner"], req.params["repo"])
+    view = repos.find_repo(caller(req), req.params["owner"], req.params["repo"])
     return view.owner.login, view.repo.name
 
 

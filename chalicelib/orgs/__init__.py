@@ -20,3 +20,24 @@ orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository
 Registered by ``chalicelib/areas.py``.  Repository permissions read memberships and team
 grants from this domain's store (a crossing named in ``.importlinter``).
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "OrgMember":            "models",
+    "organization_record":  "records.organization",
+    "team_record":          "records.team",
+    "ORG":                  "request",
+    "current_org":          "request",
+    "get_org":              "service",
+    "orgs_of":              "service",
+    "get_member":           "store",
+    "member_key":           "store",
+    "is_team_member":       "team_store.is_member",
+    "list_team_members":    "team_store.list_members",
+    "list_teams":           "team_store",
+    "team_covers":          "team_store.covers",
+    "team_in_org":          "team_store.get_in_org",
+    "teams_in_org":         "team_store.get_many_in_org",
+})

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.accounts.records import avatar_url
+from chalicelib.accounts import avatar_url
 from chalicelib.http.formats import rfc3339
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 
 def organization(org: Account) -> dict:
@@ -32,7 +32,7 @@ def team(item, org: Account) -> dict:
 
     units_map = json.loads(item.units_map or "{}")
     if item.permission == "owner" and not units_map:
-        from chalicelib.repos.permissions import UNITS
+        from chalicelib.repos import UNITS
         units_map = {unit: "owner" for unit in UNITS}
     return {
         "id": int(item.id),

@@ -3,24 +3,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.orgs import records as org_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import PAGE, caller, repo_list, repo_record
+from chalicelib.repos import PAGE, caller, repo_list, repo_record
 from chalicelib.http.router import route
-from chalicelib.accounts import service as accounts
 from chalicelib.orgs import service as orgs
-from chalicelib.repos import views as repo_views
-from chalicelib.repos import service as repos
+from chalicelib import repos
 from chalicelib.orgs import teams
 from chalicelib.orgs.options import CreateOrgOption, CreateTeamOption, EditOrgOption, \
     EditTeamOption
 
-if TYPE_CHECKING:
-    from chalicelib.orgs.store import Account
+from chalicelib.orgs.request import ORG, current_org
 
-ORG = dict(tag="organization", scope="organization")
+if TYPE_CHECKING:
+    from chalicelib.accounts import Account
 
 
 def _team_id(req: ApiRequest) -> int | None:
@@ -41,7 +39,7 @@ def team_preload_more(req: ApiRequest, user_id: int | None) -> list:
 
 
 def team_repo_preload(req: ApiRequest) -> list:
-    return team_preload(req) + repo_views.preload_keys(req.params["org"], req.params["repo"])
+    return team_preload(req) + repos.repo_preload_keys(req.params["org"], req.params["repo"])
 
 
 # /teams/{id} routes read the team, its organization and the caller's membership in the
@@ -50,12 +48,8 @@ TEAM = dict(ORG, preload=team_preload, preload_more=team_preload_more)
 TEAM_REPO = dict(TEAM, preload=team_repo_preload)
 
 
-def current_org(req: ApiRequest) -> Account:
-    return orgs.get_org(req.actor, req.params["org"])
-
-
 def _users(req: ApiRequest, found: list[Account]) -> ApiResponse:
-    return paging.paged_json(req, found, lambda a: account_records.user(a, req.actor))
+    return paging.paged_json(req, found, lambda a: accounts.user_record(a, req.actor))
 
 
 def _orgs(req: ApiRequest, found: list[Account]) -> ApiResponse:
@@ -120,7 +114,7 @@ def user_orgs(req: ApiRequest) -> ApiResponse:
        query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **ORG)
 def org_repos(req: ApiRequest) -> ApiResponse:
     org = current_org(req)
-    return repo_list(req, repos.order(repos.owned_by(caller(req), org), "name"))
+    return repo_list(req, repos.order_repos(repos.visible_repos_of(caller(req), org), "name"))
 
 
 # --- members -------------------------------------------------------------------------
@@ -245,7 +239,7 @@ def list_team_members(req: ApiRequest) -> ApiResponse:
 def get_team_member(req: ApiRequest) -> ApiResponse:
     team, _ = teams.find_team(req.actor, req.int_param("id"))
     user = teams.get_team_member(team, accounts.get_user(req.params["username"]))
-    return ApiResponse.json(account_records.user(user, req.actor))
+    return ApiResponse.json(accounts.user_record(user, req.actor))
 
 
 @route("PUT", "/teams/{id}/members/{username}", "orgAddTeamMember",
@@ -275,7 +269,7 @@ def _team_repo(req: ApiRequest):
        signed_in=True, query=PAGE, responses={200: "RepositoryList", 404: "notFound"}, **TEAM)
 def list_team_repos(req: ApiRequest) -> ApiResponse:
     team, org = teams.find_team(req.actor, req.int_param("id"))
-    return repo_list(req, repos.order(teams.team_repositories(caller(req), team, org), "name"))
+    return repo_list(req, repos.order_repos(teams.team_repositories(caller(req), team, org), "name"))
 
 
 @route("GET", "/teams/{id}/repos/{org}/{repo}", "orgListTeamRepo",

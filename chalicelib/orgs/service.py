@@ -12,17 +12,16 @@ from typing import TYPE_CHECKING
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
 from chalicelib.orgs import teams
 from chalicelib.orgs.options import CreateOrgOption, EditOrgOption
-from chalicelib.repos.permissions import can_see, is_org
+from chalicelib.repos import can_see_account, is_org
 # add_team_member and create_team are re-exported for callers that reach them here
 # (tests/webhooks/test_hooks.py).
 from chalicelib.orgs.teams import (add_team_member, create_team,  # noqa: F401
                                        member_accounts, require_owner)
-from chalicelib.accounts import store as account_store
 from chalicelib.orgs import store
 from chalicelib.orgs import team_store
 from chalicelib.store import unit_of_work
@@ -40,8 +39,8 @@ def now() -> int:
 
 def get_org(viewer: Account | None, name: str) -> Account:
     """The organization called ``name`` as ``viewer`` may see it (404 otherwise)."""
-    org = account_store.get_by_name(name)
-    if org is None or not is_org(org) or not can_see(viewer, org):
+    org = accounts.account_by_name(name)
+    if org is None or not is_org(org) or not can_see_account(viewer, org):
         raise NotFoundError(f"organization does not exist [name: {name}]")
     return org
 
@@ -134,7 +133,7 @@ def orgs_of(viewer: Account | None, user: Account) -> list[Account]:
     only to the user, fellow members and admins)."""
     found = []
     for org, member in store.organizations_of(int(user.id)):
-        if org is None or member is None or not can_see(viewer, org):
+        if org is None or member is None or not can_see_account(viewer, org):
             continue
         private_view = viewer is not None and (viewer.id == user.id
                                                or teams.is_member(org, viewer))

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import json
 
-from chalicelib.store import ids, unit_of_work
-from chalicelib.orgs import team_store
-from chalicelib.store.table import Account, Claim, Item, MemberOf, OrgMember, Team
-from chalicelib.store.keys import keys
+from typing import TYPE_CHECKING
 
-# Account, OrgMember: the record classes services name in type hints (read from here).
+from chalicelib import accounts
+from chalicelib.orgs import team_store
+from chalicelib.orgs.models import MemberOf, OrgMember, Team, keys
+from chalicelib.store import ids, partitions, unit_of_work
+from chalicelib.store.table import Item
+
+if TYPE_CHECKING:
+    from chalicelib.accounts import Account
 
 # Labels of staged writes whose condition can fail (``ConditionFailed.label``).
 ORG = "organization"           # changed (edit, delete) since it was read
@@ -37,32 +41,20 @@ GRANTS = "grants"              # the member's teams changed since they were read
 
 def new_org(login: str, created: int) -> Account:
     """An organization record with a fresh id (nothing written)."""
-    org_id = ids.next_id("account")
-    lower = login.lower()
-    gsi1pk, gsi1sk = keys.login_gsi(lower)
-    return Account(*keys.account(org_id), id=org_id, account_type="org", login=login,
-                   lower_name=lower, created=created, updated=created,
-                   gsi1pk=gsi1pk, gsi1sk=gsi1sk)
+    return accounts.new_account(ids.next_id("account"), login, account_type="org",
+                                created=created)
 
 
 def stage_create(org: Account) -> None:
     """The organization with its name claim (``NAME_TAKEN`` when a user or another
     organization has the name)."""
-    unit_of_work.current().put(org, label=ORG, must_not_exist=True)
-    claim_name(org)
-
-
-def claim_name(account: Account) -> None:
-    claim = Claim(*keys.login(account.lower_name), owner_id=int(account.id))
-    unit_of_work.current().put(claim, label=NAME_TAKEN, must_not_exist=True)
+    accounts.stage_create_account(org, label=ORG, name_label=NAME_TAKEN)
 
 
 def stage_save(org: Account) -> None:
     """The edited organization, on condition nobody changed it since it was read
     (``ORG``)."""
-    expected = org.version
-    org.version = expected + 1
-    unit_of_work.current().put(org, label=ORG, condition=Account.version == expected)
+    accounts.stage_save_account(org, label=ORG)
 
 
 def stage_delete(org: Account) -> None:
@@ -75,15 +67,14 @@ def stage_delete(org: Account) -> None:
     this condition; what a later chunk failed to remove is unreachable once the
     organization is gone.
     """
-    uow = unit_of_work.current()
-    uow.delete(org, label=ORG, condition=Account.version == org.version)
-    uow.delete(Claim(*keys.login(org.lower_name)), label=ORG)
-    partition = [item for item in Item.query(keys.account(org.id)[0])
-                 if (item.pk, item.sk) != keys.account(org.id)]
+    accounts.stage_delete_account(org, label=ORG, name_label=ORG, purge=False)
+    partition = [item for item in partitions.items(keys.account_partition(org.id))
+                 if (item.pk, item.sk) != (org.pk, org.sk)]
     teams = [item for item in partition if isinstance(item, Team)]
     removed_with_teams = team_store.claim_keys(teams)
     for team in teams:
         team_store.stage_delete(team, team_store.list_links(int(team.id)))
+    uow = unit_of_work.current()
     for item in partition:
         if isinstance(item, Team) or (item.pk, item.sk) in removed_with_teams:
             continue
@@ -96,10 +87,10 @@ def organizations_of(user_id: int) -> list[tuple[Account | None, OrgMember | Non
     """Each organization the user belongs to with the user's membership there (read
     in one batch after the query of the user's member-of items)."""
     org_ids = [int(link.org_id) for link in Item.query(
-        keys.account(user_id)[0], Item.sk.startswith(keys.MEMBER_OF_PREFIX))]
-    unit_of_work.prefetch([keys.account(org_id) for org_id in org_ids] +
+        keys.account_partition(user_id), Item.sk.startswith(keys.MEMBER_OF_PREFIX))]
+    unit_of_work.prefetch([accounts.account_key(org_id) for org_id in org_ids] +
                           [keys.org_member(org_id, user_id) for org_id in org_ids])
-    return [(unit_of_work.get(Account, keys.account(org_id)),
+    return [(accounts.account_by_id(org_id),
              unit_of_work.get(OrgMember, keys.org_member(org_id, user_id)))
             for org_id in org_ids]
 
@@ -127,15 +118,7 @@ def get_members(org_id: int, user_ids, *, fresh: bool = False) -> dict[int, OrgM
 
 
 def list_members(org_id: int) -> list[OrgMember]:
-    return list(Item.query(keys.account(org_id)[0], Item.sk.startswith(keys.MEMBER_PREFIX)))
-
-
-def accounts_of(user_ids) -> list[Account]:
-    """Accounts by id in one batch (members' profiles); missing ones left out."""
-    wanted = [keys.account(int(user_id)) for user_id in user_ids]
-    unit_of_work.prefetch(wanted)
-    found = (unit_of_work.get(Account, key) for key in wanted)
-    return [account for account in found if account is not None]
+    return list(Item.query(keys.account_partition(org_id), Item.sk.startswith(keys.MEMBER_PREFIX)))
 
 
 def grant_of(team: Team) -> list:

@@ -17,9 +17,15 @@ from __future__ import annotations
 
 import json
 
+from typing import TYPE_CHECKING
+
+from chalicelib import accounts, repos
+from chalicelib.orgs.models import Team, TeamLink, TeamMember, TeamRepo, keys
 from chalicelib.store import ids, unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item, Repo, RepoName, Team, TeamLink, TeamMember, TeamRepo
+from chalicelib.store.table import Item
+
+if TYPE_CHECKING:
+    from chalicelib.repos import Repo
 
 # Team, TeamMember: the record classes services name in type hints (read from here).
 
@@ -50,7 +56,7 @@ def context_keys(team_id: int, user_id: int | None) -> list[tuple[str, str]]:
     if link is None:
         return []
     org_id = int(link.org_id)
-    found = [keys.team(org_id, team_id), keys.account(org_id)]
+    found = [keys.team(org_id, team_id), accounts.account_key(org_id)]
     if user_id is not None:
         found.append(keys.org_member(org_id, user_id))
     return found
@@ -70,7 +76,7 @@ def get_many_in_org(org_id: int, team_ids) -> list[Team]:
 
 
 def list_teams(org_id: int) -> list[Team]:
-    return list(Item.query(keys.account(org_id)[0], Item.sk.startswith(keys.TEAM_PREFIX)))
+    return list(Item.query(keys.account_partition(org_id), Item.sk.startswith(keys.TEAM_PREFIX)))
 
 
 def _partition(team_id: int) -> str:
@@ -84,20 +90,8 @@ def list_members(team_id: int) -> list[TeamMember]:
 
 def list_repos(team_id: int) -> list[Repo]:
     """The repositories given to the team (that still exist), in two batched reads."""
-    links = Item.query(_partition(team_id), Item.sk.startswith(keys.REPO_PREFIX))
-    return _repos_by_id([int(link.repo_id) for link in links])
-
-
-def _repos_by_id(repo_ids: list[int]) -> list[Repo]:
-    # Through the id links rather than the links' ``repo_pk``: a renamed repository
-    # moves to a new key, its id link follows it.
-    name_keys = [keys.repo_name(repo_id) for repo_id in repo_ids]
-    unit_of_work.prefetch(name_keys)
-    names = [unit_of_work.get(RepoName, key) for key in name_keys]
-    repo_keys = [(name.repo_pk, "REPO") for name in names if name is not None]
-    unit_of_work.prefetch(repo_keys)
-    found = (unit_of_work.get(Repo, key) for key in repo_keys)
-    return [repo for repo in found if repo is not None]
+    links = Item.query(_partition(team_id), Item.sk.startswith(keys.TEAM_REPO_PREFIX))
+    return repos.repos_by_ids([int(link.repo_id) for link in links])
 
 
 def member_key(team_id: int, user_id: int) -> tuple[str, str]:
@@ -180,7 +174,7 @@ def stage_delete(team: Team, links: list[TeamMember | TeamRepo]) -> None:
     uow = unit_of_work.current()
     org_id, team_id = int(team.org_id), int(team.id)
     # A deleted repository leaves its link behind: only existing ones are updated.
-    for repo in _repos_by_id([int(link.repo_id) for link in links if isinstance(link, TeamRepo)]):
+    for repo in repos.repos_by_ids([int(link.repo_id) for link in links if isinstance(link, TeamRepo)]):
         _stage_coverage(repo, team_id, covered=False)
     for link in links:
         uow.delete(link, label=TEAM)
@@ -225,6 +219,4 @@ def covers(team: Team, repo: Repo) -> bool:
 def _stage_coverage(repo: Repo, team_id: int, *, covered: bool) -> None:
     # Conditional on the repository existing: an update would otherwise create a stub
     # repository item when the repository is deleted at the same time.
-    change = Repo.team_ids.add({team_id}) if covered else Repo.team_ids.delete({team_id})
-    unit_of_work.current().update(Repo(repo.pk, repo.sk), [change], label=REPO,
-                                  condition=Repo.pk.exists())
+    repos.stage_repo_team(repo, team_id, covered=covered, label=REPO)

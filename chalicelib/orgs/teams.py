@@ -15,20 +15,19 @@ from typing import TYPE_CHECKING, Callable
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.http.options import UNSET, given
 from chalicelib.orgs.options import CreateTeamOption, EditTeamOption
-from chalicelib.repos.permissions import UNITS, is_org, is_org_owner
-from chalicelib.repos.views import Caller, RepoView, list_visible, view_of
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import UNITS, is_org, is_org_owner
+from chalicelib.repos import Caller, RepoView, list_visible, view_of
 from chalicelib.orgs import store as org_store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.orgs import team_store as store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.orgs.store import Account, OrgMember
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
     from chalicelib.orgs.team_store import Team
     from chalicelib.store.unit_of_work import UnitOfWork
 
@@ -57,7 +56,7 @@ def is_member(org: Account, user: Account | None) -> bool:
 
 def member_accounts(items: list) -> list[Account]:
     """The accounts of membership items (anything with ``user_id``), by name."""
-    found = org_store.accounts_of(int(item.user_id) for item in items)
+    found = accounts.accounts_by_ids(int(item.user_id) for item in items)
     return sorted(found, key=lambda a: a.lower_name)
 
 
@@ -87,7 +86,7 @@ def team_event(actor: Account | None, team: Team, action: str, **change) -> even
 def membership_event(actor: Account | None, org_id: int, user_id: int,
                       action: str) -> events.MembershipChanged:
     # The member's account is in the unit already (every caller read it).
-    user = account_store.get_by_id(user_id)
+    user = accounts.account_by_id(user_id)
     return events.MembershipChanged(**accounts.actor_of_event(actor), org_id=org_id,
                                     user_id=user_id, action=action,
                                     user=events.snapshot(user))
@@ -120,7 +119,7 @@ def preload_more_keys(team_id: int, user_id: int | None) -> list:
 def find_team(actor: Account | None, team_id: int) -> tuple[Team, Account]:
     """A team and its organization; visible to the organization's members and admins."""
     team = store.get(team_id)
-    org = account_store.get_by_id(int(team.org_id)) if team else None
+    org = accounts.account_by_id(int(team.org_id)) if team else None
     if team is None or org is None or not is_member(org, actor):
         raise NotFoundError(f"team does not exist [id: {team_id}]")
     return team, org
@@ -140,7 +139,7 @@ def team_repositories(caller: Caller, team: Team, org: Account) -> list[RepoView
     """The team's repositories the caller may see (all the organization's for a team
     that includes every repository)."""
     if team.includes_all_repositories:
-        found = repo_store.owned_by(int(org.id))
+        found = repos.repos_owned_by(int(org.id))
     else:
         found = store.list_repos(int(team.id))
     return list_visible(caller, found)
@@ -148,7 +147,7 @@ def team_repositories(caller: Caller, team: Team, org: Account) -> list[RepoView
 
 def find_org_repo(org: Account, owner_name: str, repo_name: str) -> Repo:
     """``owner_name/repo_name`` when it is a repository of ``org`` (404 otherwise)."""
-    repo = repo_store.get(owner_name, repo_name)
+    repo = repos.repo_by_name(owner_name, repo_name)
     if repo is None or int(repo.owner_id) != int(org.id):
         raise NotFoundError(f"repository does not exist [name: {repo_name}]")
     return repo
@@ -325,7 +324,7 @@ def stage_team_join(uow: UnitOfWork, actor: Account | None, team: Team, user: Ac
 def add_team_member(actor: Account | None, team: Team, user: Account) -> None:
     """Joining a team makes the user a member of the organization."""
     org_id, user_id = int(team.org_id), int(user.id)
-    require_owner(account_store.get_by_id(org_id), actor)
+    require_owner(accounts.account_by_id(org_id), actor)
 
     def change(uow: UnitOfWork, fresh: bool) -> None:
         if not fresh:
@@ -343,7 +342,7 @@ def add_team_member(actor: Account | None, team: Team, user: Account) -> None:
 def remove_team_member(actor: Account | None, team: Team, user: Account) -> None:
     """Leaving the last of one's teams in an organization leaves the organization."""
     org_id, team_id, user_id = int(team.org_id), int(team.id), int(user.id)
-    require_owner(account_store.get_by_id(org_id), actor)
+    require_owner(accounts.account_by_id(org_id), actor)
     unit_of_work.prefetch([org_store.member_key(org_id, user_id),
                            store.member_key(team_id, user_id)])
     if not store.is_member(team_id, user_id):
@@ -369,7 +368,7 @@ def remove_team_member(actor: Account | None, team: Team, user: Account) -> None
 # --- team repositories -----------------------------------------------------------------
 
 def _change_team_repo(actor: Account | None, team: Team, repo: Repo, *, add: bool) -> None:
-    require_owner(account_store.get_by_id(int(team.org_id)), actor)
+    require_owner(accounts.account_by_id(int(team.org_id)), actor)
     if int(repo.owner_id) != int(team.org_id):
         raise InvalidInput("the repository does not belong to the team's organization")
     if store.covers(team, repo) == add:

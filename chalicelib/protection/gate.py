@@ -29,7 +29,7 @@ from typing import Callable, Iterable
 
 from chalicelib.errors import NotFoundError
 from chalicelib.protection.rules import BranchRule, Protection, Pusher
-from chalicelib.repos import permissions
+from chalicelib import repos
 
 HEADS = "refs/heads/"
 TAGS = "refs/tags/"
@@ -54,16 +54,16 @@ def pusher_of(view_or_repo, user, deploy_key: bool = False) -> Pusher:
     ``deploy_key``: a deploy key pushes (its write right checked by the caller)."""
     view = view_or_repo
     if not hasattr(view, "access"):
-        from chalicelib.repos.views import Caller, view_of
+        from chalicelib.repos import Caller, view_of
 
         view = view_of(view_or_repo, Caller(user))
     if user is None:
         return Pusher(0, "", frozenset(), can_write=deploy_key, is_repo_admin=False,
                       is_site_admin=False, deploy_key=deploy_key)
     team_ids: frozenset[int] = frozenset()
-    if permissions.is_org(view.owner):
-        member = permissions.membership(int(view.owner.id), int(user.id))
-        team_ids = frozenset(permissions.team_grants(member))
+    if repos.is_org(view.owner):
+        member = repos.membership(int(view.owner.id), int(user.id))
+        team_ids = frozenset(repos.team_grants(member))
     return Pusher(int(user.id), user.login, team_ids, can_write=view.can_write or deploy_key,
                   is_repo_admin=view.is_admin, is_site_admin=bool(user.is_admin),
                   deploy_key=deploy_key)

@@ -18,7 +18,7 @@ from chalicelib.protection import service as svc
 from chalicelib.protection.options import (CreateBranchProtectionOption,
                                            CreateTagProtectionOption,
                                            EditBranchProtectionOption, EditTagProtectionOption)
-from chalicelib.repos.request import IN_REPO, caller, current_repo, repo_preload
+from chalicelib.repos import IN_REPO, caller, current_repo, repo_preload
 
 
 def _preload_more(req: ApiRequest, user_id: int | None) -> list:

@@ -27,11 +27,11 @@ import dataclasses
 import random
 import time
 
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.errors import (ArchivedRepository, BadInput, ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError, PermissionDenied)
 from chalicelib.http.options import given
-from chalicelib.orgs import team_store
+from chalicelib import orgs
 from chalicelib.protection import store
 from chalicelib.protection.gate import has_rules, pusher_of
 from chalicelib.protection.options import (CreateBranchProtectionOption,
@@ -39,9 +39,9 @@ from chalicelib.protection.options import (CreateBranchProtectionOption,
                                            EditBranchProtectionOption, EditTagProtectionOption)
 from chalicelib.protection.rules import (BranchRule, Protection, Pusher, TagRule,
                                          valid_tag_pattern)
-from chalicelib.repos import permissions
-from chalicelib.repos.permissions import Access
-from chalicelib.repos.views import Caller, RepoView
+from chalicelib import repos
+from chalicelib.repos import Access
+from chalicelib.repos import Caller, RepoView
 from chalicelib.store import unit_of_work
 
 NOT_ADMIN = "user should be an owner or a collaborator with admin write of a repository"
@@ -81,10 +81,10 @@ def user_ids(view: RepoView, names, minimum: Access) -> list[int]:
     access to the repository, in the order given, once each."""
     found: list[int] = []
     for name in dict.fromkeys(n.strip().lower() for n in names or () if n.strip()):
-        account = account_store.get_by_name(name)
+        account = accounts.account_by_name(name)
         if account is None or account.account_type == "org":
             raise InvalidInput(f"user does not exist [uid: 0, name: {name}]")
-        mode = permissions.repo_access(account, view.repo, view.owner)
+        mode = repos.repo_access(account, view.repo, view.owner)
         if mode >= minimum and int(account.id) not in found:
             found.append(int(account.id))
     return found
@@ -93,9 +93,9 @@ def user_ids(view: RepoView, names, minimum: Access) -> list[int]:
 def team_ids(view: RepoView, names) -> list[int]:
     """Ids of the owning organization's teams named (422 for an unknown one) that can
     read the repository; nothing for a repository owned by a user."""
-    if not permissions.is_org(view.owner) or not names:
+    if not repos.is_org(view.owner) or not names:
         return []
-    teams = {t.lower_name: t for t in team_store.list_teams(int(view.owner.id))}
+    teams = {t.lower_name: t for t in orgs.list_teams(int(view.owner.id))}
     covering = set(view.repo.team_ids or ())
     found: list[int] = []
     for name in dict.fromkeys(n.strip().lower() for n in names if n.strip()):
@@ -128,11 +128,11 @@ def names_for(view: RepoView, branch_rules=(), tag_rules=()) -> Names:
     for rule in tag_rules:
         user_set.update(rule.whitelist_user_ids)
         team_set.update(rule.whitelist_team_ids)
-    unit_of_work.prefetch(account_store.account_key(i) for i in user_set)
-    users = {i: a.login for i in user_set if (a := account_store.get_by_id(i)) is not None}
+    unit_of_work.prefetch(accounts.account_key(i) for i in user_set)
+    users = {i: a.login for i in user_set if (a := accounts.account_by_id(i)) is not None}
     teams = {}
-    if team_set and permissions.is_org(view.owner):
-        teams = {int(t.id): t.name for t in team_store.get_many_in_org(int(view.owner.id),
+    if team_set and repos.is_org(view.owner):
+        teams = {int(t.id): t.name for t in orgs.teams_in_org(int(view.owner.id),
                                                                        sorted(team_set))}
     return Names(users, teams)
 
@@ -392,11 +392,11 @@ def branch_guard(view: RepoView, caller: Caller | None) -> BranchGuard:
 def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None) -> list:
     """The second preload batch of a protection route: the caller's access items and
     the repository's rules item."""
-    from chalicelib.repos import store as repo_store
-    from chalicelib.repos.views import strip_git
+    from chalicelib import repos
+    from chalicelib.repos import strip_git
 
-    repo = repo_store.get(owner_name, strip_git(repo_name))
+    repo = repos.repo_by_name(owner_name, strip_git(repo_name))
     if repo is None:
         return []
     rules = [store.protection_key(int(repo.id))] if has_rules(repo) else []
-    return [*permissions.access_keys(repo, user_id), *rules]
+    return [*repos.access_keys(repo, user_id), *rules]

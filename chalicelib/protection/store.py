@@ -21,22 +21,17 @@ import dataclasses
 import json
 import logging
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
 from chalicelib.protection.rules import BranchRule, Protection, TagRule
 from chalicelib.store import unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item, Repo
+from chalicelib.protection.models import keys
+from chalicelib import repos
+from chalicelib.protection.models import ProtectionItem
 
 log = logging.getLogger("nimbus.protection")
 
 RULES = "protection"     # ConditionFailed label: the rules changed since read
 REPO = "repo"            # ConditionFailed label: the repository is gone
-
-
-class ProtectionItem(Item, discriminator="protection"):
-    rules = UnicodeAttribute(default="{}")
-    version = NumberAttribute(default=0)
 
 
 def protection_key(repo_id: int) -> tuple[str, str]:
@@ -145,6 +140,5 @@ def stage_put(repo, read: Protection, new: Protection) -> None:
     # write, conditional on the repository still existing: a ref change in a repository
     # without rules then knows it from the record it has read anyway.
     count = len(new.branch_rules) + len(new.tag_rules)
-    uow.update(Repo(repo.pk, repo.sk), [Repo.protection_rules.set(count)], label=REPO,
-               condition=Repo.id == repo_id)
+    repos.stage_repo_count_values(repo, {"protection_rules": count}, label=REPO, same_id=True)
     repo.protection_rules = count

@@ -28,7 +28,7 @@ from chalicelib.issues import service as issues
 from chalicelib.pulls import checks as pull_checks
 from chalicelib.pulls import gate as pull_gate
 from chalicelib.pulls import service as pulls
-from chalicelib.repos import merge_settings
+from chalicelib import repos
 from chalicelib.issues.context import Ctx, now, snapshot
 from chalicelib.contents.authorship import identity
 from chalicelib.issues import store as issue_store
@@ -68,7 +68,7 @@ def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
     rule = pull_gate.rule_for(ctx, pull.base_branch)
     if not pull_gate.may_merge(ctx, rule):
         raise NotAllowed("User not allowed to merge PR")
-    if not merge_settings.style_allowed(ctx.repo, style):
+    if not repos.merge_style_allowed(ctx.repo, style):
         raise NotAllowed(f"{style} is not an allowed merge style for this repository")
     if style == "manually-merged":
         _record_manual_merge(ctx, issue, option.MergeCommitID or "")
@@ -102,7 +102,7 @@ def _delete_branch(ctx: Ctx, option: MergePullRequestOption) -> bool:
     """As asked, else the repository's default (left out or null)."""
     if isinstance(option.delete_branch_after_merge, bool):
         return option.delete_branch_after_merge
-    return bool(merge_settings.settings_of(ctx.repo)["default_delete_branch_after_merge"])
+    return bool(repos.merge_settings_of(ctx.repo)["default_delete_branch_after_merge"])
 
 
 def _current_head(ctx: Ctx, pull: PullFields) -> str:
@@ -116,10 +116,10 @@ def _current_head(ctx: Ctx, pull: PullFields) -> str:
 def _head_view(ctx: Ctx, pull: PullFields):
     if pull.head_repo_id == ctx.repo_id:
         return ctx.view
-    from chalicelib.repos.views import ANONYMOUS, view_of
-    from chalicelib.repos import store as repo_store
+    from chalicelib.repos import ANONYMOUS, view_of
+    from chalicelib import repos
 
-    repo = repo_store.get_by_id(pull.head_repo_id)
+    repo = repos.repo_by_id(pull.head_repo_id)
     return view_of(repo, ANONYMOUS) if repo is not None else None
 
 
@@ -264,7 +264,7 @@ def _delete_head_branch(ctx: Ctx, pull: PullFields) -> None:
     head = _head_view(ctx, pull)
     if head is None or head.repo.default_branch == pull.head_branch:
         return
-    from chalicelib.repos.views import view_of
+    from chalicelib.repos import view_of
     mine = view_of(head.repo, ctx.caller)
     if not mine.can_write:
         return
@@ -287,7 +287,7 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
     pull request."""
     from chalicelib.gitops import objects, pull_merge
     from chalicelib.gitops.merge import is_ancestor
-    from chalicelib.repos.views import view_of
+    from chalicelib.repos import view_of
 
     style = style or "merge"
     if style not in ("merge", "rebase"):
@@ -296,7 +296,7 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
     pull = store.fields_of(issue)
     if pull.merged or not issue.is_open:
         raise InvalidInput("the pull request is closed or merged")
-    if style == "rebase" and not merge_settings.settings_of(ctx.repo)["allow_rebase_update"]:
+    if style == "rebase" and not repos.merge_settings_of(ctx.repo)["allow_rebase_update"]:
         raise NotAllowed("rebase is not an allowed update style for this repository")
     head = _head_view(ctx, pull)
     if head is None:

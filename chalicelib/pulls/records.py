@@ -7,7 +7,7 @@ current), so rendering reads no refs.
 from __future__ import annotations
 
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http import formats
 from chalicelib.pulls import checks as pull_checks
 
@@ -34,10 +34,10 @@ def requested(pull, owner, viewer, account_of) -> tuple[list, list]:
     the snapshots it keeps; ``account_of(snapshot)`` rebuilds an account."""
     from types import SimpleNamespace
 
-    from chalicelib.orgs import records as org_records
+    from chalicelib import orgs
 
-    users = [account_records.user(account_of(s), viewer) for s in pull.requested_reviewers]
-    teams = [org_records.team(SimpleNamespace(**{**TEAM_DEFAULTS, **t}), owner)
+    users = [accounts.user_record(account_of(s), viewer) for s in pull.requested_reviewers]
+    teams = [orgs.team_record(SimpleNamespace(**{**TEAM_DEFAULTS, **t}), owner)
              for t in pull.requested_teams] if owner is not None else []
     return users, teams
 

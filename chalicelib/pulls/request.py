@@ -3,10 +3,10 @@ caller sees it and the renderer of PullRequest records."""
 from __future__ import annotations
 
 from chalicelib.pulls import records as pull_records
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http.message import ApiRequest
 from chalicelib.issues.request import Renderer, issue_preload_more
-from chalicelib.repos.request import caller, current_repo, repo_preload, repo_record
+from chalicelib.repos import caller, current_repo, repo_preload, repo_record
 from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
 from chalicelib.contents import branch_store
@@ -69,7 +69,7 @@ class PullRenderer(Renderer):
             self.head_records[pull.head_repo_id] = repo_record(self.req, view) if view else None
         merged_by = None
         if pull.merged and pull.merged_by:
-            merged_by = account_records.user(account_from(pull.merged_by, self.fresh), self.req.actor)
+            merged_by = accounts.user_record(account_from(pull.merged_by, self.fresh), self.req.actor)
         asked = pull_records.requested(pull, self.ctx.view.owner, self.req.actor,
                                        lambda s: account_from(s, self.fresh))
         return pull_records.pull_request(

@@ -7,10 +7,10 @@ one costs those two calls, a page one Query more.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import PAGE
+from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.errors import NotFoundError
 from chalicelib.contents import commits as commit_views
@@ -29,8 +29,8 @@ def _pull_in(req: ApiRequest):
     addresses (which record links start with)."""
     ctx = ctx_of(req)
     item = pulls.get_pull(ctx, req.int_param("index"))
-    return ctx, item, (records.repo_html_url(ctx.view),
-                       records.repo_api_url(ctx.view.owner.login, ctx.repo.name))
+    return ctx, item, (repos.repo_html_url(ctx.view),
+                       repos.repo_api_url(ctx.view.owner.login, ctx.repo.name))
 
 
 @route("GET", "/repos/{owner}/{repo}/pulls", "repoListPullRequests",

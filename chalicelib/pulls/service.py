@@ -16,17 +16,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.accounts import service as accounts
-from chalicelib.repos import fork_network
+from chalicelib import accounts
+from chalicelib import repos
 from chalicelib.issues import service as issues
 from chalicelib.pulls import checks as pull_checks
 from chalicelib.contents import files as repo_files
 from chalicelib.issues.context import MAX_TITLE, PULLS_UNIT, Ctx, context, value_of, with_labels
 from chalicelib.issues.options import CreateIssueOption
 from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption
-from chalicelib.repos.views import Caller, RepoView
+from chalicelib.repos import Caller, RepoView
 from chalicelib.pulls import store
-from chalicelib.repos import store as repo_store
 from chalicelib.pulls.store import PullFields
 
 if TYPE_CHECKING:
@@ -81,12 +80,12 @@ def stage_head_ref(git, number: int, head_sha: str, uow) -> None:
 def head_view(ctx: Ctx, head: str) -> tuple[RepoView, str]:
     """The head repository and branch named by ``branch``, ``owner:branch`` or
     ``owner/repo:branch`` (``fork_network.locate``)."""
-    return fork_network.locate(ctx.caller, ctx.view, head)
+    return repos.locate_branch(ctx.caller, ctx.view, head)
 
 
 def head_repo_label(ctx: Ctx, pull: PullFields) -> str:
     """``owner/repo`` of the head repository, as merge messages name a fork."""
-    head = repo_store.get_by_id(pull.head_repo_id)
+    head = repos.repo_by_id(pull.head_repo_id)
     return f"{head.owner_login}/{head.name}" if head else "<deleted>"
 
 
@@ -152,9 +151,9 @@ def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
                             f"{head_branch}, base_branch: {base}]")
     pull = examined(ctx, PullFields(head_repo_id=int(source.repo.id), head_branch=head_branch,
                                     base_branch=base), base_sha, head_sha)
-    from chalicelib.repos import merge_settings
+    from chalicelib import repos
     pull.allow_maintainer_edit = bool(
-        merge_settings.settings_of(ctx.repo)["default_allow_maintainer_edit"])
+        repos.merge_settings_of(ctx.repo)["default_allow_maintainer_edit"])
     git = repo_files.open_git(ctx.repo)
 
     # The issue half of the pull request: what a CreateIssueOption shares with it.

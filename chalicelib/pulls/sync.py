@@ -22,15 +22,15 @@ from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import service as pulls
 from chalicelib.contents import files as repo_files
 from chalicelib.issues.context import Ctx, account_from, now
-from chalicelib.repos.permissions import Access
-from chalicelib.repos.views import Caller, RepoView
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import Access
+from chalicelib.repos import Caller, RepoView
+from chalicelib import accounts
 from chalicelib.pulls import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 log = logging.getLogger("nimbus.pulls")
 HEADS = "refs/heads/"
@@ -39,7 +39,7 @@ HEADS = "refs/heads/"
 def _system_ctx(repo: Repo, user=None) -> Ctx | None:
     """The tracker as the service itself sees it (every pull request, any visibility);
     ``user`` is who events name (None: the system)."""
-    owner = account_store.get_by_id(int(repo.owner_id))
+    owner = accounts.account_by_id(int(repo.owner_id))
     if owner is None:
         return None
     return Ctx(RepoView(repo, owner, Access.OWNER), Caller(user), Access.OWNER,
@@ -56,7 +56,7 @@ def affected(repo: Repo, branch: str) -> list[tuple[Repo, int]]:
                                           and pull.head_branch == branch):
             found.append((repo, int(item.number)))
     if repo.fork and repo.parent_id:
-        parent = repo_store.get_by_id(int(repo.parent_id))
+        parent = repos.repo_by_id(int(repo.parent_id))
         if parent is not None:
             for item in store.open_pulls(int(parent.id)):
                 pull = store.fields_of(item)
@@ -69,12 +69,12 @@ def on_push(repo_id: int, ref: str, actor_id: int | None, before: str = "",
             after: str = "") -> None:
     if not ref.startswith(HEADS):
         return
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is None:
         return
     if refdb.is_zero(before) or refdb.is_zero(after):
         mark_head(repo, ref[len(HEADS):], gone=refdb.is_zero(after))
-    actor = account_store.get_by_id(actor_id) if actor_id else None
+    actor = accounts.account_by_id(actor_id) if actor_id else None
     for base_repo, number in affected(repo, ref[len(HEADS):]):
         refresh(base_repo, number, actor)
 
@@ -85,7 +85,7 @@ def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
     deletions get here, so an ordinary push reads no closed pull requests."""
     bases = [repo]
     if repo.fork and repo.parent_id:
-        parent = repo_store.get_by_id(int(repo.parent_id))
+        parent = repos.repo_by_id(int(repo.parent_id))
         bases += [parent] if parent is not None else []
 
     def change(old, new, tracker) -> None:
@@ -129,10 +129,10 @@ def refresh(base_repo: Repo, number: int, actor=None) -> None:
 def _head_view(ctx: Ctx, pull) -> RepoView | None:
     if pull.head_repo_id == ctx.repo_id:
         return ctx.view
-    repo = repo_store.get_by_id(pull.head_repo_id)
+    repo = repos.repo_by_id(pull.head_repo_id)
     if repo is None:
         return None
-    owner = account_store.get_by_id(int(repo.owner_id))
+    owner = accounts.account_by_id(int(repo.owner_id))
     return RepoView(repo, owner, Access.OWNER) if owner is not None else None
 
 
@@ -159,7 +159,7 @@ def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
 
 def on_status(repo_id: int, sha: str) -> None:
     """A commit status was posted: merge what was waiting for the checks of ``sha``."""
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is None:
         return
     for item in store.open_pulls(repo_id):
@@ -170,7 +170,7 @@ def on_status(repo_id: int, sha: str) -> None:
 
 def on_review(repo_id: int, number: int) -> None:
     """A review changed: a merge scheduled on this pull request may be complete now."""
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is not None:
         try_scheduled_merge(repo, int(number))
 
@@ -197,7 +197,7 @@ def try_scheduled_merge(base_repo: Repo, number: int) -> None:
     if pull_gate.checks_state(ctx, rule, pull.head_sha) != "success":
         return
     doer = account_from(pull.auto_merge.get("doer") or {})
-    fresh = account_store.get_by_id(int(doer.id)) if doer.id else None
+    fresh = accounts.account_by_id(int(doer.id)) if doer.id else None
     if fresh is None:
         return
     ctx = _system_ctx(base_repo, fresh)

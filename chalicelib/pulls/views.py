@@ -11,7 +11,7 @@ from chalicelib.errors import NotFoundError
 from chalicelib.contents import commits as commit_views
 from chalicelib.contents import files as repo_files
 from chalicelib.issues.context import Ctx
-from chalicelib.repos.views import RepoView, find_by_id
+from chalicelib.repos import RepoView, find_repo_by_id
 from chalicelib.pulls import store
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def head_repo_view(ctx: Ctx, issue: Issue) -> RepoView | None:
     pull = store.fields_of(issue)
     if pull.head_repo_id == ctx.repo_id:
         return ctx.view
-    return find_by_id(ctx.caller, pull.head_repo_id)
+    return find_repo_by_id(ctx.caller, pull.head_repo_id)
 
 
 def _range(ctx: Ctx, issue: Issue) -> tuple[object, str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, TypeVar
 
+from chalicelib import accounts
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError)
 from chalicelib.http.options import UNSET, UnsetType
 from chalicelib.quota import service as quota
@@ -19,13 +20,12 @@ from chalicelib.quota.options import (CreateQuotaGroupOptions, CreateQuotaRuleOp
                                       EditQuotaRuleOptions, SetUserQuotaGroupsOptions)
 from chalicelib.quota import rules as quota_rules
 from chalicelib.quota.rules import Group, Rule
-from chalicelib.orgs import store as org_store
 from chalicelib.quota import store
 from chalicelib.store import unit_of_work
 from chalicelib.quota.store import Config, RuleData
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 T = TypeVar("T")
 ATTEMPTS = 8
@@ -224,7 +224,7 @@ def _stage_membership(config: Config, user_id: int, listed: tuple[str, ...], *,
 
 def group_members(name: str) -> list[Account]:
     _known_group(store.read_config(), name)
-    return org_store.accounts_of(store.members_of(name))
+    return accounts.accounts_by_ids(store.members_of(name))
 
 
 def add_member(group: str, account: Account) -> None:

@@ -7,7 +7,7 @@ does (its description says 201).
 """
 from __future__ import annotations
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.quota.routes import group_record, info_record, rule_record
@@ -114,7 +114,7 @@ def remove_rule(req: ApiRequest) -> ApiResponse:
        summary="List users in a quota group", responses={200: "UserList", **MISSING}, **ADMIN)
 def list_members(req: ApiRequest) -> ApiResponse:
     found = quota_admin.group_members(req.params["quotagroup"])
-    return paging.paged_json(req, found, lambda a: account_records.user(a, req.actor))
+    return paging.paged_json(req, found, lambda a: accounts.user_record(a, req.actor))
 
 
 def _account(req: ApiRequest):

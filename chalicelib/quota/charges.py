@@ -40,7 +40,7 @@ from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.gitstore.repo import NimbusRepo
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 VISIBILITY = store.REPO          # ConditionFailed label of the charge's repository update
 PUSH_SUBJECT = "size:repos:all"  # what Forgejo's pre-receive hook checks

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from chalicelib.errors import ConditionFailed
 from chalicelib.quota import service as quota
 from chalicelib.quota import charges as quota_charges
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.quota import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.quota")
@@ -57,7 +57,7 @@ class Correction:
 def recount(*, dry_run: bool = False) -> list[Correction]:
     """Check every pool and every account; returns what was wrong."""
     found = []
-    for pool in repo_store.pools():
+    for pool in repos.every_pool():
         found += _check_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ()), dry_run)
     found += _check_accounts(dry_run)
     for correction in found:
@@ -68,14 +68,14 @@ def recount(*, dry_run: bool = False) -> list[Correction]:
 def _check_pool(pool_id: int, repo_ids: list[int], dry_run: bool) -> list[Correction]:
     from chalicelib.gitstore import packdb
 
-    repos = store.repos_by_ids(repo_ids)          # before the packs: see the module doc
+    pool_repos = repos.repos_by_ids(repo_ids, consistent=True)          # before the packs: see the module doc
     packs = packdb.list_packs(pool_id)
     charged: dict[str, int] = {}
     for info in packs.values():
         for repo_id, amount in info.charges.items():
             charged[repo_id] = charged.get(repo_id, 0) + int(amount)
     found = []
-    for repo in repos:
+    for repo in pool_repos:
         expected, was = charged.get(str(int(repo.id)), 0), int(repo.quota_size or 0)
         if expected != was:
             fixed = not dry_run and _apply(lambda r=repo, e=expected: _stage_repo(r, e))
@@ -105,22 +105,21 @@ def _apply(stage) -> bool:
 
 
 def _check_accounts(dry_run: bool) -> list[Correction]:
-    owners = {int(repo.owner_id) for repo in repo_store.every()}
+    owners = {int(repo.owner_id) for repo in repos.every_repo()}
     owners |= {usage.owner_id for usage in store.every_usage()}
     totals = quota.ATTACHMENTS.totals()
     found = []
     for owner_id in sorted(owners):
         read = store.get_usage(owner_id, consistent=True)
-        account = unit_of_work.get(account_store.Account, account_store.account_key(owner_id),
-                                   consistent=True)
-        listed = repo_store.owned_by(owner_id) if account is not None else []
+        account = accounts.account_by_id(owner_id, consistent=True)
+        listed = repos.repos_owned_by(owner_id) if account is not None else []
         if account is not None and len(listed) != int(account.num_repos or 0):
             log.info("quota check: the owner index lags for account %s; next time", owner_id)
             continue
-        repos = store.fresh_repos((r.pk, r.sk) for r in listed)
+        fresh = repos.refreshed_repos(listed)
         expected = dict(read.counts)
-        expected["repos_public"] = sum(int(r.quota_size or 0) for r in repos if not r.private)
-        expected["repos_private"] = sum(int(r.quota_size or 0) for r in repos if r.private)
+        expected["repos_public"] = sum(int(r.quota_size or 0) for r in fresh if not r.private)
+        expected["repos_private"] = sum(int(r.quota_size or 0) for r in fresh if r.private)
         if totals is not None:
             issues, releases = totals.get(owner_id, (0, 0))
             expected["attachments_issues"], expected["attachments_releases"] = issues, releases

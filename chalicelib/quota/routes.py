@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import PAGE
+from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.quota import service as quota
 from chalicelib.quota.rules import Group, Rule, Used

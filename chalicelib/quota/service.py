@@ -32,16 +32,15 @@ from typing import TYPE_CHECKING, Callable
 from chalicelib.errors import NotFoundError, PermissionDenied, QuotaExceeded
 from chalicelib.quota import rules as quota_rules
 from chalicelib.releases import usage as release_usage
-from chalicelib.repos.permissions import can_see, is_org, is_org_owner
+from chalicelib.repos import can_see_account, is_org, is_org_owner
 from chalicelib.quota.rules import Group, Rule, Used
 from chalicelib.settings import get_settings
-from chalicelib.accounts import store as account_store
-from chalicelib.accounts import claims
-from chalicelib.orgs import store as org_store
+from chalicelib import accounts
+from chalicelib import orgs
 from chalicelib.quota import store
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 ATTACHMENT_KINDS = {"issues": "attachments_issues", "releases": "attachments_releases"}
 
@@ -121,7 +120,7 @@ def allows(owner_id: int, subject: str, adding: int = 0) -> bool:
 def ensure_within(owner_id: int, subject: str, adding: int = 0) -> None:
     """Raise QuotaExceeded (413) unless ``allows(owner_id, subject, adding)``."""
     if not allows(owner_id, subject, adding):
-        owner = account_store.get_by_id(int(owner_id))
+        owner = accounts.account_by_id(int(owner_id))
         raise QuotaExceeded(int(owner_id), owner.login if owner is not None else "")
 
 
@@ -192,9 +191,9 @@ def account_keys(name: str, user_id: int | None) -> list:
     found = store.claimed_id(name)
     if found is None:
         return []
-    more = [account_store.account_key(found), store.usage_key(found)]
+    more = [accounts.account_key(found), store.usage_key(found)]
     if user_id is not None:
-        more.append(org_store.member_key(found, int(user_id)))
+        more.append(orgs.member_key(found, int(user_id)))
     return more
 
 
@@ -204,14 +203,14 @@ def usage_keys(owner_id: int | None) -> list:
 
 def account_named(name: str) -> Account | None:
     """The account a preloaded name claim names (no read when preloaded)."""
-    return claims.accounts_by_login([name]).get(name.lower())
+    return accounts.accounts_by_login([name]).get(name.lower())
 
 
 def org_for_quota(viewer: Account | None, name: str) -> Account:
     """Forgejo's orgAssignment then reqOrgOwnership: an organization the viewer cannot
     see (or none) is 404; one the viewer does not own is 403."""
     org = account_named(name)
-    if org is None or not is_org(org) or not can_see(viewer, org):
+    if org is None or not is_org(org) or not can_see_account(viewer, org):
         raise NotFoundError(f"organization does not exist [name: {name}]")
     if not is_org_owner(org, viewer):
         raise PermissionDenied("Must be an organization owner")

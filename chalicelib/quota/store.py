@@ -20,12 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.repos.store import unchanged_quota_size
-from chalicelib.store.table import Claim, Item, Repo, RepoName
+from chalicelib.store.table import Claim, Item
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib import accounts
 from chalicelib.store.keys import keys
+from chalicelib.quota.models import QuotaGroupItem, QuotaMember, QuotaRuleItem, QuotaVersion, Usage
 
 CONFIG = "quota config"      # ConditionFailed label: rules or groups changed since read
 USAGE = "usage"
@@ -37,35 +39,6 @@ USAGES_GSI = "USAGES"
 # owner (lfs/needs.py moves it with the owner's need items).
 COUNTERS = ("repos_public", "repos_private", "attachments_issues", "attachments_releases",
             "git_lfs")
-
-
-class QuotaRuleItem(Item, discriminator="quotarule"):
-    name = UnicodeAttribute()
-    limit = NumberAttribute()
-    subjects = ListAttribute(of=UnicodeAttribute, default=list)
-
-
-class QuotaGroupItem(Item, discriminator="quotagroup"):
-    name = UnicodeAttribute()
-    rules = ListAttribute(of=UnicodeAttribute, default=list)
-
-
-class QuotaVersion(Item, discriminator="quotaversion"):
-    version = NumberAttribute(default=0)
-
-
-class QuotaMember(Item, discriminator="quotamember"):
-    user_id = NumberAttribute()
-
-
-class Usage(Item, discriminator="usage"):
-    owner_id = NumberAttribute(default=0)
-    repos_public = NumberAttribute(default=0)
-    repos_private = NumberAttribute(default=0)
-    attachments_issues = NumberAttribute(default=0)
-    attachments_releases = NumberAttribute(default=0)
-    git_lfs = NumberAttribute(default=0)
-    groups = ListAttribute(of=UnicodeAttribute, default=list)
 
 
 class qkeys:  # noqa: N801 - key builders of this module
@@ -91,7 +64,7 @@ class qkeys:  # noqa: N801 - key builders of this module
 
     @staticmethod
     def usage(owner_id: int) -> tuple[str, str]:
-        return keys.account(int(owner_id))[0], "USAGE"
+        return keys.account_partition(int(owner_id)), "USAGE"
 
 
 # Plain data ---------------------------------------------------------------------------------
@@ -152,7 +125,7 @@ def get_usage(owner_id: int, *, consistent: bool = False) -> UsageData:
 
 def login_key(name: str) -> tuple[str, str]:
     """The name claim of an account (routes naming an account preload it)."""
-    return keys.login(name.lower())
+    return accounts.login_claim_key(name)
 
 
 def claimed_id(name: str) -> int | None:
@@ -264,43 +237,22 @@ def stage_repo_charge(repo: Repo, amount: int, *, private: bool) -> None:
     exists with the visibility the charge was computed for (``REPO`` otherwise).  Staged
     before any other update of the repository in the unit, so the merged update keeps
     this label."""
-    unit_of_work.current().update(Repo(repo.pk, repo.sk), [Repo.quota_size.add(int(amount))],
-                                  label=REPO,
-                                  condition=Repo.pk.exists() & (Repo.private == bool(private)))
+    repos.stage_repo_counts(repo, {"quota_size": int(amount)}, label=REPO, private=private)
 
 
 def stage_size_check(repo: Repo) -> None:
     """Join the repository's staged update (a visibility change) with the condition
     that its quota size is still what was read, so the bytes moved between the public
     and private counters are exactly the repository's."""
-    unit_of_work.current().update(Repo(repo.pk, repo.sk), [], label=REPO,
-                                  condition=unchanged_quota_size(repo))
+    repos.stage_unchanged_quota(repo, label=REPO)
 
 
 def stage_repo_size_repair(repo: Repo, size: int) -> None:
     """Set the repository's quota size (the quota check), on condition that it is still
     what was read and the visibility too."""
-    unit_of_work.current().update(Repo(repo.pk, repo.sk), [Repo.quota_size.set(int(size))],
-                                  label=REPO,
-                                  condition=unchanged_quota_size(repo)
-                                  & (Repo.private == bool(repo.private)))
+    repos.stage_repo_count_values(repo, {"quota_size": int(size)}, label=REPO,
+                                  private=bool(repo.private), unchanged_quota=True)
 
 
 # The quota check ------------------------------------------------------------------------------
 
-def repos_by_ids(repo_ids) -> list[Repo]:
-    """Repositories by id, read consistently (two batched reads: links, then records)."""
-    wanted = [keys.repo_name(int(i)) for i in repo_ids]
-    if not wanted:
-        return []
-    links = [item for item in Item.batch_get(wanted) if isinstance(item, RepoName)]
-    return fresh_repos([(link.repo_pk, "REPO") for link in links])
-
-
-def fresh_repos(repo_keys) -> list[Repo]:
-    """Repository records at these keys, read consistently, in no particular order."""
-    repo_keys = list(dict.fromkeys(repo_keys))
-    if not repo_keys:
-        return []
-    return [item for item in Item.batch_get(repo_keys, consistent_read=True)
-            if isinstance(item, Repo)]

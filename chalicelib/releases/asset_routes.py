@@ -14,7 +14,7 @@ from chalicelib.releases import records as release_records
 from chalicelib.http.errors import BadRequest
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.releases.request import RELEASES, ctx_of
-from chalicelib.repos.request import caller
+from chalicelib.repos import caller
 from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.errors import NotFoundError
 from chalicelib.http import input_rules

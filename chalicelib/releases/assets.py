@@ -43,13 +43,13 @@ from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
 from chalicelib.releases.options import EditAttachmentOptions
-from chalicelib.repos.permissions import access_keys
-from chalicelib.repos.views import Caller, view_of
+from chalicelib.repos import access_keys
+from chalicelib.repos import Caller, view_of
 from chalicelib.settings import get_settings
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -391,11 +391,11 @@ def download(caller: Caller, uuid: str, *, count: bool = True) -> Download:
     """``browser_download_url``: the attachment's bytes (or where to get them) for a
     caller who may read the release; counted unless ``count`` is False (HEAD)."""
     link = store.get_link(uuid)
-    repo = repo_store.get_by_id(link.repo_id) if link is not None else None
+    repo = repos.repo_by_id(link.repo_id) if link is not None else None
     if repo is None:
         raise NotFoundError(f"attachment does not exist [uuid: {uuid}]")
     user_id = int(caller.user.id) if caller.user is not None else None
-    unit_of_work.prefetch([account_store.account_key(int(repo.owner_id)),
+    unit_of_work.prefetch([accounts.account_key(int(repo.owner_id)),
                            *access_keys(repo, user_id)])
     ctx = releases.context(caller, view_of(repo, caller))
     releases.visible_release(ctx, link.release_id)

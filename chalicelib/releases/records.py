@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib.http import formats
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.settings import get_settings
 
 
@@ -47,7 +47,7 @@ def release(item, view, author: dict) -> dict:
     """A Release; ``author`` is the publisher's User record.  The archive links point at
     the API's archive route (Forgejo's name the web route, which Nimbus does not serve);
     ``published_at`` is the creation time, as Forgejo sends it."""
-    api_url = records.repo_api_url(view.owner.login, view.repo.name)
+    api_url = repos.repo_api_url(view.owner.login, view.repo.name)
     url = f"{api_url}/releases/{int(item.id)}"
     tag = _path_segments(item.tag_name)
     return {
@@ -57,7 +57,7 @@ def release(item, view, author: dict) -> dict:
         "name": item.title,
         "body": item.note,
         "url": url,
-        "html_url": f"{records.repo_html_url(view)}/releases/tag/{tag}",
+        "html_url": f"{repos.repo_html_url(view)}/releases/tag/{tag}",
         "tarball_url": f"{api_url}/archive/{tag}.tar.gz",
         "zipball_url": f"{api_url}/archive/{tag}.zip",
         "hide_archive_links": bool(item.hide_archive_links),

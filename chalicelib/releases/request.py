@@ -2,10 +2,10 @@
 this caller sees them, and the Release record."""
 from __future__ import annotations
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.releases import records as release_records
 from chalicelib.http.message import ApiRequest
-from chalicelib.repos.request import caller, current_repo, repo_preload
+from chalicelib.repos import caller, current_repo, repo_preload
 from chalicelib.releases import service as releases
 
 
@@ -24,4 +24,4 @@ def ctx_of(req: ApiRequest) -> releases.Ctx:
 
 def render(req: ApiRequest, ctx: releases.Ctx, release) -> dict:
     return release_records.release(release, ctx.view,
-                                   account_records.user(ctx.publisher(release), None))
+                                   accounts.user_record(ctx.publisher(release), None))

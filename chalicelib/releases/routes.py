@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import PAGE
+from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
 from chalicelib.releases import service as releases

@@ -38,17 +38,17 @@ from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
 from chalicelib.issues.context import account_from, snapshot as account_snapshot
-from chalicelib.repos.permissions import Access, HasAccess, access_keys, repo_access
-from chalicelib.repos.views import Caller, RepoView, strip_git
+from chalicelib.repos import Access, HasAccess, access_keys, repo_access
+from chalicelib.repos import Caller, RepoView, strip_git
 from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
     from chalicelib.releases.store import Asset, Release
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 log = logging.getLogger("nimbus.releases")
 
@@ -87,7 +87,7 @@ class Ctx(HasAccess):
     def event_fields(self) -> dict:
         return dict(actor_id=int(self.user.id) if self.user else None,
                     actor=events.snapshot(self.user), repo_id=self.repo_id,
-                    repo=events.snapshot(repo_store.stored_values(self.repo)))
+                    repo=events.snapshot(repos.repo_values(self.repo)))
 
 
 def context(caller: Caller, view: RepoView) -> Ctx:
@@ -103,7 +103,7 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
                       tag: str | None = None) -> list:
     """The second preload batch of a release route: the caller's access items and what
     the path names (the release item, an attachment, the claim of a tag)."""
-    repo = repo_store.get(owner_name, strip_git(repo_name))
+    repo = repos.repo_by_name(owner_name, strip_git(repo_name))
     if repo is None:
         return []
     found = access_keys(repo, user_id)

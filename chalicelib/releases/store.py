@@ -26,65 +26,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.exceptions import UpdateError
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, Repo
-from chalicelib.store.keys import keys
+from chalicelib.store.table import Item
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib.releases.models import PENDING, READY, AttachmentLink, ReleaseAssetItem, ReleaseItem, ReleaseTagClaim
 
 DIGITS = 15
 RELEASE = "release"      # ConditionFailed label: the release is gone or was edited meanwhile
 TAG = "release tag"      # the tag already has a release
 ASSET = "attachment"     # the attachment is gone, or not in the state expected
 REPO = "repo"            # the repository is gone
-READY, PENDING = "ready", "pending"
 # Items staged by stage_create / stage_edit (for transactions that add a ref change).
 CREATE_SIZE, EDIT_SIZE = 3, 4
-
-
-class ReleaseItem(Item, discriminator="release"):
-    id = NumberAttribute()
-    tag_name = UnicodeAttribute()
-    target = UnicodeAttribute(default="")
-    title = UnicodeAttribute(default="")
-    note = UnicodeAttribute(default="")
-    draft = BooleanAttribute(default=False)
-    prerelease = BooleanAttribute(default=False)
-    hide_archive_links = BooleanAttribute(default=False)
-    sha = UnicodeAttribute(default="")
-    publisher_id = NumberAttribute(default=0)
-    publisher = UnicodeAttribute(default="{}")
-    created = NumberAttribute()
-    archive_zip = NumberAttribute(default=0)
-    archive_tar_gz = NumberAttribute(default=0)
-    version = NumberAttribute(default=1)
-
-
-class ReleaseAssetItem(Item, discriminator="releaseasset"):
-    id = NumberAttribute()
-    uuid = UnicodeAttribute()
-    release_id = NumberAttribute()
-    name = UnicodeAttribute()
-    size = NumberAttribute(default=0)
-    download_count = NumberAttribute(default=0)
-    created = NumberAttribute()
-    uploader_id = NumberAttribute(default=0)
-    external_url = UnicodeAttribute(default="")
-    s3_key = UnicodeAttribute(default="")
-    state = UnicodeAttribute(default=READY)
-    expires = NumberAttribute(null=True)
-
-
-class ReleaseTagClaim(Item, discriminator="releasetag"):
-    release_id = NumberAttribute()
-
-
-class AttachmentLink(Item, discriminator="attachmentlink"):
-    repo_id = NumberAttribute()
-    release_id = NumberAttribute()
-    attachment_id = NumberAttribute()
-    expires = NumberAttribute(null=True)
 
 
 class rkeys:  # noqa: N801 - key builders of this module
@@ -206,7 +162,7 @@ def link_key(uuid: str) -> tuple[str, str]:
 
 def repo_id_key(repo_id: int) -> tuple[str, str]:
     """The repository's id link (to find a repository from an attachment's link)."""
-    return keys.repo_name(int(repo_id))
+    return repos.repo_id_key(int(repo_id))
 
 
 def get(repo_id: int, release_id: int) -> Release | None:
@@ -328,12 +284,10 @@ def _count_published(repo: Repo, delta: int, repo_staged: bool) -> None:
     that the repository still exists takes its place, unless the unit already updates the
     repository on that condition (``repo_staged``: a ref change; DynamoDB takes one
     operation per item in a transaction)."""
-    uow = unit_of_work.current()
     if delta:
-        uow.update(Repo(repo.pk, repo.sk), [Repo.num_releases.add(delta)], label=REPO,
-                   condition=Repo.pk.exists())
+        repos.stage_repo_counts(repo, {"num_releases": delta}, label=REPO)
     elif not repo_staged:
-        uow.check(Repo(repo.pk, repo.sk), Repo.pk.exists(), label=REPO)
+        repos.stage_repo_exists(repo, label=REPO)
 
 
 def stage_create(repo: Repo, release: Release, *, repo_staged: bool = False) -> None:

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from chalicelib.settings import get_settings
 from chalicelib.releases import store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 
 
 def _stored(asset) -> bool:
@@ -21,7 +21,7 @@ def owner_attachments(owner_id: int) -> list[dict]:
     repositories."""
     app = get_settings().app_url
     found = []
-    for repo in repo_store.owned_by(int(owner_id)):
+    for repo in repos.repos_owned_by(int(owner_id)):
         api = f"{app}api/v1/repos/{quote(repo.owner_login)}/{quote(repo.name)}"
         html = f"{app}{quote(repo.owner_login)}/{quote(repo.name)}"
         for release in store.all_of(int(repo.id)):
@@ -40,7 +40,7 @@ def totals() -> dict[int, tuple[int, int]]:
     """{owner id: (issue attachment bytes, release attachment bytes)} over every
     repository (issue attachments are not stored: always 0)."""
     found: dict[int, tuple[int, int]] = {}
-    for repo in repo_store.every():
+    for repo in repos.every_repo():
         size = sum(int(a.size) for a in store.assets_of_repo(int(repo.id)) if _stored(a))
         issues, releases = found.get(int(repo.owner_id), (0, 0))
         found[int(repo.owner_id)] = (issues, releases + size)

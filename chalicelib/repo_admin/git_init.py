@@ -11,9 +11,9 @@ from chalicelib.errors import InvalidInput
 
 if TYPE_CHECKING:  # dulwich and the record classes stay off the cold-start path
     from chalicelib.gitops.trees import FileEdit
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
     from chalicelib.repo_admin.options import CreateRepoOption
-    from chalicelib.repos.store import Repo
+    from chalicelib.repos import Repo
 
 
 # Our own short ignore lists: enough to start a project of each kind.

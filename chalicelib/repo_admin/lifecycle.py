@@ -28,14 +28,13 @@ from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, Not
 from chalicelib.contents import pushes
 from chalicelib.quota import charges as quota_charges
 from chalicelib.settings import get_settings
-from chalicelib.repos import access_store
+from chalicelib import repos
 from chalicelib.contents import branch_store
 from chalicelib.store import ids, unit_of_work
-from chalicelib.repos import store as repo_store
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
 
 NAME_TAKEN = "The repository with the same name already exists."
 MAX_NAME = 100
@@ -66,7 +65,7 @@ def validate_name(name: str) -> str:
 def new_record(owner: Account, name: str, *, description: str = "", private: bool = False,
                default_branch: str = "", template: bool = False) -> Repo:
     """A repository of ``owner`` with a fresh id, not yet written."""
-    return repo_store.new_record(
+    return repos.new_repo_record(
         ids.next_id("repo"), owner, name, created=now(), description=description,
         private=private, template=template,
         default_branch=default_branch or get_settings().repository.DEFAULT_BRANCH)
@@ -75,16 +74,16 @@ def new_record(owner: Account, name: str, *, description: str = "", private: boo
 def stage_creation(repo: Repo, *, parent: Repo | None = None) -> None:
     """Stage the repository's records (see ``repos.store.stage_create``); commit with
     ``creation_error`` translating a failure."""
-    repo_store.stage_create(repo, parent=parent)
+    repos.stage_create_repo(repo, parent=parent)
 
 
 def creation_error(failed: ConditionFailed) -> ServiceError:
     """The error a failed creation reports, as Forgejo words it."""
-    if failed.label in (repo_store.REPO, repo_store.REPO_ID):
+    if failed.label in (repos.REPO_CHANGED, repos.REPO_ID_TAKEN):
         return ConflictError(NAME_TAKEN)
-    if failed.label == repo_store.OWNER:
+    if failed.label == repos.OWNER_GONE:
         return NotFoundError("the owner does not exist")
-    if failed.label in (repo_store.PARENT, repo_store.POOL):
+    if failed.label in (repos.PARENT_GONE, repos.POOL_GONE):
         return NotFoundError("the repository being forked no longer exists")
     return failed
 
@@ -110,7 +109,7 @@ def fork(repo: Repo, parent: Repo, *, actor: Account | None) -> None:
     plain = [(name, pushes.ZERO, value.sha) for name, value in refs.items() if value.sha]
     peeled = {name: value.peeled for name, value in refs.items() if value.peeled}
     copies = _branch_copies(repo, parent, plain, records)
-    size = len(refs) + len(copies) + repo_store.creation_size(fork=True) + 1  # + event
+    size = len(refs) + len(copies) + repos.creation_size(fork=True) + 1  # + event
     try:
         with unit_of_work.writing() as uow:
             refdb.stage_updates(uow, repo.id, plain, peeled=peeled)
@@ -154,13 +153,13 @@ def _branch_copies(repo: Repo, parent: Repo, plain: list, records: dict) -> list
 def remove(repo: Repo, *, actor: Account | None) -> None:
     """Delete the repository's records with ``RepositoryDeleted`` (its snapshot); its
     forks become independent repositories, as in Forgejo."""
-    parent = repo_store.get_by_id(int(repo.parent_id)) if repo.fork and repo.parent_id else None
-    forks = repo_store.forks_of(repo) if repo.num_forks else []
+    parent = repos.repo_by_id(int(repo.parent_id)) if repo.fork and repo.parent_id else None
+    forks = repos.forks_of(repo) if repo.num_forks else []
     try:
         with unit_of_work.writing() as uow:
             for child in forks:
-                repo_store.stage_detach_fork(child)
-            repo_store.stage_delete(repo, parent=parent)
+                repos.stage_detach_fork(child)
+            repos.stage_delete_repo(repo, parent=parent)
             quota_charges.stage_release(repo)
             uow.raise_event(events.RepositoryDeleted(**pushes.event_fields(repo, actor)))
     except ConditionFailed:
@@ -187,16 +186,16 @@ def purge(repo_id: int, pool_id: int) -> None:
     from chalicelib import gitstore
 
     gitstore.delete_repo_refs(int(repo_id))
-    for key in access_store.deploy_keys_of(int(repo_id)):
+    for key in repos.deploy_keys_of(int(repo_id)):
         _delete_deploy_key(key)
     with unit_of_work.writing():
-        repo_store.stage_purge_partition(int(repo_id))
-    pool = repo_store.get_pool(int(pool_id)) if pool_id else None
+        repos.stage_purge_partition(int(repo_id))
+    pool = repos.pool_by_id(int(pool_id)) if pool_id else None
     if pool is not None and int(pool.members) <= 0:
         gitstore.delete_pool(int(pool_id))
         try:
             with unit_of_work.writing():
-                repo_store.stage_delete_pool(pool)
+                repos.stage_delete_pool(pool)
         except ConditionFailed:
             pass    # a redelivery deleted it first
 
@@ -204,9 +203,9 @@ def purge(repo_id: int, pool_id: int) -> None:
 def _delete_deploy_key(key) -> None:
     try:
         with unit_of_work.writing():
-            access_store.stage_delete_deploy_key(key)
+            repos.stage_delete_deploy_key(key)
     except ConditionFailed as failed:
         if failed.label != "claim":
             return              # the key is gone already
         with unit_of_work.writing():    # the claim is someone else's now: keep it
-            access_store.stage_delete_deploy_key(key, with_claim=False)
+            repos.stage_delete_deploy_key(key, with_claim=False)

@@ -40,21 +40,21 @@ from chalicelib import netguard
 from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
 from chalicelib.quota import service as quota
-from chalicelib.repos.permissions import Access, can_create_in
-from chalicelib.repos.views import Caller, RepoView
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import Access, can_create_in
+from chalicelib.repos import Caller, RepoView
+from chalicelib import accounts
 from chalicelib.lfs import imports as lfs_imports
 from chalicelib.repo_admin import lfs_fetch, mirror_store
 from chalicelib.repo_admin.remotes import Remote
 from chalicelib.repo_admin import remotes
 from chalicelib.repo_admin.options import MigrateRepoOptions
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
 
 log = logging.getLogger("nimbus.migrations")
 DEFAULT_INTERVAL = 8 * 3600
@@ -176,7 +176,7 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     remote = Remote(url=url, username=username, password=option.auth_password or token)
     if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not owner of organization.")
-    if repo_store.get(owner.lower_name, name) is not None:   # before fetching anything
+    if repos.repo_by_name(owner.lower_name, name) is not None:   # before fetching anything
         raise ConflictError(repo_lifecycle.NAME_TAKEN)
     repo = repo_lifecycle.new_record(owner, name, description=option.description or "",
                                      private=bool(option.private))
@@ -203,7 +203,7 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         _stage_head(last, repo, repo.default_branch)
         if mirror:
             _stage_schedule(last, repo, started)
-        last.also(repo_store.creation_size(fork=False),
+        last.also(repos.creation_size(fork=False),
                   lambda uow: repo_lifecycle.stage_creation(repo))
         last.events.append(events.RepositoryMigrated(**last.event_fields(caller.user),
                                                      mirror=mirror))
@@ -279,8 +279,8 @@ def _owner(caller: Caller, option: MigrateRepoOptions) -> Account:
         raise PermissionDenied("token is required")
     name = option.repo_owner
     uid = option.uid
-    owner = account_store.get_by_name(name) if name else \
-        account_store.get_by_id(uid) if uid else caller.user
+    owner = accounts.account_by_name(name) if name else \
+        accounts.account_by_id(uid) if uid else caller.user
     if owner is None:
         raise InvalidInput(f"user does not exist [name: {name or uid}]")
     return owner
@@ -353,7 +353,7 @@ def _reschedule(repo: Repo, at: float) -> None:
     due = int(at + repo.mirror_interval) if repo.mirror_interval else 0
     try:
         with unit_of_work.writing():
-            repo_store.stage_set(repo, {"mirror_updated": int(at), "mirror_next": due})
+            repos.stage_repo_fields(repo, {"mirror_updated": int(at), "mirror_next": due})
             mirror_store.stage_schedule(repo, due)
     except ConditionFailed:
         pass    # deleted meanwhile: its cleanup drops the schedule

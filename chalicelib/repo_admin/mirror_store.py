@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import json
 
-from pynamodb.attributes import UnicodeAttribute
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, MirrorDue, Repo
-from chalicelib.store.keys import keys
+from chalicelib.store.table import Item
+from chalicelib.repo_admin.models import MirrorDue
+from chalicelib.repos import Repo
+from chalicelib.repo_admin.models import keys
+from chalicelib.repo_admin.models import MirrorLfsPending
 
 __all__ = ["MirrorDue"]
 
 LABEL = "mirror schedule"
 LFS_PENDING_MAX = 1000      # about 80 KB of JSON, within an item's 400 KB
-
-
-class MirrorLfsPending(Item, discriminator="mirrorlfspending"):
-    objects = UnicodeAttribute(default="")
 
 
 def _pending_key(repo_id: int) -> tuple[str, str]:

@@ -6,12 +6,12 @@ path.  ``createOrgRepo`` is here too: creating a repository is one rule wherever
 """
 from __future__ import annotations
 
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, REPO, caller, current_repo, repo_record
+from chalicelib.repos import IN_REPO, REPO, caller, current_repo, repo_record
 from chalicelib.http.router import alias, route
-from chalicelib.orgs.routes import ORG, current_org
-from chalicelib.accounts import service as accounts
+from chalicelib.orgs import ORG, current_org
+from chalicelib import accounts
 from chalicelib.repo_admin import service as repo_admin
 from chalicelib.repo_admin.options import (CreateForkOption, CreateRepoOption, EditRepoOption,
                                            MigrateRepoOptions)
@@ -23,7 +23,7 @@ from chalicelib.repo_admin.options import (CreateForkOption, CreateRepoOption, E
                   409: "conflict", 413: "quotaExceeded", 422: "validationError"}, **REPO)
 def create_current_user_repo(req: ApiRequest) -> ApiResponse:
     view = repo_admin.create_repo(caller(req), req.actor, req.option(CreateRepoOption))
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
+    return ApiResponse.json(repos.repository_record(view, req.actor), status=201)
 
 
 @route("POST", "/admin/users/{username}/repos", "adminCreateRepo",
@@ -35,7 +35,7 @@ def admin_create_repo(req: ApiRequest) -> ApiResponse:
     owner = accounts.get_user(req.params["username"])
     view = repo_admin.create_repo(caller(req), owner, req.option(CreateRepoOption),
                                   check_quota=False)   # as Forgejo
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
+    return ApiResponse.json(repos.repository_record(view, req.actor), status=201)
 
 
 @route("DELETE", "/repos/{owner}/{repo}", "repoDelete", summary="Delete a repository",
@@ -53,8 +53,8 @@ def create_fork(req: ApiRequest) -> ApiResponse:
     source = current_repo(req)
     view = repo_admin.fork_repo(caller(req), source,
                                 req.option(CreateForkOption, required=False))
-    parent = records.repository(source, req.actor)
-    return ApiResponse.json(records.repository(view, req.actor, parent), status=202)
+    parent = repos.repository_record(source, req.actor)
+    return ApiResponse.json(repos.repository_record(view, req.actor, parent), status=202)
 
 
 @route("POST", "/repos/migrate", "repoMigrate", summary="Migrate a remote git repository",
@@ -67,7 +67,7 @@ def repo_migrate(req: ApiRequest) -> ApiResponse:
     from chalicelib.repo_admin import migrations
 
     view = migrations.migrate(caller(req), req.option(MigrateRepoOptions))
-    return ApiResponse.json(records.repository(view, req.actor), status=201)
+    return ApiResponse.json(repos.repository_record(view, req.actor), status=201)
 
 
 @route("POST", "/repos/{owner}/{repo}/mirror-sync", "repoMirrorSync",

@@ -17,21 +17,20 @@ from chalicelib.quota import charges as quota_charges
 from chalicelib.quota import service as quota
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
-from chalicelib.repos import merge_settings
+from chalicelib import repos
 from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
-from chalicelib.repos.permissions import Access, can_create_in
-from chalicelib.repos.views import Caller, RepoView
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import Access, can_create_in
+from chalicelib.repos import Caller, RepoView
+from chalicelib import accounts
 from chalicelib.contents import branch_store
-from chalicelib.repos import store
 from chalicelib.store import unit_of_work
 from chalicelib.contents.authorship import validate_branch_name
 from chalicelib.repo_admin.options import CreateForkOption, CreateRepoOption, EditRepoOption
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
 
 
 def create_repo(caller: Caller, owner: Account, option: CreateRepoOption, *,
@@ -75,7 +74,7 @@ def fork_repo(caller: Caller, source: RepoView, option: CreateForkOption) -> Rep
     owner = caller.user
     org_name = option.organization
     if org_name:
-        target = account_store.get_by_name(org_name)
+        target = accounts.account_by_name(org_name)
         if target is None:
             raise InvalidInput(f"organization does not exist [name: {org_name}]")
         if not can_create_in(caller.user, target):
@@ -116,7 +115,7 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
         raise InvalidInput("[Name]: renaming repositories is not supported yet")
     # As Forgejo's repository settings form (ValidUrl): a website is an http(s) link.
     input_rules.check_url(sent.get("website") or "", "website")
-    before = {field: getattr(repo, field) for field in store.EDITABLE}
+    before = {field: getattr(repo, field) for field in repos.EDITABLE}
     for field in ("description", "website", "private", "template"):
         if sent.get(field) is not None:
             setattr(repo, field, sent[field])
@@ -127,7 +126,7 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
     if branch and branch != repo.default_branch:
         _check_default_branch(repo, branch)
         repo.default_branch = branch
-    pull_settings = merge_settings.edited(repo, option)
+    pull_settings = repos.edited_merge_settings(repo, option)
     if pull_settings is not None:
         repo.merge_settings = pull_settings
     interval = sent.get("mirror_interval")
@@ -142,7 +141,7 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
                     if field != "updated" and getattr(repo, field) != previous)
     try:
         with unit_of_work.writing() as uow:
-            store.stage_save(repo)
+            repos.stage_save_repo(repo)
             quota_charges.stage_visibility(repo, before["private"])
             if repo.default_branch != before["default_branch"]:
                 from chalicelib.gitstore import refdb

@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Iterator
 from chalicelib import events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.repos.permissions import Access, prefetch_access, repo_access
-from chalicelib.accounts.public_keys import parse_ssh_key
+from chalicelib.accounts import parse_ssh_key
 from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.repos.views import Caller, RepoView, list_visible
 from chalicelib.repos import access_store as store
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.options import CreateKeyOption
+    from chalicelib.accounts import CreateKeyOption
     from chalicelib.repos.access_store import Account, DeployKey, Relation, Repo
 
 STARS = store.STARS

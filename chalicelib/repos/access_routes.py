@@ -7,15 +7,14 @@ caller cannot see, before any of that.
 """
 from __future__ import annotations
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.repos import records
 from chalicelib.http import paging
 from chalicelib.http.errors import NotFound
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_list
 from chalicelib.http.router import Param, route
-from chalicelib.accounts import service as accounts
-from chalicelib.accounts.options import CreateKeyOption
+from chalicelib.accounts import CreateKeyOption
 from chalicelib.repos import access
 from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.repos.permissions import Access
@@ -29,7 +28,7 @@ USER_LIST = dict(tag="user", scope="user", signed_in=True, query=PAGE)
 
 
 def _user_list(req: ApiRequest, users: list) -> ApiResponse:
-    return paging.paged_json(req, users, lambda account: account_records.user(account, req.actor))
+    return paging.paged_json(req, users, lambda account: accounts.user_record(account, req.actor))
 
 
 # Collaborators ----------------------------------------------------------------------

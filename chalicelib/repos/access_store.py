@@ -25,21 +25,17 @@ deciding access also reads, are in ``orgs.store`` and ``orgs.team_store``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
+from chalicelib import accounts, orgs
 from chalicelib.repos import store as repo_store
-from chalicelib.store import table, unit_of_work
-from chalicelib.store.table import Item
-from chalicelib.store.keys import keys
+from chalicelib.repos.models import Collaboration, DeployKey, Repo, RepoLink, RepoName, UserLink
+from chalicelib.repos.models import keys
+from chalicelib.store import unit_of_work
+from chalicelib.store.table import Claim, Item
 
-# The records this module reads and writes (services read their attributes).
-Account = table.Account
-Claim = table.Claim
-Collaboration = table.Collaboration
-DeployKey = table.DeployKey
-Repo = table.Repo
-RepoLink = table.RepoLink
-UserLink = table.UserLink
+if TYPE_CHECKING:
+    from chalicelib.accounts import Account
 
 # Labels of staged writes whose condition can fail.  Stars and watches fail with their
 # relation's ``name`` (already following / not following).
@@ -63,10 +59,10 @@ def _repo_must_exist(repo: Repo) -> None:
 def access_keys(repo: Repo, user_id: int | None) -> list:
     """Every item ``repo_access`` reads for this caller: the owner, the caller's
     collaboration and organization membership.  Prefetch them in one batch."""
-    found = [keys.account(int(repo.owner_id))]
+    found = [accounts.account_key(int(repo.owner_id))]
     if user_id is not None:
         found.append(keys.collaboration(int(repo.id), user_id))
-        found.append(keys.org_member(int(repo.owner_id), user_id))
+        found.append(orgs.member_key(int(repo.owner_id), user_id))
     return found
 
 
@@ -81,18 +77,16 @@ def collaboration(repo_id: int, user_id: int, *, consistent: bool = False) -> Co
 
 def accounts_by_id(account_ids: list[int]) -> list[Account]:
     """Accounts in the given order, read in one batch; deleted accounts are left out."""
-    unit_of_work.prefetch(keys.account(i) for i in account_ids)
-    found = (unit_of_work.get(Account, keys.account(i)) for i in account_ids)
-    return [a for a in found if a is not None]
+    return accounts.accounts_by_ids(account_ids)
 
 
 def linked_repos(user_id: int, relation_prefix: str) -> list[Repo]:
     """The repositories a user's reverse items point to (one Query, then two batches).
     Links are followed by id (names change); links to deleted repositories are skipped."""
-    links = _query(keys.account(user_id)[0], relation_prefix)
+    links = _query(keys.account_partition(user_id), relation_prefix)
     name_keys = [keys.repo_name(int(link.repo_id)) for link in links]
     unit_of_work.prefetch(name_keys)
-    names = [unit_of_work.get(table.RepoName, key) for key in name_keys]
+    names = [unit_of_work.get(RepoName, key) for key in name_keys]
     repo_keys = [(name.repo_pk, "REPO") for name in names if name is not None]
     unit_of_work.prefetch(repo_keys)
     return [r for r in (unit_of_work.get(Repo, k) for k in repo_keys) if r is not None]
@@ -218,7 +212,7 @@ class KeyClaim:
 
 
 def key_claim(fingerprint: str) -> KeyClaim | None:
-    claim = unit_of_work.get(Claim, keys.key_fingerprint(fingerprint), consistent=True)
+    claim = unit_of_work.get(Claim, accounts.fingerprint_claim_key(fingerprint), consistent=True)
     if claim is None:
         return None
     owner = int(claim.owner_id)
@@ -252,7 +246,7 @@ def stage_add_deploy_key(repo: Repo, key: DeployKey, *, taking_over: KeyClaim | 
     """The key with its fingerprint claim.  ``taking_over`` is an abandoned claim read
     before: it is replaced only if it is still that one.  Fails with ``CLAIM`` when
     somebody claimed the key meanwhile, ``REPO_GONE`` when the repository is gone."""
-    claim_key = keys.key_fingerprint(key.fingerprint)
+    claim_key = accounts.fingerprint_claim_key(key.fingerprint)
     if taking_over is None:
         condition = Claim.pk.does_not_exist()
     else:
@@ -271,5 +265,5 @@ def stage_delete_deploy_key(key: DeployKey, *, with_claim: bool = True) -> None:
     uow = unit_of_work.current()
     uow.delete(DeployKey(key.pk, key.sk), label=DEPLOY_KEY, condition=DeployKey.pk.exists())
     if with_claim:
-        uow.delete(Claim(*keys.key_fingerprint(key.fingerprint)), label=CLAIM,
+        uow.delete(Claim(*accounts.fingerprint_claim_key(key.fingerprint)), label=CLAIM,
                    condition=Claim.owner_id == -int(key.repo_id))

@@ -8,7 +8,7 @@ either's object store sees both heads' commits.
 from __future__ import annotations
 
 from chalicelib.errors import NotFoundError
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.repos.views import Caller, RepoView, find, find_by_id, view_of
 from chalicelib.repos import store as repo_store
 

@@ -16,12 +16,11 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from chalicelib.repos import access_store as store
-from chalicelib.orgs import store as org_store
-from chalicelib.orgs import team_store
+from chalicelib import orgs
 
 if TYPE_CHECKING:
     from chalicelib.repos.access_store import Account, Collaboration, Repo
-    from chalicelib.orgs.store import OrgMember
+    from chalicelib.orgs import OrgMember
 
 CODE_UNIT = "repo.code"
 UNITS = ("repo.code", "repo.issues", "repo.ext_issues", "repo.pulls", "repo.releases",
@@ -65,7 +64,7 @@ class HasAccess:
 
 
 def membership(org_id: int, user_id: int) -> OrgMember | None:
-    return org_store.get_member(org_id, user_id)
+    return orgs.get_member(org_id, user_id)
 
 
 def collaboration(repo_id: int, user_id: int) -> Collaboration | None:
@@ -169,7 +168,7 @@ def can_create_in(user: Account | None, owner: Account) -> bool:
     if any(permission == Access.OWNER for permission, _, _ in grants.values()):
         return True
     for team_id in grants:
-        team = team_store.get_in_org(int(owner.id), team_id)
+        team = orgs.team_in_org(int(owner.id), team_id)
         if team is not None and team.can_create_org_repo:
             return True
     return False

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from chalicelib.accounts.records import user
+from chalicelib.accounts import user_record
 from chalicelib.http.formats import GO_ZERO_TIME, app_url, go_duration, rfc3339
 from chalicelib.repos import merge_settings
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 
 def _ssh_url(owner: str, name: str) -> str:
@@ -45,7 +45,7 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
     api_url = f"{app_url()}api/v1/repos/{owner_path}/{name_path}"
     record = {
         "id": int(repo.id),
-        "owner": user(owner, viewer),
+        "owner": user_record(owner, viewer),
         "name": repo.name,
         "full_name": f"{owner.login}/{repo.name}",
         "description": repo.description,
@@ -115,7 +115,7 @@ def repo_api_url(owner_login: str, repo_name: str) -> str:
 
 def collaborator_permission(account: Account, mode_label: str, viewer: Account | None) -> dict:
     """RepoCollaboratorPermission: Forgejo repeats the mode as the role name."""
-    return {"permission": mode_label, "role_name": mode_label, "user": user(account, viewer)}
+    return {"permission": mode_label, "role_name": mode_label, "user": user_record(account, viewer)}
 
 
 def watch_info(view) -> dict:

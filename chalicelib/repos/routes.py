@@ -10,7 +10,7 @@ from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.errors import InvalidInput
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.repos import service as repos
 from chalicelib.repos.request import IN_REPO, PAGE, REPO, caller, current_repo, repo_list, repo_record
 

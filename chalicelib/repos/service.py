@@ -10,20 +10,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib.errors import InvalidInput, NotFoundError
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.repos.views import Caller, RepoView, list_visible
-from chalicelib.accounts import store as account_store
 from chalicelib.repos import store
+from chalicelib.repos.permissions import can_see
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
     from chalicelib.repos.store import Repo
 
 SEARCH_MODES = ("fork", "source", "mirror", "collaborative")
 
 
 def owned_by(caller: Caller, owner: Account) -> list[RepoView]:
-    if not accounts.can_see(caller.user, owner):
+    if not can_see(caller.user, owner):
         raise NotFoundError(f"user redirect does not exist [name: {owner.login}]")
     return list_visible(caller, store.owned_by(owner.id))
 
@@ -31,7 +31,7 @@ def owned_by(caller: Caller, owner: Account) -> list[RepoView]:
 def accessible_to(caller: Caller) -> list[RepoView]:
     """userCurrentListRepos: what the caller owns, collaborates on, or reaches through
     an organization's teams."""
-    from chalicelib.orgs import service as orgs
+    from chalicelib import orgs
     from chalicelib.repos import access as repo_access
 
     user = caller.user
@@ -84,7 +84,7 @@ def search(caller: Caller, query: SearchQuery) -> list[RepoView]:
     if query.uid:
         from chalicelib.repos import access as repo_access
 
-        owner = account_store.get_by_id(query.uid)
+        owner = accounts.account_by_id(query.uid)
         if owner is None:
             raise InvalidInput(f"user does not exist [uid: {query.uid}]")
         owned = store.owned_by(query.uid)

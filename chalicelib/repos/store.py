@@ -20,11 +20,17 @@ one of the labels below (``ConditionFailed.label``):
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
-from chalicelib.store import unit_of_work
-from chalicelib.store.table import Account, ForkLink, Item, Pool, Repo, RepoName
-from chalicelib.store.keys import keys
+from chalicelib import accounts
+from chalicelib.repos.models import ForkLink, Pool, Repo, RepoName
+from chalicelib.repos.models import keys
+from chalicelib.store import partitions, unit_of_work
+from chalicelib.store.attributes import values_for
+from chalicelib.store.table import Item
+
+if TYPE_CHECKING:
+    from chalicelib.accounts import Account
 
 __all__ = ["Repo", "Pool", "REPO", "REPO_ID", "OWNER", "PARENT", "POOL", "FORK"]
 
@@ -85,6 +91,19 @@ def pools() -> Iterator[Pool]:
     return Item.gsi2.query(keys.ALL_POOLS_GSI)
 
 
+def from_snapshot(values: Mapping[str, Any]) -> Repo:
+    """A repository record rebuilt from the snapshot an event carries (``stored_values``),
+    never saved: consumers render what the change wrote without reading it again."""
+    values = values_for(Repo, values)
+    owner = str(values.get("owner_login", "")).lower()
+    for name, default in (("created", 0), ("updated", 0), ("pool_id", values.get("id", 0)),
+                          ("default_branch", "main"), ("owner_login", ""), ("name", ""),
+                          ("owner_id", 0)):
+        values.setdefault(name, default)
+    values.setdefault("lower_name", str(values["name"]).lower())
+    return Repo(*keys.repo(owner, values["lower_name"]), **values)
+
+
 def stored_values(repo: Repo | None) -> dict:
     """The repository's stored attributes without PynamoDB's discriminator (a class), for
     ``events.snapshot``."""
@@ -119,9 +138,7 @@ def stage_create(repo: Repo, *, parent: Repo | None = None) -> None:
     uow.put(repo, label=REPO, must_not_exist=True)
     uow.put(RepoName(*keys.repo_name(repo.id), repo_pk=repo.pk), label=REPO_ID,
             must_not_exist=True)
-    uow.update(Account(*keys.account(repo.owner_id)),
-               [Account.num_repos.add(1), Account.version.add(1)], label=OWNER,
-               condition=Account.pk.exists())
+    accounts.stage_repo_count(int(repo.owner_id), 1, label=OWNER)
     if parent is None:
         uow.put(Pool(*keys.pool(repo.pool_id), members=1, repo_ids={int(repo.id)},
                      gsi2pk=keys.ALL_POOLS_GSI, gsi2sk=f"{int(repo.pool_id):015d}"),
@@ -140,9 +157,7 @@ def stage_delete(repo: Repo, *, parent: Repo | None) -> None:
     uow.delete(repo, label=REPO, condition=(Repo.version == repo.version)
                & (Repo.num_forks == repo.num_forks) & unchanged_quota_size(repo))
     uow.delete(RepoName(*keys.repo_name(repo.id)), label=REPO_ID)
-    uow.update(Account(*keys.account(repo.owner_id)),
-               [Account.num_repos.add(-1), Account.version.add(1)], label=OWNER,
-               condition=Account.pk.exists())
+    accounts.stage_repo_count(int(repo.owner_id), -1, label=OWNER)
     if parent is not None:
         uow.delete(ForkLink(*keys.fork_link(parent.id, repo.id)), label=PARENT)
         uow.update(parent, [Repo.num_forks.add(-1)], label=PARENT, condition=Repo.pk.exists())
@@ -185,17 +200,126 @@ def stage_set(repo: Repo, fields: dict) -> None:
             label=REPO, condition=Repo.pk.exists())
 
 
+# What other domains keep on the repository item ---------------------------------------------
+#
+# The repository item carries counters other domains keep exact in their own transactions
+# (open issues, releases, protection rules, Git LFS bytes and locks, quota bytes, the
+# teams given it).  They change it only through these functions, each staged in the
+# caller's unit of work; ``same_id`` makes the write fail when the name now belongs to
+# another repository (deleted and created again meanwhile), ``private`` when the
+# visibility is no longer the one the caller computed with.
+COUNTED = frozenset({"num_open_issues", "num_open_pulls", "num_releases", "protection_rules",
+                     "lfs_size", "lfs_locks", "quota_size"})
+
+
+def _still(repo: Repo, *, same_id: bool = False, private: bool | None = None):
+    condition = (Repo.id == int(repo.id)) if same_id else Repo.pk.exists()
+    if private is not None:
+        condition = condition & (Repo.private == bool(private))
+    return condition
+
+
+def _counted(names) -> None:
+    unknown = set(names) - COUNTED
+    if unknown:
+        raise ValueError(f"not a counter other domains keep on a repository: {sorted(unknown)}")
+
+
+def stage_counts(repo: Repo, counts: dict[str, int], *, label: str, bump_version: bool = False,
+                 same_id: bool = False, private: bool | None = None) -> None:
+    """ADD each of ``counts`` (attribute -> amount) to the repository item."""
+    _counted(counts)
+    actions = [getattr(Repo, name).add(int(amount)) for name, amount in counts.items()]
+    if bump_version:
+        actions.append(Repo.version.add(1))
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), actions, label=label,
+                                  condition=_still(repo, same_id=same_id, private=private))
+
+
+def stage_count_values(repo: Repo, values: dict[str, int], *, label: str, same_id: bool = False,
+                       private: bool | None = None, unchanged_quota: bool = False) -> None:
+    """SET each of ``values`` (attribute -> value) on the repository item;
+    ``unchanged_quota``: also on condition that its quota size is what was read."""
+    _counted(values)
+    condition = _still(repo, same_id=same_id, private=private)
+    if unchanged_quota:
+        condition = condition & unchanged_quota_size(repo)
+    unit_of_work.current().update(
+        Repo(repo.pk, repo.sk), [getattr(Repo, name).set(int(value)) for name, value in values.items()],
+        label=label, condition=condition)
+
+
+def stage_unchanged_quota(repo: Repo, *, label: str) -> None:
+    """Join the repository's staged update with the condition that its quota size is
+    still what was read (the quota domain moving bytes between visibilities)."""
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), [], label=label,
+                                  condition=unchanged_quota_size(repo))
+
+
+def stage_exists(repo: Repo, *, label: str, same_id: bool = False) -> None:
+    """A condition check: the repository still exists (with the same id)."""
+    unit_of_work.current().check(Repo(repo.pk, repo.sk), _still(repo, same_id=same_id),
+                                 label=label)
+
+
+def stage_team(repo: Repo, team_id: int, *, covered: bool, label: str) -> None:
+    """Add the team to (or remove it from) the teams given the repository; on condition
+    that the repository exists (an update would otherwise create a stub item when the
+    repository is deleted at the same time)."""
+    change = Repo.team_ids.add({team_id}) if covered else Repo.team_ids.delete({team_id})
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), [change], label=label,
+                                  condition=Repo.pk.exists())
+
+
+def stage_pool_exists(pool_id: int, *, label: str) -> None:
+    """A condition check: the object pool still exists (nothing may point at a pool
+    whose repositories were all deleted)."""
+    unit_of_work.current().check(Pool(*keys.pool(int(pool_id))), Pool.pk.exists(), label=label)
+
+
+def refreshed(repos: Iterable[Repo]) -> list[Repo]:
+    """The repositories read again, strongly consistent, in one batch (those that still
+    exist, in no particular order)."""
+    wanted = list(dict.fromkeys((repo.pk, repo.sk) for repo in repos))
+    return [item for item in Item.batch_get(wanted, consistent_read=True)
+            if isinstance(item, Repo)] if wanted else []
+
+
+def id_key(repo_id: int) -> tuple[str, str]:
+    """The repository's id link (for a batched preload)."""
+    return keys.repo_name(int(repo_id))
+
+
+def get_many_by_id(repo_ids, *, consistent: bool = False) -> list[Repo]:
+    """Repositories by id, those that still exist, in two batched reads (the id links,
+    then the records).  Through the id links rather than a stored key: a renamed
+    repository moves to a new key, its id link follows it.  ``consistent``: both reads
+    strongly consistent (the quota check)."""
+    name_keys = [keys.repo_name(int(repo_id)) for repo_id in repo_ids]
+    if not name_keys:
+        return []
+    if consistent:
+        # Past the unit's identity map: the links as they are now, then the records.
+        links = [item for item in Item.batch_get(name_keys, consistent_read=True)
+                 if isinstance(item, RepoName)]
+        wanted = list(dict.fromkeys((link.repo_pk, "REPO") for link in links))
+        return [item for item in Item.batch_get(wanted, consistent_read=True)
+                if isinstance(item, Repo)] if wanted else []
+    unit_of_work.prefetch(name_keys)
+    names = [unit_of_work.get(RepoName, key) for key in name_keys]
+    repo_keys = list(dict.fromkeys((name.repo_pk, "REPO") for name in names if name is not None))
+    unit_of_work.prefetch(repo_keys)
+    found = (unit_of_work.get(Repo, key) for key in repo_keys)
+    return [repo for repo in found if repo is not None]
+
+
 # Cleanup after a deletion (the repository-cleanup consumer) -------------------------------
 
 def stage_purge_partition(repo_id: int) -> int:
     """Every item left under ``R#<id>`` (branches, forks' links, collaborations, issues,
     hooks …); returns how many.  Items that own something elsewhere (deploy keys and
     their fingerprint claims) are their own store's to delete first."""
-    uow = unit_of_work.current()
-    items = list(Item.query(keys.repo_partition(repo_id)))
-    for item in items:
-        uow.delete(item, label="leftover")
-    return len(items)
+    return partitions.stage_purge(keys.repo_partition(repo_id))
 
 
 def stage_delete_pool(pool: Pool) -> None:

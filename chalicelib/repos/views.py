@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from chalicelib.errors import NotFoundError
 from chalicelib.repos.permissions import Access, HasAccess, repo_access
-from chalicelib.accounts import store as account_store
+from chalicelib import accounts
 from chalicelib.repos import store
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
     from chalicelib.repos.store import Repo
 
 
@@ -54,7 +54,7 @@ def strip_git(name: str) -> str:
 
 
 def view_of(repo: Repo, caller: Caller, owner: Account | None = None) -> RepoView:
-    owner = owner or account_store.get_by_id(int(repo.owner_id))
+    owner = owner or accounts.account_by_id(int(repo.owner_id))
     if owner is None:  # the owner was deleted under us: treat as gone
         raise NotFoundError(f"repository does not exist [id: {repo.id}]")
     return RepoView(repo, owner, repo_access(caller.user, repo, owner,
@@ -87,8 +87,8 @@ def parent_of(view: RepoView, caller: Caller) -> RepoView | None:
 def list_visible(caller: Caller, repos: list[Repo]) -> list[RepoView]:
     """Views of the repositories the caller may read, owners fetched in one batch."""
     owner_ids = {int(r.owner_id) for r in repos}
-    unit_of_work.prefetch(account_store.account_key(i) for i in owner_ids)
-    owners = {i: account_store.get_by_id(i) for i in owner_ids}
+    unit_of_work.prefetch(accounts.account_key(i) for i in owner_ids)
+    owners = {i: accounts.account_by_id(i) for i in owner_ids}
     views = [RepoView(r, owners[int(r.owner_id)],
                       repo_access(caller.user, r, owners[int(r.owner_id)],
                                   public_only=caller.public_only))

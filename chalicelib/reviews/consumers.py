@@ -83,7 +83,7 @@ def mark_stale(repo_id: int, number: int) -> int:
 def _outdate_comments(repo_id: int, number: int, head: str) -> None:
     """New-side comments whose line differs at ``head`` (or whose file is gone)."""
     from chalicelib.contents import files as repo_files
-    from chalicelib.repos import store as repo_store
+    from chalicelib import repos
     from chalicelib.reviews import hunks
     from chalicelib.reviews import store
     from chalicelib.store import unit_of_work
@@ -92,7 +92,7 @@ def _outdate_comments(repo_id: int, number: int, head: str) -> None:
                 if not c.invalidated and c.line > 0 and c.commit_id != head]
     if not comments or not head:
         return
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is None:
         return
     object_store = repo_files.open_git(repo).object_store

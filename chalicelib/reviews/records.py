@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http.formats import rfc3339
 from chalicelib.issues.records import issue_html_url
-from chalicelib.orgs import records as org_records
+from chalicelib import orgs
 from chalicelib.pulls.records import TEAM_DEFAULTS
 from chalicelib.reviews.timeline import COMMENT, REVIEW, REVIEW_REQUEST
 
@@ -21,7 +21,7 @@ from chalicelib.reviews.timeline import COMMENT, REVIEW, REVIEW_REQUEST
 def _team_record(review, owner) -> dict | None:
     if not review.team_id or owner is None:
         return None
-    return org_records.team(SimpleNamespace(**{**TEAM_DEFAULTS, **review.team}), owner)
+    return orgs.team_record(SimpleNamespace(**{**TEAM_DEFAULTS, **review.team}), owner)
 
 
 def pull_review(review, view, viewer, *, reviewer, owner) -> dict:
@@ -30,7 +30,7 @@ def pull_review(review, view, viewer, *, reviewer, owner) -> dict:
     team = _team_record(review, owner)
     return {
         "id": review.id,
-        "user": account_records.user(reviewer, viewer) if reviewer is not None else None,
+        "user": accounts.user_record(reviewer, viewer) if reviewer is not None else None,
         "team": team,
         "state": review.state,
         "body": review.body,
@@ -58,7 +58,7 @@ def review_comment(comment, view, viewer, *, poster) -> dict:
     return {
         "id": comment.id,
         "body": comment.body,
-        "user": account_records.user(poster, viewer),
+        "user": accounts.user_record(poster, viewer),
         "resolver": None,
         "pull_request_review_id": comment.review_id,
         "created_at": rfc3339(comment.created),
@@ -101,14 +101,14 @@ def timeline_comment(entry, view, viewer, *, is_pull: bool, user, owner) -> dict
         **TIMELINE_EMPTY,
     }
     if entry.type == COMMENT:
-        record.update(user=account_records.user(user, viewer), body=entry.comment.body)
+        record.update(user=accounts.user_record(user, viewer), body=entry.comment.body)
         return record
     record["review_id"] = entry.review.id
     if entry.type == REVIEW:
-        record.update(user=account_records.user(user, viewer) if user is not None else None,
+        record.update(user=accounts.user_record(user, viewer) if user is not None else None,
                       body=entry.review.body)
     elif entry.type == REVIEW_REQUEST:
         # Who was asked; who asked is not recorded.
-        record.update(assignee=account_records.user(user, viewer) if user is not None else None,
+        record.update(assignee=accounts.user_record(user, viewer) if user is not None else None,
                       assignee_team=_team_record(entry.review, owner))
     return record

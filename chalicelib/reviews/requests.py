@@ -12,15 +12,14 @@ clients asking for the same reviewer at once make one request.
 from __future__ import annotations
 
 from chalicelib import events
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.issues.context import PULLS_UNIT, Ctx, now, snapshot
-from chalicelib.orgs import team_store
+from chalicelib import orgs
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls.store import PullFields
-from chalicelib.repos import access as repo_access_rules
-from chalicelib.repos.permissions import (Access, access_keys, collaboration, is_org,
-                                          membership, repo_access)
+from chalicelib import repos
+from chalicelib.repos import Access, access_keys, collaboration, is_org, membership, repo_access
 from chalicelib.reviews import service
 from chalicelib.reviews import store
 from chalicelib.reviews.options import PullReviewRequestOptions
@@ -58,7 +57,7 @@ def _user(name: str, viewer):
 
 def _team(ctx: Ctx, name: str):
     wanted = name.lower()
-    for team in team_store.list_teams(int(ctx.view.owner.id)):
+    for team in orgs.list_teams(int(ctx.view.owner.id)):
         if team.lower_name == wanted:
             return team
     raise NotFoundError(f"Team '{name}' not exist")
@@ -92,7 +91,7 @@ def _check_user(ctx: Ctx, issue, reviewer, adding: bool, last: Review | None,
 
 
 def _check_team(ctx: Ctx, team, adding: bool, may_change: bool) -> None:
-    if adding and ctx.repo.private and not team_store.covers(team, ctx.repo):
+    if adding and ctx.repo.private and not orgs.team_covers(team, ctx.repo):
         raise _invalid(ctx, "Reviewing team can't read repo")
     if not may_change:
         raise _invalid(ctx, "Doer can't choose reviewer" if adding else
@@ -207,26 +206,25 @@ def _sorted(found: dict) -> list:
 
 def _team_members(ctx: Ctx, minimum: Access) -> dict:
     """Members of the owning organization's teams that give ``minimum`` or more here."""
-    from chalicelib.orgs import store as org_store
 
     found = {}
     if not is_org(ctx.view.owner):
         return found
     covered = set(int(t) for t in (ctx.repo.team_ids or ()))
     wanted = set()
-    for team in team_store.list_teams(int(ctx.view.owner.id)):
+    for team in orgs.list_teams(int(ctx.view.owner.id)):
         if not (team.includes_all_repositories or int(team.id) in covered):
             continue
         if Access.parse(team.permission) >= minimum or team.permission == "owner":
-            wanted |= {int(m.user_id) for m in team_store.list_members(int(team.id))}
-    for account in org_store.accounts_of(sorted(wanted)):
+            wanted |= {int(m.user_id) for m in orgs.list_team_members(int(team.id))}
+    for account in accounts.accounts_by_ids(sorted(wanted)):
         found[int(account.id)] = account
     return found
 
 
 def _collaborators(ctx: Ctx, minimum: Access) -> dict:
     found = {}
-    accounts = repo_access_rules.collaborators(ctx.view)
+    accounts = repos.collaborators(ctx.view)
     # What deciding each one's access reads, in one batch: not a read per collaborator.
     unit_of_work.prefetch(key for account in accounts
                           for key in access_keys(ctx.repo, int(account.id)))
@@ -244,7 +242,7 @@ def reviewers(ctx: Ctx) -> list:
     if not is_org(owner):
         found[int(owner.id)] = owner
     if not ctx.repo.private and owner.visibility != "private":
-        for account in repo_access_rules.followers(repo_access_rules.WATCHES, ctx.view):
+        for account in repos.followers(repos.WATCHES, ctx.view):
             found[int(account.id)] = account
     return [a for a in _sorted(found) if a.active and a.account_type != "org"]
 

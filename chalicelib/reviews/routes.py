@@ -14,11 +14,11 @@ from __future__ import annotations
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.issues import request as issue_request
 from chalicelib.issues.context import account_from, fresh_accounts, parse_time
 from chalicelib.pulls.request import PULL, ctx_of
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_preload
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload
 from chalicelib.reviews import records as review_records
 from chalicelib.reviews import requests as review_requests
 from chalicelib.reviews import service as reviews
@@ -175,7 +175,7 @@ def delete_requests(req: ApiRequest) -> ApiResponse:
 
 def _users(req: ApiRequest, found: list) -> ApiResponse:
     """Forgejo answers these lists whole (no paging)."""
-    return ApiResponse.json([account_records.user(a, req.actor) for a in found])
+    return ApiResponse.json([accounts.user_record(a, req.actor) for a in found])
 
 
 @route("GET", "/repos/{owner}/{repo}/reviewers", "repoGetReviewers",

@@ -31,7 +31,7 @@ from chalicelib.pulls import gate as pull_gate
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls import store as pull_store
 from chalicelib.pulls.store import PullFields
-from chalicelib.repos.permissions import Access, repo_access
+from chalicelib.repos import Access, repo_access
 from chalicelib.reviews import hunks
 from chalicelib.reviews import store
 from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
@@ -159,14 +159,14 @@ def commit(ctx: Ctx, number: int, stage: Callable[[], None],
 
 def _unrequest(user) -> Callable[[PullFields], bool]:
     """Drop ``user`` (and teams they are in) from the pull request's requests."""
-    from chalicelib.orgs import team_store
+    from chalicelib import orgs
 
     def change(pull: PullFields) -> bool:
         before = (len(pull.requested_reviewers), len(pull.requested_teams))
         pull.requested_reviewers = [s for s in pull.requested_reviewers
                                     if int(s.get("id") or 0) != int(user.id)]
         pull.requested_teams = [t for t in pull.requested_teams
-                                if not team_store.is_member(int(t.get("id") or 0), int(user.id))]
+                                if not orgs.is_team_member(int(t.get("id") or 0), int(user.id))]
         return before != (len(pull.requested_reviewers), len(pull.requested_teams))
     return change
 

@@ -27,53 +27,16 @@ import json
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import ids, unit_of_work
-from chalicelib.store.keys import keys
-from chalicelib.store.table import Item
+from chalicelib.reviews.models import keys
+from chalicelib.reviews.models import ReviewCommentItem, ReviewItem
 
 PENDING, APPROVED, REQUEST_CHANGES, COMMENT, REQUEST_REVIEW = (
     "PENDING", "APPROVED", "REQUEST_CHANGES", "COMMENT", "REQUEST_REVIEW")
 STATES = (PENDING, APPROVED, REQUEST_CHANGES, COMMENT, REQUEST_REVIEW)
 REVIEW = "review"          # ConditionFailed label: the review changed or is gone
 EARLIER = "earlier review"  # ConditionFailed label: an earlier review of the reviewer changed
-
-
-class ReviewItem(Item, discriminator="review"):
-    id = NumberAttribute()
-    number = NumberAttribute()
-    reviewer_id = NumberAttribute(default=0)
-    reviewer = UnicodeAttribute(default="{}")
-    team_id = NumberAttribute(default=0)
-    team = UnicodeAttribute(default="{}")
-    state = UnicodeAttribute(default=PENDING)
-    body = UnicodeAttribute(default="")
-    commit_id = UnicodeAttribute(default="")
-    official = BooleanAttribute(default=False)
-    stale = BooleanAttribute(default=False)
-    dismissed = BooleanAttribute(default=False)
-    submitted_at = NumberAttribute(default=0)
-    updated = NumberAttribute(default=0)
-    comments_count = NumberAttribute(default=0)
-    version = NumberAttribute(default=1)
-
-
-class ReviewCommentItem(Item, discriminator="reviewcomment"):
-    id = NumberAttribute()
-    number = NumberAttribute()
-    review_id = NumberAttribute()
-    poster_id = NumberAttribute(default=0)
-    poster = UnicodeAttribute(default="{}")
-    body = UnicodeAttribute(default="")
-    path = UnicodeAttribute(default="")
-    line = NumberAttribute(default=0)
-    commit_id = UnicodeAttribute(default="")
-    original_commit_id = UnicodeAttribute(default="")
-    diff_hunk = UnicodeAttribute(default="")
-    invalidated = BooleanAttribute(default=False)
-    created = NumberAttribute(default=0)
-    updated = NumberAttribute(default=0)
 
 
 def _json(text: str | None) -> dict:

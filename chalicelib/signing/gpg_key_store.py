@@ -13,46 +13,19 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
 from chalicelib.store.keys import keys
+from chalicelib.signing.models import GPGKeyIdLink, GPGKeyItem, id_link_key
 
 KEY_PREFIX = "GPGKEY#"
 # Label of the staged key-id links that fail when a (sub)key id is already uploaded.
 KEY_ID_TAKEN = "gpg key id"
 
 
-class GPGKeyItem(Item, discriminator="gpgkey"):
-    id = NumberAttribute()
-    user_id = NumberAttribute()
-    key_id = UnicodeAttribute()                 # 16 upper-case hex characters
-    content = UnicodeAttribute()                # the armored public key as uploaded
-    public_key = UnicodeAttribute(default="")   # base64 of the binary public key
-    emails = UnicodeAttribute(default="[]")     # JSON [email] matched to the owner
-    can_sign = BooleanAttribute(default=False)
-    can_encrypt_comms = BooleanAttribute(default=False)
-    can_encrypt_storage = BooleanAttribute(default=False)
-    can_certify = BooleanAttribute(default=False)
-    verified = BooleanAttribute(default=False)
-    subkeys = UnicodeAttribute(default="[]")    # JSON [{key_id, flags..., created, expires}]
-    created = NumberAttribute()
-    expires = NumberAttribute(default=0)
-
-
-class GPGKeyIdLink(Item, discriminator="gpgkeyid"):
-    """``GPGKEYID#<KEYID>``: which user's key item holds this (sub)key id."""
-    owner_id = NumberAttribute()
-    key_sk = UnicodeAttribute()
-
-
 def item_key(user_id: int, key_id: int) -> tuple[str, str]:
-    return keys.account(user_id)[0], f"{KEY_PREFIX}{key_id:015d}"
-
-
-def id_link_key(key_id: str) -> tuple[str, str]:
-    return f"GPGKEYID#{key_id.upper()}", "GPGKEY"
+    return keys.account_partition(user_id), f"{KEY_PREFIX}{key_id:015d}"
 
 
 def new_key(*, user_id: int, item_id: int, key_id: str, content: str, public_key: str,
@@ -66,7 +39,7 @@ def new_key(*, user_id: int, item_id: int, key_id: str, content: str, public_key
 
 def key_ids(item: GPGKeyItem) -> list[str]:
     """The primary key id and every subkey id of a stored key."""
-    return [item.key_id, *(sub["key_id"] for sub in json.loads(item.subkeys))]
+    return item.key_ids()
 
 
 def get(user_id: int, key_id: int) -> GPGKeyItem | None:
@@ -74,11 +47,11 @@ def get(user_id: int, key_id: int) -> GPGKeyItem | None:
 
 
 def list_for_user(user_id: int) -> list[GPGKeyItem]:
-    return list(Item.query(keys.account(user_id)[0], Item.sk.startswith(KEY_PREFIX)))
+    return list(Item.query(keys.account_partition(user_id), Item.sk.startswith(KEY_PREFIX)))
 
 
 def has_keys(user_id: int) -> bool:
-    return next(iter(Item.query(keys.account(user_id)[0], Item.sk.startswith(KEY_PREFIX),
+    return next(iter(Item.query(keys.account_partition(user_id), Item.sk.startswith(KEY_PREFIX),
                                 limit=1)), None) is not None
 
 
@@ -105,7 +78,7 @@ def keys_by_ids(wanted_ids: Iterable[str]) -> dict[str, GPGKeyItem]:
         return {}
     unit_of_work.prefetch(id_link_key(k) for k in wanted)
     links = {k: unit_of_work.get(GPGKeyIdLink, id_link_key(k)) for k in wanted}
-    item_keys = {kid: (keys.account(int(link.owner_id))[0], link.key_sk)
+    item_keys = {kid: (keys.account_partition(int(link.owner_id)), link.key_sk)
                  for kid, link in links.items() if link is not None}
     unit_of_work.prefetch(item_keys.values())
     found = {}

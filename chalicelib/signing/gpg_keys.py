@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Iterable
 
 from chalicelib import events
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.accounts.service import actor_of_event, get_user
+from chalicelib.accounts import actor_of_event, get_user
 from chalicelib.signing.options import CreateGPGKeyOption
 from chalicelib.signing import gpg_key_store as store
 from chalicelib.store import ids, unit_of_work
 from chalicelib.signing.gpg_key_store import GPGKeyItem
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
+    from chalicelib.accounts import Account
 
 
 @dataclass(frozen=True)

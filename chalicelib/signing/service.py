@@ -171,7 +171,7 @@ def _ssh_key() -> InstanceKey:
     cached = _cache.get("ssh")
     if cached is not None and cached[1] is not None:
         return cached[1]
-    from chalicelib.accounts.public_keys import parse_ssh_key
+    from chalicelib.accounts import parse_ssh_key
     from chalicelib.errors import InvalidInput
 
     signing = get_settings().signing
@@ -241,10 +241,10 @@ def public_ssh_key() -> str | None:
 
 
 def _actor_has_pubkey(actor) -> bool:
-    from chalicelib.accounts import public_keys
+    from chalicelib import accounts
     from chalicelib.signing import gpg_keys
 
-    return bool(public_keys.list_keys(actor)) or gpg_keys.has_keys(actor)
+    return bool(accounts.ssh_keys_of(actor)) or gpg_keys.has_keys(actor)
 
 
 def decide(rules: tuple[str, ...], actor) -> tuple[bool, str]:

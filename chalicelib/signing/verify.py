@@ -76,12 +76,12 @@ def _parse_armored_public(armored: str):
 
 def _committer_account(email: str):
     """(account or None, lookup failed?) for a committer e-mail."""
-    from chalicelib.accounts import claims
+    from chalicelib import accounts
 
     if not email:
         return None, False
     try:
-        return claims.accounts_by_email([email]).get(email.lower()), False
+        return accounts.accounts_by_email([email]).get(email.lower()), False
     except Exception:  # noqa: BLE001 - Forgejo: a DB error other than not-found
         return None, True
 
@@ -125,9 +125,9 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
             candidates = [key, *key.subkeys.values()]
             if any(_pgp_ok(k, signature, data) for k in candidates
                    if k.fingerprint.keyid.upper() == issuer):
-                from chalicelib.accounts import store as account_store
+                from chalicelib import accounts
 
-                owner = account_store.get_by_id(int(item.user_id))
+                owner = accounts.account_by_id(int(item.user_id))
                 name = owner.login if owner is not None else ""
                 return _result(True, f"{name} / {item.key_id}", signature, payload,
                                _signer(name, committer_email.lower()))
@@ -149,9 +149,9 @@ def verify_ssh(signature: str, payload: str, committer_email: str) -> dict:
     # Users' SSH keys: the committer's account must own the signing key.
     account, _ = _committer_account(committer_email)
     if account is not None and committer_email.lower() == (account.email or "").lower():
-        from chalicelib.accounts import claims
+        from chalicelib import accounts
 
-        if claims.key_holder(fingerprint) == int(account.id):
+        if accounts.key_holder(fingerprint) == int(account.id):
             return _result(True, f"{account.login} / {fingerprint}", signature, payload,
                            _signer(account.login, committer_email))
     key = _instance_key()
@@ -180,7 +180,7 @@ def for_branch(info) -> dict:
 def prefetch(infos) -> None:
     """Read what verifying these branches needs in batched reads (call before records)."""
     from chalicelib.signing import gpg_keys
-    from chalicelib.accounts import claims
+    from chalicelib import accounts
 
     signed = [i for i in infos if i.signature]
     if not signed:
@@ -188,4 +188,4 @@ def prefetch(infos) -> None:
     issuers = [_pgp_issuer(i.signature) for i in signed
                if not i.signature.lstrip().startswith(SSH_BEGIN)]
     gpg_keys.keys_by_ids(k for k in issuers if k)
-    claims.prefetch_emails(i.committer_email for i in signed)
+    accounts.prefetch_emails(i.committer_email for i in signed)

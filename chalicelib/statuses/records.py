@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http import formats
-from chalicelib.repos import records
+from chalicelib import repos
 
 
 def commit_status(shown, view) -> dict:
@@ -19,10 +19,10 @@ def commit_status(shown, view) -> dict:
         "status": status.state,
         "target_url": status.target_url,
         "description": status.description,
-        "url": (f"{records.repo_api_url(view.owner.login, view.repo.name)}/statuses/"
+        "url": (f"{repos.repo_api_url(view.owner.login, view.repo.name)}/statuses/"
                 f"{quote(status.sha, safe='')}"),
         "context": status.context,
-        "creator": account_records.user(shown.creator, None),
+        "creator": accounts.user_record(shown.creator, None),
         "created_at": formats.rfc3339(status.created),
         "updated_at": formats.rfc3339(status.created),
     }

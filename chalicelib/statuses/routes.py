@@ -24,7 +24,7 @@ from __future__ import annotations
 from chalicelib.statuses import records as status_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
 from chalicelib.http.router import Param, alias, route
 from chalicelib.statuses import service as svc
 from chalicelib.settings import get_settings

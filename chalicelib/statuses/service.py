@@ -36,17 +36,17 @@ from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotF
 from chalicelib.http import input_rules
 from chalicelib.contents import files as repo_files
 from chalicelib.issues.context import account_from, snapshot
-from chalicelib.repos.permissions import access_keys
-from chalicelib.repos.views import Caller, RepoView, strip_git
+from chalicelib.repos import access_keys
+from chalicelib.repos import Caller, RepoView, strip_git
 from chalicelib.contents import branch_store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 from chalicelib.statuses import store
 from chalicelib.statuses.options import CreateStatusOption, State
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
     from chalicelib.statuses.store import Status, Summary
 
 # Forgejo's states; ``skipped`` came with Forgejo Actions and is in Forgejo 16's description.
@@ -174,7 +174,7 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
     """The second preload batch of a status route: the caller's access items, and the
     summary of the commit the path names when it is a full id (``sha``), or the branch
     record and summary a ``ref`` may name."""
-    repo = repo_store.get(owner_name, strip_git(repo_name))
+    repo = repos.repo_by_name(owner_name, strip_git(repo_name))
     if repo is None:
         return []
     found = access_keys(repo, user_id)

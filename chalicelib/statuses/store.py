@@ -23,33 +23,17 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import MapAttribute
 from pynamodb.expressions.operand import Path, Value
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item, Repo
+from chalicelib import repos
+from chalicelib.repos import Repo
+from chalicelib.statuses.models import CommitStatusItem, StatusSummary
 
 INDEX_DIGITS = 15
 SUMMARY = "statuses"     # ConditionFailed label: the summary changed since read
 REPO = "repo"            # ConditionFailed label: the repository is gone
-
-
-class CommitStatusItem(Item, discriminator="commitstatus"):
-    index = NumberAttribute()
-    sha = UnicodeAttribute()
-    state = UnicodeAttribute()
-    context = UnicodeAttribute(default="")
-    description = UnicodeAttribute(default="")
-    target_url = UnicodeAttribute(default="")
-    creator_id = NumberAttribute(default=0)
-    creator = UnicodeAttribute(default="{}")     # JSON snapshot of the account
-    created = NumberAttribute()
-
-
-class StatusSummary(Item, discriminator="statussummary"):
-    sha = UnicodeAttribute()
-    count = NumberAttribute(default=0)
-    latest = MapAttribute(default=dict)          # {context hash: status JSON}
 
 
 class skeys:  # noqa: N801 - key builders of this module
@@ -188,4 +172,4 @@ def stage_create(repo: Repo, summary: Summary, status: Status) -> None:
                    [StatusSummary.count.set(status.index),
                     Path(["latest", context_hash(status.context)]).set(Value({"S": entry}))],
                    label=SUMMARY, condition=StatusSummary.count == summary.count)
-    uow.check(Repo(repo.pk, repo.sk), Repo.id == repo_id, label=REPO)
+    repos.stage_repo_exists(repo, label=REPO, same_id=True)

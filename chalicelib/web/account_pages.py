@@ -11,7 +11,7 @@ with one message whatever was wrong, so the form does not tell which names exist
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.webhooks import sources as webhook_sources
 from chalicelib.web.view import Web, page, redirect, render, site_target
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import repo_record
+from chalicelib.repos import repo_record
 from chalicelib.web.view import Web, path_url, render
 
 # Refusals a form can fix by changing its input: shown on the form itself.  Permission

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.issues import comments as issue_comments
 from chalicelib.issues import context as issue_context
 from chalicelib.issues import service as issues

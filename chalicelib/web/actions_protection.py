@@ -21,7 +21,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.protection import records
 from chalicelib.protection import service as protection
 from chalicelib.protection.options import CreateBranchProtectionOption, CreateTagProtectionOption
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.view import Web, page, path_url, redirect, render
 

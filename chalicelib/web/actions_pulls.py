@@ -13,10 +13,10 @@ from urllib.parse import quote
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.contents import branches
 from chalicelib.contents import commits as commit_views
-from chalicelib.repos import merge_settings
+from chalicelib import repos
 from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls.options import CreatePullRequestOption, MergePullRequestOption
@@ -133,7 +133,7 @@ def merge(req: ApiRequest, web: Web) -> ApiResponse:
         if fixable_status(err) is None:
             raise
         allowed = [(s, label) for s, label in STYLES
-                   if merge_settings.style_allowed(view.repo, s)]
+                   if repos.merge_style_allowed(view.repo, s)]
         return show_form(web, MERGE, error=err, title=f"Merge #{number}", number=number,
                          styles=allowed, chosen=style, **repo_values(req, view, "pulls"))
     return redirect(path_url(view.owner.login, view.repo.name, "pulls", str(number)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.contents import branches
 from chalicelib.releases import service as releases
 from chalicelib.releases.options import CreateReleaseOption

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller
+from chalicelib.repos import caller
 from chalicelib.repo_admin import service as repo_admin
 from chalicelib.repo_admin.options import CreateRepoOption
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form

@@ -17,7 +17,7 @@ from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls.request import PullRenderer
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.reviews import service as reviews
 from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
                                         SubmitPullReviewOptions)

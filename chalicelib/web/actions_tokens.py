@@ -11,11 +11,10 @@ password, so the browser may make them.
 from __future__ import annotations
 
 from chalicelib import errors
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http import scopes
-from chalicelib.accounts import tokens
-from chalicelib.accounts.options import CreateAccessTokenOption
+from chalicelib.accounts import CreateAccessTokenOption
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, redirect
 
@@ -26,7 +25,7 @@ PATH = "/user/settings/applications"
 def _page(web: Web, *, created: dict | None = None, error=None, name: str = "",
           chosen: tuple[str, ...] = ()) -> ApiResponse:
     user = web.user
-    shown = [account_records.access_token(t) for t in tokens.list_tokens(user, user.login)]
+    shown = [accounts.access_token_record(t) for t in accounts.list_tokens(user, user.login)]
     return show_form(web, TEMPLATE, error=error, title="Applications", tokens=shown,
                      created=created, name=name, chosen=chosen,
                      categories=scopes.CATEGORIES, all_scope=scopes.ALL,
@@ -43,7 +42,7 @@ def create(req: ApiRequest, web: Web) -> ApiResponse:
     name = posted(req).get("name", "")
     chosen = tuple(v for v in req.form().get("scope", []) if v)
     try:
-        token, secret = tokens.create_token(web.user, web.user.login,
+        token, secret = accounts.create_token(web.user, web.user.login,
                                             CreateAccessTokenOption(name=name,
                                                                     scopes=list(chosen)))
     except errors.ServiceError as err:
@@ -51,7 +50,7 @@ def create(req: ApiRequest, web: Web) -> ApiResponse:
             raise
         return _page(web, error=err, name=name, chosen=chosen)
     # The one answer that may carry the secret: rendered, not redirected, and not cached.
-    response = _page(web, created=account_records.access_token(token, secret))
+    response = _page(web, created=accounts.access_token_record(token, secret))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -61,5 +60,5 @@ def delete(req: ApiRequest, web: Web) -> ApiResponse:
     which = posted(req).get("id", "").strip()
     if not which.isdigit():
         raise errors.NotFoundError(f"access token does not exist [id: {which}]")
-    tokens.delete_token(web.user, web.user.login, which)
+    accounts.delete_token(web.user, web.user.login, which)
     return redirect(PATH)

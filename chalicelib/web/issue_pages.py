@@ -10,20 +10,19 @@ the form for a comment on the line its ``path`` and ``line`` arguments name.
 """
 from __future__ import annotations
 
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.statuses import records as status_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.issues.request import Renderer
 from chalicelib.pulls.request import PullRenderer
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.errors import NotFoundError
 from chalicelib.issues import comments as issue_comments
 from chalicelib.issues import context as issue_context
 from chalicelib.issues import service as issues
 from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
-from chalicelib.repos import merge_settings
 from chalicelib.statuses import service as statuses
 from chalicelib.web import present, review_view
 from chalicelib.web.pages import pager, repo_values
@@ -135,14 +134,14 @@ def _statuses(req: ApiRequest, view, sha: str) -> dict | None:
     combined = statuses.combined_status(view, caller(req), sha)
     if not combined.shown:
         return None
-    return status_records.combined_status(combined, view, records.repository(view, req.actor))
+    return status_records.combined_status(combined, view, repos.repository_record(view, req.actor))
 
 
 def _pull_diff(ctx, item, *, with_commits: bool = True) -> tuple[list, list, str]:
     """(commits, files, diff text) of a pull request; nothing when its refs are gone."""
     view = ctx.view
-    html = records.repo_html_url(view)
-    api = records.repo_api_url(view.owner.login, view.repo.name)
+    html = repos.repo_html_url(view)
+    api = repos.repo_api_url(view.owner.login, view.repo.name)
     try:
         commits_shown = [commit_records.commit(c, html, api)
                          for c in pull_views.commits(ctx, item)] if with_commits else []
@@ -162,10 +161,10 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     body_html, comments = _conversation(req, issue_ctx, view, number, record, True)
     commits_shown, files, diff = _pull_diff(ctx, item)
     base_repo = record["base"].get("repo") or {}
-    settings = {**merge_settings.DEFAULTS,
-                **{k: v for k, v in base_repo.items() if k in merge_settings.DEFAULTS}}
+    settings = {**repos.MERGE_DEFAULTS,
+                **{k: v for k, v in base_repo.items() if k in repos.MERGE_DEFAULTS}}
     styles = [(style, label) for style, label in MERGE_STYLES
-              if settings.get(merge_settings.STYLE_SWITCH.get(style, ""), False)]
+              if settings.get(repos.MERGE_STYLE_SWITCH.get(style, ""), False)]
     can_merge = bool(view.can_write) and record["state"] == "open" and not record["merged"]
     return render(web, "pull.html", title=f"{record['title']} #{record['number']}",
                   pull=record, issue=record, body_html=body_html, comments=comments,

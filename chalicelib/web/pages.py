@@ -9,19 +9,16 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from chalicelib.accounts import records as account_records
-from chalicelib.orgs import records as org_records
-from chalicelib.repos import records
+from chalicelib import accounts
+from chalicelib import orgs
+from chalicelib import repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, current_repo, repo_record
+from chalicelib.repos import caller, current_repo, repo_record
 from chalicelib.contents.tag_records import tag_record
 from chalicelib.errors import NotFoundError
-from chalicelib.accounts import service as accounts
 from chalicelib.contents import service as contents
-from chalicelib.orgs import service as orgs
 from chalicelib.contents import files as repo_files
-from chalicelib.repos import service as repos
 from chalicelib.contents import tags
 from chalicelib.settings import get_settings
 from chalicelib.web import present
@@ -46,13 +43,13 @@ def repo_values(req: ApiRequest, view, tab: str) -> dict:
 
 def _explore(req: ApiRequest, web: Web) -> ApiResponse:
     keyword = (req.arg("q") or "").strip()
-    found = repos.search(caller(req), repos.SearchQuery(keyword=keyword,
+    found = repos.search_repos(caller(req), repos.SearchQuery(keyword=keyword,
                                                         include_description=True,
                                                         sort="recentupdate", order="desc"))
     paged = pager(req, len(found))
     shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
     return render(web, "explore.html", title="Explore", q=keyword, pager=paged,
-                  repos=[records.repository(v, req.actor) for v in shown])
+                  repos=[repos.repository_record(v, req.actor) for v in shown])
 
 
 @page("GET", "/", "webHome")
@@ -70,17 +67,17 @@ def profile(req: ApiRequest, web: Web) -> ApiResponse:
     name = req.params["username"]
     try:
         owner = accounts.get_visible_user(req.actor, name)
-        record = account_records.user(owner, req.actor)
+        record = accounts.user_record(owner, req.actor)
     except NotFoundError:
         owner = orgs.get_org(req.actor, name)
-        record = {**org_records.organization(owner), "login": owner.login,
+        record = {**orgs.organization_record(owner), "login": owner.login,
                   "html_url": get_settings().app_url + quote(owner.login)}
-    views = repos.order(repos.owned_by(caller(req), owner), "recentupdate")
+    views = repos.order_repos(repos.visible_repos_of(caller(req), owner), "recentupdate")
     paged = pager(req, len(views))
     shown = views[paged["offset"]:paged["offset"] + paged["limit"]]
     return render(web, "profile.html", title=owner.login, owner=record,
                   is_org=owner.account_type != "user", pager=paged,
-                  repos=[records.repository(v, req.actor) for v in shown])
+                  repos=[repos.repository_record(v, req.actor) for v in shown])
 
 
 def _switcher(git) -> dict:

@@ -10,7 +10,7 @@ the pages, whose ``/pulls/{index}`` and ``/commit/{sha}`` would match ``4.diff``
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import caller, current_repo
+from chalicelib.repos import caller, current_repo
 from chalicelib.errors import NotFoundError
 from chalicelib.contents import commits as commit_views
 from chalicelib.pulls import views as pull_views

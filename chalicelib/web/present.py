@@ -8,7 +8,7 @@ the light and dark colours), both imported on first use.
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest
-from chalicelib.repos.request import caller
+from chalicelib.repos import caller
 from chalicelib.errors import NotFoundError
 from chalicelib.contents import service as contents
 from chalicelib.settings import get_settings

@@ -4,12 +4,12 @@ branches, tags, releases and one release (``/releases/tag/{tag}``, a Release's
 from __future__ import annotations
 
 from chalicelib.contents import branch_records
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.releases.request import ctx_of as release_ctx
 from chalicelib.releases.request import render as release_record
-from chalicelib.repos.request import current_repo
+from chalicelib.repos import current_repo
 from chalicelib.contents import branches
 from chalicelib.contents import commits as commit_views
 from chalicelib.releases import service as releases
@@ -20,8 +20,8 @@ from chalicelib.contents import commit_records
 
 
 def _addresses(view) -> tuple[str, str]:
-    return (records.repo_html_url(view),
-            records.repo_api_url(view.owner.login, view.repo.name))
+    return (repos.repo_html_url(view),
+            repos.repo_api_url(view.owner.login, view.repo.name))
 
 
 def _commit_list(req: ApiRequest, web: Web, ref: str, kind: str) -> ApiResponse:

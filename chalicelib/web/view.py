@@ -33,9 +33,9 @@ from chalicelib import errors
 from chalicelib.http import auth
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import current_repo, repo_preload, repo_preload_more
+from chalicelib.repos import current_repo, repo_preload, repo_preload_more
 from chalicelib.http.router import DOWNLOAD, SESSION, route
-from chalicelib.accounts import service as accounts
+from chalicelib import accounts
 from chalicelib.settings import get_settings
 from chalicelib.http import sessions
 from chalicelib.web import links

@@ -21,7 +21,7 @@ from chalicelib.webhooks import formats as webhook_formats
 from chalicelib.webhooks import payloads as webhook_payloads
 from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import current_repo
+from chalicelib.repos import current_repo
 from chalicelib.http.router import Param, route
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks import history as webhook_history

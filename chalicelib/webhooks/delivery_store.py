@@ -25,66 +25,14 @@ import time
 import zlib
 from typing import Iterable
 
-from pynamodb.attributes import (BinaryAttribute, BooleanAttribute, NumberAttribute,
-                                 UnicodeAttribute)
 from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item
+from chalicelib.webhooks.models import DeliveryLane, HookDelivery, QueuedDelivery
 
 SHARDS = 4
 DELIVERY = "webhook-delivery"     # ConditionFailed label: the delivery id is taken
 DIGITS = 16
-
-
-class HookDelivery(Item, discriminator="hookdelivery"):
-    id = NumberAttribute()
-    guid = UnicodeAttribute()
-    owner_kind = UnicodeAttribute()
-    owner_id = NumberAttribute()
-    hook_id = NumberAttribute()
-    hook_type = UnicodeAttribute(default="")
-    repo_id = NumberAttribute(default=0)
-    event_id = UnicodeAttribute(default="")        # the domain event (idempotent enqueue)
-    event = UnicodeAttribute()                     # X-Forgejo-Event
-    event_type = UnicodeAttribute()                # X-Forgejo-Event-Type
-    action = UnicodeAttribute(default="")
-    redelivery = BooleanAttribute(default=False)
-    created = NumberAttribute()                    # unix seconds (float)
-    # pending | delivered | failed (not retried) | dead (out of attempts or age) | dropped
-    state = UnicodeAttribute(default="pending")
-    next_attempt_at = NumberAttribute(default=0)
-    attempt_count = NumberAttribute(default=0)
-    attempts = UnicodeAttribute(default="[]")      # JSON: the latest attempts, oldest first
-    # What the request is made of at send time (the hook's URL, secret and
-    # authorization are read then): the signed text, how it travels.
-    payload = BinaryAttribute(legacy_encoding=False)   # zlib of the UTF-8 text
-    http_method = UnicodeAttribute(default="POST")
-    content_kind = UnicodeAttribute(default="json")    # json | form | matrix
-    default_headers = BooleanAttribute(default=True)   # X-Forgejo-* and signatures
-    status = UnicodeAttribute(default="")
-    status_code = NumberAttribute(default=0)
-    delivered_at = NumberAttribute(default=0)
-    duration = NumberAttribute(default=0)
-    expires = NumberAttribute(null=True)
-
-    @property
-    def payload_text(self) -> str:
-        return zlib.decompress(self.payload).decode("utf-8")
-
-
-class QueuedDelivery(Item, discriminator="hookqueued"):
-    delivery_id = NumberAttribute()
-
-
-class DeliveryLane(Item, discriminator="hooklane"):
-    owner_kind = UnicodeAttribute()
-    owner_id = NumberAttribute()
-    hook_id = NumberAttribute()
-    next_at = NumberAttribute(default=0)           # when a worker should look again
-    lease_until = NumberAttribute(default=0)
-    lease_owner = UnicodeAttribute(default="")
-    generation = NumberAttribute(default=0)        # bumped by every enqueue
 
 
 # Keys --------------------------------------------------------------------------------------

@@ -23,13 +23,13 @@ from typing import Any
 from chalicelib import events
 from chalicelib.issues import records as issue_records
 from chalicelib.pulls import records as pull_records
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.http import formats
-from chalicelib.repos import records
+from chalicelib import repos
 from chalicelib.pulls import service as pulls
 from chalicelib.webhooks import review_payloads as webhook_reviews
 from chalicelib.webhooks import sources as webhook_sources
-from chalicelib.repos.permissions import Access
+from chalicelib.repos import Access
 from chalicelib.settings import get_settings
 
 ZERO = "0" * 40
@@ -93,7 +93,7 @@ class _Builder:
 
     def sender(self) -> dict | None:
         actor = self.src.actor
-        return account_records.user(actor, None) if actor is not None else None
+        return accounts.user_record(actor, None) if actor is not None else None
 
     def repository(self, access: Access, repo=None, owner=None) -> dict:
         """ToRepo(repo, permission): the owner as a signed-in stranger sees it unless
@@ -104,8 +104,8 @@ class _Builder:
         if view.repo.fork and view.repo.parent_id:
             found = webhook_sources.repo_by_id(int(view.repo.parent_id))
             if found is not None:
-                parent = records.repository(self.src.view(access, *found), viewer)
-        return records.repository(view, viewer, parent)
+                parent = repos.repository_record(self.src.view(access, *found), viewer)
+        return repos.repository_record(view, viewer, parent)
 
     def access(self, who: str, poster=None) -> Access:
         if who == "owner":
@@ -141,20 +141,20 @@ class _Builder:
                     if found else None)
         merged_by = None
         if pull.merged and pull.merged_by:
-            merged_by = account_records.user(webhook_sources.account(pull.merged_by), None)
+            merged_by = accounts.user_record(webhook_sources.account(pull.merged_by), None)
         asked = pull_records.requested(pull, self.src.owner, None, webhook_sources.account)
         return pull_records.pull_request(self.issue(item), item, pull,
                                          number=int(item.number), base_repo=base,
                                          head_repo=head, merged_by=merged_by, requested=asked)
 
     def commit(self, c: events.PushedCommit, names: dict[str, str]) -> dict:
-        html = records.repo_html_url(self.src.view())
+        html = repos.repo_html_url(self.src.view())
         added, removed, modified = webhook_sources.file_status(self.src.repo, c.id)
         return {
             "id": c.id, "message": c.message, "url": f"{html}/commit/{c.id}",
-            "author": account_records.payload_user(c.author_name, c.author_email,
+            "author": accounts.payload_user(c.author_name, c.author_email,
                                            names.get(c.author_email.lower(), "")),
-            "committer": account_records.payload_user(c.committer_name, c.committer_email,
+            "committer": accounts.payload_user(c.committer_name, c.committer_email,
                                               names.get(c.committer_email.lower(), "")),
             "verification": None,
             "timestamp": formats.rfc3339_offset(c.timestamp, c.tz_offset),
@@ -234,7 +234,7 @@ def _ref(b: _Builder, e, created: bool) -> list[Payload]:
 
 def _repository(b: _Builder, action: str) -> Payload:
     data = {"action": action, "repository": b.repository(Access.OWNER),
-            "organization": account_records.user(b.src.owner, None), "sender": b.sender()}
+            "organization": accounts.user_record(b.src.owner, None), "sender": b.sender()}
     return b.payload("repository", action, data, indent=" ")
 
 

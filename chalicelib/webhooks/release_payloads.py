@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.releases import records as release_records
 from chalicelib.webhooks import sources as webhook_sources
 
@@ -30,5 +30,5 @@ def release_record(event, view) -> dict:
         archive_tar_gz=int(data.get("archive_tar_gz") or 0),
         assets=[_asset(a) for a in data.get("assets") or ()])
     publisher = webhook_sources.account(data.get("publisher") or {})
-    author = account_records.user(publisher, None) if publisher is not None else None
+    author = accounts.user_record(publisher, None) if publisher is not None else None
     return release_records.release(item, view, author)

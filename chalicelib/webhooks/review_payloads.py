@@ -17,7 +17,7 @@ sends none (Forgejo notifies team members of additions only).
 from __future__ import annotations
 
 from chalicelib import events
-from chalicelib.accounts import records as account_records
+from chalicelib import accounts
 from chalicelib.webhooks import sources as webhook_sources
 
 # Review state -> the hook event type a submitted review raises.
@@ -31,7 +31,7 @@ HOOK_OF_STATE = {
 def _pull_payload(b, item, action: str, reviewer, access, review: dict | None) -> dict:
     return {"action": action, "number": int(item.number),
             "pull_request": b.pull_request(item),
-            "requested_reviewer": account_records.user(reviewer, None)
+            "requested_reviewer": accounts.user_record(reviewer, None)
             if reviewer is not None else None,
             "repository": b.repository(access), "sender": b.sender(),
             "commit_id": "", "review": review}
@@ -50,12 +50,11 @@ def review_payloads(b, e: events.PullReviewChanged) -> list:
 
 
 def _team_members(team_id: int, poster_id: int) -> list:
-    from chalicelib.orgs import store as org_store
-    from chalicelib.orgs import team_store
+    from chalicelib import orgs
 
-    ids = [int(m.user_id) for m in team_store.list_members(int(team_id))
+    ids = [int(m.user_id) for m in orgs.list_team_members(int(team_id))
            if int(m.user_id) != int(poster_id)]
-    return sorted(org_store.accounts_of(ids), key=lambda a: int(a.id)) if ids else []
+    return sorted(accounts.accounts_by_ids(ids), key=lambda a: int(a.id)) if ids else []
 
 
 def request_payloads(b, e: events.ReviewRequestChanged) -> list:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from chalicelib.webhooks import hook_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, current_repo
+from chalicelib.repos import IN_REPO, PAGE, current_repo
 from chalicelib.http.router import route
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks.options import CreateHookOption, EditHookOption, hook_option

@@ -31,14 +31,15 @@ from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFound
                                PermissionDenied)
 from chalicelib import netguard
 from chalicelib.http.options import UnsetType
-from chalicelib.repos.permissions import can_see, is_org, is_org_owner
-from chalicelib.accounts import store as account_store
+from chalicelib.repos import can_see_account, is_org, is_org_owner
+from chalicelib import accounts
 from chalicelib.webhooks import store
 from chalicelib.webhooks.options import CreateHookOption, EditHookOption
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.repos.access_store import Account, Repo
+    from chalicelib.accounts import Account
+    from chalicelib.repos import Repo
     from chalicelib.webhooks.store import Hook
 
 HOOK_TYPES = ("forgejo", "gitea", "gogs", "slack", "discord", "dingtalk", "telegram",
@@ -132,8 +133,8 @@ def repo_scope(view) -> Scope:
 def org_scope(actor: Account | None, name: str) -> Scope:
     """The hooks of an organization: its owners and site admins; 404 when the caller
     cannot see it, 403 when they can but do not own it (Forgejo's reqOrgOwnership)."""
-    org = account_store.get_by_name(name)
-    if org is None or not is_org(org) or not can_see(actor, org):
+    org = accounts.account_by_name(name)
+    if org is None or not is_org(org) or not can_see_account(actor, org):
         raise NotFoundError(f"organization does not exist [name: {name}]")
     if not is_org_owner(org, actor):
         raise PermissionDenied("Must be an organization owner")

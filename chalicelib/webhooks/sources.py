@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from chalicelib.events import PushedCommit
-from chalicelib.repos.permissions import Access, repo_access
-from chalicelib.repos.views import RepoView
-from chalicelib.accounts import store as account_store
-from chalicelib.webhooks import snapshot_store as snapshots
-from chalicelib.accounts import claims
+from chalicelib.repos import Access, repo_access
+from chalicelib.repos import RepoView
+from chalicelib import accounts
+from chalicelib.webhooks import snapshots
 from chalicelib.issues import store as issue_store
-from chalicelib.repos import store as repo_store
+from chalicelib import repos
 
 if TYPE_CHECKING:
-    from chalicelib.accounts.store import Account
-    from chalicelib.issues.store import Comment, Issue
-    from chalicelib.repos.store import Repo
+    from chalicelib.accounts import Account
+    from chalicelib.issues.store import Issue
+    from chalicelib.issues.models import Comment
+    from chalicelib.repos import Repo
 
 ZERO = "0" * 40
 
@@ -64,14 +64,14 @@ def sources(repo_snapshot: Mapping, actor_snapshot: Mapping) -> Sources:
 
 def owner_of(repo: Repo) -> Account | None:
     """The owner as stored now (a repository snapshot names it but does not hold it)."""
-    owner = account_store.get_by_id(int(repo.owner_id))
+    owner = accounts.account_by_id(int(repo.owner_id))
     if owner is None:   # deleted meanwhile: what the repository remembers of it
         owner = snapshots.account({"id": int(repo.owner_id), "login": repo.owner_login})
     return owner
 
 
 def repo_by_id(repo_id: int) -> tuple[Repo, Account] | None:
-    repo = repo_store.get_by_id(repo_id)
+    repo = repos.repo_by_id(repo_id)
     if repo is None:
         return None
     owner = owner_of(repo)
@@ -99,7 +99,7 @@ def tracker_entries(repo_id: int) -> tuple[dict[int, dict], dict[int, dict]]:
 def usernames(emails: Iterable[str]) -> dict[str, str]:
     """Logins of the accounts owning these e-mail addresses (lower case)."""
     wanted = {e.lower() for e in emails if e}
-    return {email: found.login for email, found in claims.accounts_by_email(wanted).items()}
+    return {email: found.login for email, found in accounts.accounts_by_email(wanted).items()}
 
 
 # --- git ----------------------------------------------------------------------------------

@@ -13,11 +13,10 @@ unit of work; a failed condition names ``HOOK`` (``ConditionFailed.label``).
 """
 from __future__ import annotations
 
-from chalicelib.store import table, unit_of_work
+from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
-from chalicelib.store.keys import keys
+from chalicelib.webhooks.models import Hook, keys
 
-Hook = table.Hook
 
 HOOK = "hook"        # the hook was deleted meanwhile (edit, delete)
 

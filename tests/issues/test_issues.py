@@ -346,7 +346,8 @@ def test_lists_keep_creation_order_across_id_blocks(api, people, monkeypatch):
 
     from chalicelib.store import ids
     from chalicelib.issues import comment_store
-    from chalicelib.issues.store import Comment, ikeys
+    from chalicelib.issues.store import ikeys
+    from chalicelib.issues.models import Comment
 
     bob = people["bob"]
     repo_id = api.get(R, token=bob).json["id"]

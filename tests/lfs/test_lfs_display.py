@@ -224,7 +224,7 @@ def _repo_id() -> int:
 
 def test_repository_size_counts_lfs_bytes(api, tokens):
     from chalicelib.repos import store
-    from chalicelib.store.table import Repo
+    from chalicelib.repos.models import Repo
 
     commit(api, tokens["alice"], "README.md", b"# open\n")
     before = api.get("/repos/alice/open").json["size"]

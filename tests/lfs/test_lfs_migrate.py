@@ -324,8 +324,8 @@ def test_a_sync_keeps_its_git_part_when_lfs_fails_and_the_next_one_retries(
         api, alice, lfs_remote, fake_lfs, local_networks_allowed):  # noqa: F811
     from chalicelib.jobs import schedules
     from chalicelib.repos import store as repo_store
-    from chalicelib.store.keys import keys
-    from chalicelib.store.table import MirrorDue
+    from chalicelib.repo_admin.models import keys
+    from chalicelib.repo_admin.models import MirrorDue
 
     assert migrate(api, alice, lfs_remote, fake_lfs, name="mirror", mirror=True).status == 201
     work = lfs_remote["work"]

@@ -210,7 +210,7 @@ def test_a_lost_grant_race_is_retried_and_emits_once(api, scene):
     from chalicelib.orgs import store as org_store
     from chalicelib.orgs import team_store
     from chalicelib.store import unit_of_work
-    from chalicelib.store.table import OrgMember
+    from chalicelib.orgs.models import OrgMember
 
     tid = scene["team"]["id"]
     other = api.post("/orgs/acme/teams", token=scene["olive"], json={"name": "ops"}).json["id"]

@@ -100,8 +100,8 @@ def test_scheduled_sync_picks_due_mirrors(api, alice, remote, local_networks_all
     git("push", "-q", str(remote["bare"]), "main", cwd=work)
     assert schedules.sync_mirrors() == 0  # not due yet
     repo = repo_store.get("alice", "auto")
-    from chalicelib.store.table import MirrorDue
-    from chalicelib.store.keys import keys
+    from chalicelib.repo_admin.models import MirrorDue
+    from chalicelib.repo_admin.models import keys
     MirrorDue(*keys.mirror_due(repo.id), repo_pk=repo.pk, due=1).save()
     assert schedules.sync_mirrors() == 1
     assert api.get("/repos/alice/auto/raw/new.txt").body == b"new\n"

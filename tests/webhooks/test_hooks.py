@@ -25,8 +25,8 @@ def make_org(owner: str, name: str, **extra):
 
 def collaborate(owner: str, repo: str, user: str, mode: str) -> None:
     from chalicelib.repos import store as repo_store
-    from chalicelib.store.table import Collaboration
-    from chalicelib.store.keys import keys
+    from chalicelib.repos.models import Collaboration
+    from chalicelib.repos.models import keys
 
     repo_id, user_id = int(repo_store.get(owner, repo).id), int(account(user).id)
     Collaboration(*keys.collaboration(repo_id, user_id), user_id=user_id, mode=mode).save()
@@ -90,8 +90,8 @@ def test_list_is_paged_in_creation_order(api, scene):
 
 
 def test_edit_follows_forgejo(api, scene):
-    from chalicelib.store.table import Hook
-    from chalicelib.store.keys import keys
+    from chalicelib.webhooks.models import Hook
+    from chalicelib.webhooks.models import keys
     from chalicelib.repos import store as repo_store
 
     alice = scene["alice"]
@@ -273,8 +273,8 @@ def test_matching_hooks(api, scene):
     from chalicelib.webhooks import service as hooks
     from chalicelib.repos.views import Caller
     from chalicelib.repos import store as repo_store
-    from chalicelib.store.table import Hook
-    from chalicelib.store.keys import keys
+    from chalicelib.webhooks.models import Hook
+    from chalicelib.webhooks.models import keys
 
     alice = scene["alice"]
     org = make_org("alice", "acme")

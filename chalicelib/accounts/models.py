@@ -1,0 +1,134 @@
+"""The accounts domain's items in the table: its models (and key layouts).
+
+Only this domain's modules import this module; other domains reach these items
+through the domain's face (``chalicelib/accounts/__init__.py``).
+"""
+from __future__ import annotations
+
+from pynamodb.attributes import BooleanAttribute, ListAttribute, NumberAttribute, UnicodeAttribute
+
+from chalicelib.store.keys import keys as shared_keys
+from chalicelib.store.table import Claim, Item
+
+
+class Account(Item, discriminator="account"):
+    """A user or an organization: they share one id space and one name space."""
+    id = NumberAttribute()
+    account_type = UnicodeAttribute(default="user")  # user | org
+    login = UnicodeAttribute()
+    lower_name = UnicodeAttribute()
+    email = UnicodeAttribute(default="")
+    full_name = UnicodeAttribute(default="")
+    password_hash = UnicodeAttribute(default="")
+    login_name = UnicodeAttribute(default="")
+    source_id = NumberAttribute(default=0)
+    is_admin = BooleanAttribute(default=False)
+    active = BooleanAttribute(default=True)
+    prohibit_login = BooleanAttribute(default=False)
+    restricted = BooleanAttribute(default=False)
+    must_change_password = BooleanAttribute(default=False)
+    keep_email_private = BooleanAttribute(default=False)
+    visibility = UnicodeAttribute(default="public")
+    location = UnicodeAttribute(default="")
+    website = UnicodeAttribute(default="")
+    description = UnicodeAttribute(default="")
+    pronouns = UnicodeAttribute(default="")
+    language = UnicodeAttribute(default="")
+    allow_git_hook = BooleanAttribute(default=False)
+    allow_import_local = BooleanAttribute(default=False)
+    allow_create_organization = BooleanAttribute(default=True)
+    max_repo_creation = NumberAttribute(default=-1)
+    created = NumberAttribute()          # unix seconds
+    updated = NumberAttribute()
+    last_login = NumberAttribute(default=0)
+    # Kept by repository creation/deletion in the same transaction as the repository.
+    num_repos = NumberAttribute(default=0)
+    # Organizations only.
+    repo_admin_change_team_access = BooleanAttribute(default=False)
+    # Bumped on every edit: writes are conditional on the version they read.
+    version = NumberAttribute(default=1)
+    # Part of what a web session cookie is signed over: bumping it ends every session.
+    session_generation = NumberAttribute(default=0)
+
+
+class Token(Item, discriminator="token"):
+    """Looked up by the SHA-256 of the secret (pk), so authentication is one GetItem."""
+    id = NumberAttribute()
+    user_id = NumberAttribute()
+    name = UnicodeAttribute()
+    scopes = ListAttribute(of=UnicodeAttribute, default=list)
+    last_eight = UnicodeAttribute()
+    created = NumberAttribute()
+
+
+class TokenRef(Item, discriminator="tokenref"):
+    """The user's copy of a token (pk = the user): lists tokens, keeps names unique."""
+    id = NumberAttribute()
+    name = UnicodeAttribute()
+    token_hash = UnicodeAttribute()
+    scopes = ListAttribute(of=UnicodeAttribute, default=list)
+    last_eight = UnicodeAttribute()
+    created = NumberAttribute()
+
+    def owned_elsewhere(self) -> list[Item]:
+        return [Token(*keys.token(self.token_hash))]
+
+
+class PublicKey(Item, discriminator="publickey"):
+    id = NumberAttribute()
+    user_id = NumberAttribute()
+    title = UnicodeAttribute()
+    content = UnicodeAttribute()
+    fingerprint = UnicodeAttribute()
+    key_type = UnicodeAttribute()
+    read_only = BooleanAttribute(default=False)
+    created = NumberAttribute()
+    updated = NumberAttribute()
+
+    def owned_elsewhere(self) -> list[Item]:
+        return [Claim(*keys.key_fingerprint(self.fingerprint))]
+
+
+class keys(shared_keys):  # noqa: N801 - a namespace of key builders
+    """Key layouts of the accounts domain's items (docs/data-model.md)."""
+
+    @staticmethod
+    def account(account_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(account_id), "A"
+
+    @staticmethod
+    def login(lower_name: str) -> tuple[str, str]:
+        return shared_keys.claim("LOGIN", lower_name)
+
+    @staticmethod
+    def login_gsi(lower_name: str) -> tuple[str, str]:
+        return f"LOGIN#{lower_name}", "A"
+
+    @staticmethod
+    def email(lower_email: str) -> tuple[str, str]:
+        return shared_keys.claim("EMAIL", lower_email)
+
+    @staticmethod
+    def token(token_hash: str) -> tuple[str, str]:
+        return f"TOKEN#{token_hash}", "TOKEN"
+
+    @staticmethod
+    def token_ref(user_id: int, name: str) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"TOKEN#{name}"
+
+    @staticmethod
+    def public_key(user_id: int, key_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"KEY#{key_id:015d}"
+
+    @staticmethod
+    def key_fingerprint(fingerprint: str) -> tuple[str, str]:
+        """One namespace for users' SSH keys and repositories' deploy keys: a key is
+        added once on the whole instance (repos' deploy keys claim it here too)."""
+        return shared_keys.claim("KEYFP", fingerprint)
+
+    ALL_USERS_GSI = "USERS"      # users (not organizations) by lower-case name
+
+    # Prefixes of items that live in an account's partition.
+    TOKEN_PREFIX = "TOKEN#"
+
+    KEY_PREFIX = "KEY#"

@@ -1,0 +1,96 @@
+"""The issues domain's items in the table: its models (and key layouts).
+
+Only this domain's modules import this module; other domains reach these items
+through the domain's face (``chalicelib/issues/__init__.py``).
+"""
+from __future__ import annotations
+
+from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute, NumberAttribute, UnicodeAttribute)
+
+from chalicelib.store.table import Item
+
+
+class IssueReference(Item, discriminator="issueref"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()             # the referenced issue's repository
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    comment_type = UnicodeAttribute()       # issue_ref | commit_ref | comment_ref | pull_ref
+    poster_id = NumberAttribute(default=0)  # who made the reference (pusher, author)
+    poster = UnicodeAttribute(default="{}")
+    ref_repo_id = NumberAttribute()         # where the reference was made
+    ref_issue_id = NumberAttribute(default=0)
+    ref_issue_number = NumberAttribute(default=0)
+    ref_comment_id = NumberAttribute(default=0)
+    ref_is_pull = BooleanAttribute(default=False)
+    ref_action = UnicodeAttribute(default="none")
+    commit_sha = UnicodeAttribute(default="")
+    content = UnicodeAttribute(default="")  # commit_ref: the commit message's first line
+    created = NumberAttribute()
+    resolved = UnicodeAttribute(null=True)  # closes | reopens, once it did
+    resolved_at = NumberAttribute(null=True)
+
+
+class IssueTracker(Item, discriminator="issuetracker"):
+    next_number = NumberAttribute(default=0)
+    counts = MapAttribute(default=dict)
+    labels = MapAttribute(default=dict)
+    milestones = MapAttribute(default=dict)
+    num_comments = NumberAttribute(default=0)
+
+
+class Issue(Item, discriminator="issue"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    number = NumberAttribute()
+    is_pull = BooleanAttribute(default=False)
+    title = UnicodeAttribute(default="")
+    body = UnicodeAttribute(default="")
+    state = UnicodeAttribute(default="open")         # open | closed
+    poster_id = NumberAttribute(default=0)
+    poster = UnicodeAttribute(default="{}")          # JSON snapshot of the account
+    assignee_ids = ListAttribute(of=NumberAttribute, default=list)
+    assignees = UnicodeAttribute(default="[]")       # JSON snapshots, same order
+    label_ids = ListAttribute(of=NumberAttribute, default=list)
+    milestone_id = NumberAttribute(default=0)
+    due = NumberAttribute(default=0)
+    ref = UnicodeAttribute(default="")
+    is_locked = BooleanAttribute(default=False)
+    num_comments = NumberAttribute(default=0)
+    created = NumberAttribute()
+    updated = NumberAttribute()
+    closed_at = NumberAttribute(default=0)
+    # A pull request's own fields (pulls/store.py), JSON; "" on an issue.
+    pull = UnicodeAttribute(default="")
+    version = NumberAttribute(default=1)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state == "open"
+
+
+class Comment(Item, discriminator="comment"):
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    poster_id = NumberAttribute()
+    poster = UnicodeAttribute(default="{}")
+    body = UnicodeAttribute(default="")
+    created = NumberAttribute()
+    updated = NumberAttribute()
+
+
+class CommentRef(Item, discriminator="commentref"):
+    """Finds a comment (keyed under its issue) from the comment id in the path."""
+    issue_number = NumberAttribute()
+
+
+class TrackedTime(Item, discriminator="trackedtime"):
+    id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    user_id = NumberAttribute()
+    user_name = UnicodeAttribute(default="")
+    time = NumberAttribute()
+    created = NumberAttribute()
