@@ -106,13 +106,13 @@ def event_worker(event):
 # the function's timeout; the sweep wakes lanes a lost message or a long retry left.
 @app.on_sqs_message(queue=get_settings().aws.WEBHOOK_QUEUE, batch_size=1, name="webhook_worker")
 def webhook_worker(event):
-    from chalicelib.webhooks import consumers as webhooks
+    from chalicelib import webhooks
 
     return {"sent": webhooks.handle_sqs_records(record.body for record in event)}
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="webhook_sweep")
 def webhook_sweep(event):
-    from chalicelib.webhooks import consumers as webhooks
+    from chalicelib import webhooks
 
-    return {"woken": webhooks.sweep()}
+    return {"woken": webhooks.sweep_deliveries()}

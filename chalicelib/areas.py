@@ -10,7 +10,7 @@ from chalicelib.accounts import routes as users
 from chalicelib.accounts import admin_routes as admin
 from chalicelib.repos import routes as repos
 from chalicelib.git_transport import routes as git_http
-from chalicelib.lfs import routes as lfs   # before the pages' /{owner}/{repo}/…
+from chalicelib.lfs import routes as lfs
 from chalicelib.lfs import lock_routes as lfs_locks
 from chalicelib.webhooks import routes as webhook_routes
 from chalicelib.instance import routes as instance
@@ -34,7 +34,7 @@ from chalicelib.webhooks import delivery_routes
 from chalicelib.quota import routes as quota_routes
 from chalicelib.quota import admin_routes as quota_admin_routes
 from chalicelib.contents import commit_routes as commits
-from chalicelib.contents import routes as contents   # after repo_content
+from chalicelib.contents import routes as contents
 from chalicelib.contents import branch_routes as branch_admin
 from chalicelib.languages import routes as languages
 from chalicelib.contents import tag_routes as tags

@@ -209,9 +209,9 @@ def describe_failure(exc: BaseException) -> str:
 
 
 def _create_user(args) -> int:
-    from chalicelib.errors import ServiceError
     from chalicelib import accounts
     from chalicelib.accounts import CreateUserOption
+    from chalicelib.errors import ServiceError
 
     try:
         account = accounts.create_account(
@@ -226,9 +226,9 @@ def _create_user(args) -> int:
 
 
 def _generate_token(args) -> int:
-    from chalicelib.errors import NotFoundError, ServiceError
     from chalicelib import accounts
     from chalicelib.accounts import CreateAccessTokenOption
+    from chalicelib.errors import NotFoundError, ServiceError
 
     try:
         user = accounts.get_user(args.username)
@@ -263,9 +263,9 @@ def _repair(args) -> int:
 
 def _quota_recount(args) -> int:
     """Recompute every account's quota usage and repair drift (services.quota_check)."""
-    from chalicelib.quota import check as quota_check
+    from chalicelib import quota
 
-    found = quota_check.recount(dry_run=args.dry_run)
+    found = quota.recount(dry_run=args.dry_run)
     for correction in found:
         print(correction)
     verb = "would correct" if args.dry_run else "corrected"
@@ -275,9 +275,9 @@ def _quota_recount(args) -> int:
 
 def _lfs_collect(args) -> int:
     """Run the Git LFS collection now (the lfs_collect schedule, chalicelib/lfs/collect.py)."""
-    from chalicelib.lfs import collect
+    from chalicelib import lfs
 
-    print(f"removed {collect.collect()} object(s) and abandoned upload(s)")
+    print(f"removed {lfs.collect()} object(s) and abandoned upload(s)")
     return 0
 
 

@@ -12,17 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from chalicelib import events
+from chalicelib import accounts, events, issues, orgs, repo_admin
 from chalicelib.errors import ConditionFailed
 from chalicelib.http import input_rules
 from chalicelib.store import maintenance, unit_of_work
 
-_ACCOUNT = input_rules.FIELD_MAXIMA["EditUserOption"]
-_LABEL = input_rules.FIELD_MAXIMA["CreateLabelOption"]
-_MILESTONE = input_rules.FIELD_MAXIMA["CreateMilestoneOption"]
-_ISSUE = input_rules.FIELD_MAXIMA["CreateIssueOption"]
-_REPO = input_rules.FIELD_MAXIMA["EditRepoOption"]
-_TEAM = input_rules.FIELD_MAXIMA["CreateTeamOption"]
+# The limits each record's fields were written under: its create or edit body's.
+_ACCOUNT = accounts.EditUserOption.max_lengths
+_LABEL = issues.CreateLabelOption.max_lengths
+_MILESTONE = issues.CreateMilestoneOption.max_lengths
+_ISSUE = issues.CreateIssueOption.max_lengths
+_REPO = repo_admin.EditRepoOption.max_lengths
+_TEAM = orgs.CreateTeamOption.max_lengths
 
 # Written maxima of stored attributes per record kind; "labels.*.name" names a field
 # of every entry of a map attribute.
@@ -37,7 +38,7 @@ STORED_MAXIMA: dict[str, dict[str, int]] = {
                      "milestones.*.title": _MILESTONE["title"],
                      "milestones.*.description": _MILESTONE["description"]},
     "team": {"name": _TEAM["name"], "description": _TEAM["description"]},
-    "publickey": {"title": input_rules.FIELD_MAXIMA["CreateKeyOption"]["title"]},
+    "publickey": {"title": accounts.CreateKeyOption.max_lengths["title"]},
 }
 
 

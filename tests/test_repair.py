@@ -2,7 +2,7 @@
 (issue 10, item 2)."""
 from __future__ import annotations
 
-from chalicelib.http import input_rules
+from chalicelib.issues.options import CreateMilestoneOption
 from chalicelib import repair
 from tests.conftest import ADMIN, drain_outbox
 
@@ -66,8 +66,7 @@ def test_repair_cuts_oversized_stored_texts(api, capsys):
                  "/milestones", "/issues/1/times"):
         assert api.get(R + path, token=token).status == 200, path
     milestone = api.get(f"{R}/milestones/{milestone_id}", token=token).json
-    assert len(milestone["description"]) == input_rules.FIELD_MAXIMA[
-        "CreateMilestoneOption"]["description"]
+    assert len(milestone["description"]) == CreateMilestoneOption.max_lengths["description"]
     assert api.get(f"{R}/issues/1", token=token).json["title"] == "t" * 255
     assert milestone["open_issues"] == 0 and milestone["title"] == "v1"   # the rest is kept
 

@@ -10,7 +10,7 @@ userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
 | module | what it holds |
 |---|---|
 | ``admin_routes`` | Site administration: users and their keys (organizations and repositories land with their own areas). |
-| ``claims`` | Who holds a unique login name, e-mail address or key fingerprint: batched lookups through the claim items … |
+| ``claim_store`` | Who holds a unique login name, e-mail address or key fingerprint: batched lookups through the claim items … |
 | ``credentials`` | What the gateway asks of the accounts domain to know who is calling (``chalicelib.http.auth`` reads this … |
 | ``key_store`` | SSH public keys of users. |
 | ``options`` | The request bodies of the accounts domain, declared once: the edge checks them … |
@@ -33,15 +33,18 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
-    "accounts_by_email":           "claims",
-    "accounts_by_email_or_login":  "claims",
-    "accounts_by_login":           "claims",
-    "key_holder":                  "claims",
-    "prefetch_emails":             "claims",
+    "accounts_by_email":           "claim_store",
+    "accounts_by_email_or_login":  "claim_store",
+    "accounts_by_login":           "claim_store",
+    "key_holder":                  "claim_store",
+    "prefetch_emails":             "claim_store",
     "Account":                     "models",
+    "ACCOUNT_MAXIMA":              "options",
+    "ACCOUNT_ONE_LINE":            "options",
     "CreateAccessTokenOption":     "options",
     "CreateKeyOption":             "options",
     "CreateUserOption":            "options",
+    "EditUserOption":              "options",
     "parse_ssh_key":               "public_keys",
     "ssh_keys_of":                 "public_keys.list_keys",
     "access_token_record":         "records.access_token",
@@ -50,6 +53,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "user_record":                 "records.user",
     "site_admin_exists":           "search",
     "actor_of_event":              "service",
+    "can_see":                     "service",
     "check_password_login":        "service",
     "create_account":              "service",
     "end_sessions":                "service",

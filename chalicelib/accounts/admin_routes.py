@@ -2,14 +2,14 @@
 their own areas)."""
 from __future__ import annotations
 
+from chalicelib.accounts import public_keys
 from chalicelib.accounts import records as account_records
 from chalicelib.accounts import routes as users
+from chalicelib.accounts import service as accounts
+from chalicelib.accounts.options import CreateKeyOption, CreateUserOption, EditUserOption
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
-from chalicelib.accounts import service as accounts
-from chalicelib.accounts import public_keys
-from chalicelib.accounts.options import CreateKeyOption, CreateUserOption, EditUserOption
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True)
 

@@ -7,8 +7,12 @@ by their hash, accounts by id or login name, passwords checked with the login ru
 """
 from __future__ import annotations
 
-from chalicelib.accounts.service import (account_by_id, account_key, check_password_login,
-                                         get_user)
+from chalicelib.accounts.service import (
+                                         account_by_id,
+                                         account_key,
+                                         check_password_login,
+                                         get_user,
+)
 from chalicelib.accounts.tokens import authenticate, lookup, owner_id, preload_keys
 
 __all__ = ["account_by_id", "account_key", "check_password_login", "get_user",

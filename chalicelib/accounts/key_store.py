@@ -7,10 +7,9 @@ of work.
 """
 from __future__ import annotations
 
+from chalicelib.accounts.models import PublicKey, keys
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Claim, Item
-from chalicelib.accounts.models import PublicKey
-from chalicelib.accounts.models import keys
 
 __all__ = ["PublicKey", "FINGERPRINT_TAKEN", "new_key", "key_of", "get", "list_for_user",
            "stage_add", "stage_delete"]

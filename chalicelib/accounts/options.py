@@ -2,9 +2,20 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Mapping
 
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, DateTime, Email, Int64, Meta, Option, UnsetType
+
+# Text limits, checked on the raw body before it is decoded (``http.input_rules``):
+# Forgejo's binding MaxSize where it has one.  Organizations share the account's.
+ACCOUNT_MAXIMA = {"username": input_rules.NAME_MAX, "login_name": 255,
+                  "full_name": input_rules.FULL_NAME_MAX, "email": input_rules.EMAIL_MAX,
+                  "password": 255, "website": 255, "location": 50,
+                  "description": input_rules.DESCRIPTION_MAX, "pronouns": 50, "visibility": 32}
+ACCOUNT_ONE_LINE = frozenset({"username", "login_name", "full_name", "email", "website",
+                              "location", "pronouns", "visibility"})
+
 
 # Published as a boolean; no rule reads it, so any value is ignored (as it was before
 # the edge checked bodies).
@@ -17,6 +28,8 @@ ScopeList = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
 class CreateKeyOption(Option):
     """userCurrentPostKey, adminCreatePublicKey, and a repository's deploy keys
     (repoCreateKey, in ``repos``).  Null reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"title": 50, "key": 16_384}
+    single_line: ClassVar[frozenset[str]] = frozenset({"title"})
 
     title: str | None
     key: str | None
@@ -27,6 +40,8 @@ class CreateUserOption(Option):
     """adminCreateUser (and the operator's ``admin user create``).  Null reaches the
     rules, which answer "Required"; visibility stays a text so an empty one still means
     public and an unknown one gets the rule's own message."""
+    max_lengths: ClassVar[Mapping[str, int]] = ACCOUNT_MAXIMA
+    single_line: ClassVar[frozenset[str]] = ACCOUNT_ONE_LINE
 
     username: str | None
     email: Email | None
@@ -43,6 +58,8 @@ class CreateUserOption(Option):
 
 class EditUserOption(Option):
     """adminEditUser: what is left out or null stays as it is."""
+    max_lengths: ClassVar[Mapping[str, int]] = ACCOUNT_MAXIMA
+    single_line: ClassVar[frozenset[str]] = ACCOUNT_ONE_LINE
 
     active: bool | None | UnsetType = UNSET
     admin: bool | None | UnsetType = UNSET
@@ -69,6 +86,8 @@ class EditUserOption(Option):
 class CreateAccessTokenOption(Option):
     """userCreateToken (and the token form of the web settings, and the operator's
     ``generate-access-token``).  Null reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 255, "scopes": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name", "scopes"})
 
     name: str | None
     scopes: ScopeList | None | UnsetType = UNSET

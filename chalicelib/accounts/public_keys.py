@@ -4,17 +4,16 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib import events
-from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.accounts.options import CreateKeyOption
-from chalicelib.accounts.service import actor_of_event, get_user
-from chalicelib.store import ids, unit_of_work
+from chalicelib import clock, events
 from chalicelib.accounts import key_store as store
 from chalicelib.accounts.key_store import PublicKey
+from chalicelib.accounts.options import CreateKeyOption
+from chalicelib.accounts.service import actor_of_event, get_user
+from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts.store import Account
@@ -107,7 +106,7 @@ def add_key(actor: Account | None, username: str,
     key = store.new_key(user_id=int(user.id), key_id=ids.next_id("public_key"), title=title,
                         content=parsed.content, fingerprint=parsed.fingerprint,
                         read_only=bool(option.read_only),
-                        created=int(time.time()))
+                        created=clock.seconds())
     try:
         with unit_of_work.writing() as uow:
             store.stage_add(key)

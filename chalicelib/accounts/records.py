@@ -5,13 +5,36 @@ import hashlib
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from chalicelib.http import schemas
 from chalicelib.http.formats import GO_ZERO_TIME, app_url, rfc3339
+from chalicelib.http.schema_types import EMAIL, STRINGS, B, I, S, T, nullable, ref
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
     from chalicelib.accounts.key_store import PublicKey
     from chalicelib.accounts.store import Account
     from chalicelib.accounts.token_store import TokenRef
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "User": {
+        "id": I, "login": S, "login_name": S, "source_id": I, "full_name": S, "email": EMAIL,
+        "avatar_url": S, "html_url": S, "language": S, "is_admin": B, "last_login": T,
+        "created": T, "restricted": B, "active": B, "prohibit_login": B, "location": S,
+        "pronouns": S, "website": S, "description": S, "visibility": S, "followers_count": I,
+        "following_count": I, "starred_repos_count": I, "username": S,
+    },
+    "PublicKey": {
+        "id": I, "key": S, "url": S, "title": S, "fingerprint": S, "created_at": T,
+        "updated_at": T, "user": ref("User"), "read_only": B, "key_type": S, "verified": B,
+    },
+    "AccessToken": {
+        "id": I, "name": S, "sha1": S, "token_last_eight": S, "scopes": STRINGS,
+        "created_at": T,
+        "repositories": nullable({"type": "array", "items": {"type": "object"}}),
+    },
+}, lists=("User", "PublicKey", "AccessToken"))
 
 
 def avatar_url(account: Account) -> str:

@@ -1,15 +1,14 @@
 """Users as seen by users: the current user, profiles, tokens and public keys."""
 from __future__ import annotations
 
+from chalicelib.accounts import public_keys, tokens
 from chalicelib.accounts import records as account_records
+from chalicelib.accounts import search as user_search
+from chalicelib.accounts import service as accounts
+from chalicelib.accounts.options import CreateAccessTokenOption, CreateKeyOption
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
-from chalicelib.accounts import service as accounts
-from chalicelib.accounts import public_keys
-from chalicelib.accounts import tokens
-from chalicelib.accounts import search as user_search
-from chalicelib.accounts.options import CreateAccessTokenOption, CreateKeyOption
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from chalicelib.repos import can_see_account
 from chalicelib.accounts import store
+from chalicelib.accounts.service import can_see
 
 if TYPE_CHECKING:
     from chalicelib.accounts.store import Account
@@ -57,7 +57,7 @@ def _matches(query: UserQuery, viewer: Account | None) -> Callable[[Account], bo
                                        or not account.keep_email_private)
 
     def matches(account: Account) -> bool:
-        if account.account_type != "user" or not can_see_account(viewer, account):
+        if account.account_type != "user" or not can_see(viewer, account):
             return False
         if query.uid and int(account.id) != query.uid:
             return False

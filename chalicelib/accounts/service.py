@@ -6,20 +6,18 @@ the rules itself, so the CLI and the API share them.
 from __future__ import annotations
 
 import re
-import time
 
-from chalicelib import events
+from chalicelib import clock, events
+from chalicelib.accounts import store
+from chalicelib.accounts.options import CreateUserOption, EditUserOption
+from chalicelib.accounts.passwords import hash_password, verify_password
+from chalicelib.accounts.store import Account
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.http import input_rules
-from chalicelib.accounts.options import CreateUserOption, EditUserOption
-from chalicelib.accounts.passwords import hash_password, verify_password
 from chalicelib.http.options import given_fields
-from chalicelib.repos import can_see_account
 from chalicelib.settings import get_settings
-from chalicelib.accounts import store
 from chalicelib.store import ids, unit_of_work
-from chalicelib.accounts.store import Account
 
 VISIBILITIES = ("public", "limited", "private")
 MAX_NAME_LENGTH = 40
@@ -35,9 +33,6 @@ RESERVED_NAMES = frozenset({
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|[-_.](?=[A-Za-z0-9]))*$")
 _EMAIL = re.compile(r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$")
 
-
-def now() -> int:
-    return int(time.time())
 
 
 def validate_name(name: str, field: str = "Username") -> str:
@@ -110,7 +105,7 @@ def create_account(option: CreateUserOption, *, is_admin: bool,
     created_at = option.created_at
     settings = get_settings()
     fields = dict(
-        email=email, created=_parse_time(created_at) if created_at else now(),
+        email=email, created=_parse_time(created_at) if created_at else clock.seconds(),
         full_name=option.full_name or "",
         login_name=option.login_name or username,
         source_id=source_id,
@@ -183,9 +178,23 @@ def get_user(name: str, actor: Account | None = None) -> Account:
     return account
 
 
+def can_see(viewer: Account | None, account: Account) -> bool:
+    """Whether ``viewer`` may see the profile, as far as the account alone decides
+    (public, limited, private): exact for a user.  An organization's members also see
+    it; that rule reads the membership (``repos.can_see_account``, which asks this
+    first)."""
+    if account.visibility == "public":
+        return True
+    if viewer is None:
+        return False
+    if viewer.is_admin or viewer.id == account.id:
+        return True
+    return account.visibility == "limited" and not viewer.restricted
+
+
 def get_visible_user(viewer: Account | None, name: str) -> Account:
     account = get_user(name, viewer)
-    if not can_see_account(viewer, account):
+    if not can_see(viewer, account):
         raise NotFoundError(f"user redirect does not exist [name: {name}]")
     return account
 
@@ -231,7 +240,7 @@ def edit_user(actor: Account | None, name: str, option: EditUserOption) -> Accou
         changed.append("password")
     if not changed:
         return account
-    account.updated = now()
+    account.updated = clock.seconds()
     try:
         with unit_of_work.writing() as uow:
             store.stage_save(account, old_email=old_email if "email" in changed else None)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 
-from chalicelib.accounts.models import Account
-from chalicelib.accounts.store import from_snapshot
+from chalicelib.accounts.store import Account, from_snapshot
 
 SNAPSHOT_FIELDS = ("id", "login", "lower_name", "full_name", "email", "keep_email_private",
                    "visibility", "created", "restricted", "location", "website", "description",

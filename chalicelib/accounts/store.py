@@ -14,14 +14,12 @@ Writes are staged in the current unit of work; the caller commits.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
-from typing import Any, Iterable, Mapping
-
+from chalicelib.accounts.models import Account, keys
 from chalicelib.store import partitions, unit_of_work
 from chalicelib.store.attributes import values_for
 from chalicelib.store.table import Claim, Item
-from chalicelib.accounts.models import Account, keys
 
 __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "new_account",
            "stored_values", "from_snapshot", "get_by_id", "get_many", "get_by_name",

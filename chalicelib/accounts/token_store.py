@@ -7,10 +7,9 @@ Writes are staged in the current unit of work (``chalicelib.store.unit_of_work``
 """
 from __future__ import annotations
 
+from chalicelib.accounts.models import Token, TokenRef, keys
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
-from chalicelib.accounts.models import Token, TokenRef
-from chalicelib.accounts.models import keys
 
 __all__ = ["Token", "TokenRef", "NAME_TAKEN", "new_token", "lookup_key", "get_by_hash",
            "get_ref", "list_for_user", "stage_create", "stage_delete"]

@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from typing import TYPE_CHECKING, Iterable
 
-from chalicelib import events
+from chalicelib import clock, events
+from chalicelib.accounts import token_store as store
+from chalicelib.accounts.options import CreateAccessTokenOption
+from chalicelib.accounts.service import account_by_id, actor_of_event, get_user
+from chalicelib.accounts.token_store import Token, TokenRef
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.http import scopes
-from chalicelib.accounts.options import CreateAccessTokenOption
-from chalicelib.accounts.service import account_by_id, actor_of_event, get_user
 from chalicelib.store import ids, unit_of_work
-from chalicelib.accounts import token_store as store
-from chalicelib.accounts.token_store import Token, TokenRef
 
 if TYPE_CHECKING:
     from chalicelib.accounts.store import Account
@@ -47,7 +46,7 @@ def create_token(actor: Account | None, username: str,
     secret = secrets.token_hex(20)
     token, ref = store.new_token(user_id=int(user.id), token_id=ids.next_id("token"), name=name,
                                  token_hash=hash_token(secret), scopes=normalized,
-                                 last_eight=secret[-8:], created=int(time.time()))
+                                 last_eight=secret[-8:], created=clock.seconds())
     try:
         with unit_of_work.writing() as uow:
             store.stage_create(token, ref)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib import aws
-from chalicelib.errors import BadInput
+from chalicelib import aws, clock
 from chalicelib.contents.files import open_git, resolve
+from chalicelib.errors import BadInput
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
@@ -65,9 +64,9 @@ def _redirects() -> bool:
 def direct_limit() -> int:
     """The largest archive answered in the body: ``DIRECT_LIMIT``, within what a
     buffered Lambda answer carries once in base64 (as a media file's)."""
-    from chalicelib.lfs import media
+    from chalicelib import lfs
 
-    return min(DIRECT_LIMIT, media.inline_limit())
+    return min(DIRECT_LIMIT, lfs.inline_limit())
 
 
 def get_archive(repo: Repo, archive: str) -> Archive:
@@ -85,7 +84,7 @@ def get_archive(repo: Repo, archive: str) -> Archive:
         if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchKey", "NotFound"):
             raise
         data, size = _build(s3, bucket, key, repo, git, commit_id, fmt, content_type)
-        created = int(time.time())
+        created = clock.seconds()
     if _redirects() and size > direct_limit():
         url = s3.generate_presigned_url("get_object", ExpiresIn=300, Params={
             "Bucket": bucket, "Key": key,
@@ -122,15 +121,15 @@ def _lfs(repo: Repo):
     object the pool holds is replaced by the object's bytes, read from S3 as the
     archive is written; all the pointers of a commit are one BatchGetItem, and a
     commit without any costs nothing more."""
+    from chalicelib import lfs
     from chalicelib.gitops.archives import Substitute, Substitutions
-    from chalicelib.lfs import media, pointers
 
     def find(blobs: dict[bytes, bytes]) -> dict[bytes, Substitute]:
-        held = media.held_many(int(repo.pool_id), blobs)
-        return {sha: Substitute(obj.size, lambda obj=obj: media.chunks(obj))
+        held = lfs.held_many(int(repo.pool_id), blobs)
+        return {sha: Substitute(obj.size, lambda obj=obj: lfs.chunks(obj))
                 for sha, obj in held.items()}
 
-    return Substitutions(lambda data: pointers.parse(data) is not None, find)
+    return Substitutions(lambda data: lfs.parse_pointer(data) is not None, find)
 
 
 def forget_repo(repo_id: int) -> None:

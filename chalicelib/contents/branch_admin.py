@@ -12,19 +12,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from chalicelib.contents import branch_store, pushes
+from chalicelib.contents import files as repo_files
+from chalicelib.contents.authorship import validate_branch_name
+from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied, RefProtected)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.contents import pushes
-from chalicelib.contents import files as repo_files
-from chalicelib.contents.authorship import validate_branch_name
-from chalicelib.contents import branch_store
-from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
 
 if TYPE_CHECKING:
-    from chalicelib.repos import Caller, RepoView
     from chalicelib.contents.branch_store import BranchInfo
+    from chalicelib.repos import Caller, RepoView
 
 HEADS, TAGS = pushes.HEADS, pushes.TAGS
 

@@ -3,9 +3,30 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from chalicelib import protection
 from chalicelib.accounts import payload_user
+from chalicelib.http import schemas
 from chalicelib.http.formats import app_url, rfc3339_offset
-from chalicelib.protection import records as protection_records
+from chalicelib.http.schema_types import EMAIL, STRINGS, B, I, S, T, nullable, ref
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "PayloadUser": {"name": S, "email": EMAIL, "username": S},
+    "PayloadCommitVerification": {"verified": B, "reason": S, "signature": S,
+                                  "signer": nullable(ref("PayloadUser")), "payload": S},
+    "PayloadCommit": {
+        "id": S, "message": S, "url": S, "author": ref("PayloadUser"),
+        "committer": ref("PayloadUser"), "verification": ref("PayloadCommitVerification"),
+        "timestamp": T, "added": nullable(STRINGS), "removed": nullable(STRINGS),
+        "modified": nullable(STRINGS),
+    },
+    "Branch": {
+        "name": S, "commit": ref("PayloadCommit"), "protected": B, "required_approvals": I,
+        "enable_status_check": B, "status_check_contexts": STRINGS, "user_can_push": B,
+        "user_can_merge": B, "effective_branch_protection_name": S,
+    },
+}, lists=("Branch",))
 
 
 def _verification(info) -> dict:
@@ -13,16 +34,16 @@ def _verification(info) -> dict:
     if not info.signature:
         return {"verified": False, "reason": "gpg.error.not_signed_commit",
                 "signature": "", "signer": None, "payload": ""}
-    from chalicelib.signing import verify as signing_verify
+    from chalicelib import signing
 
-    return signing_verify.for_branch(info)
+    return signing.verification_for_branch(info)
 
 
 def _guard(view):
     """The rules and an anonymous-like pusher with the view's access, for callers that
     pass no guard: the protection fields stay true, and an allowlist that would admit
     the caller shows as not admitting them (never the other way round)."""
-    from chalicelib.protection import service as protection
+    from chalicelib import protection
 
     guard = protection.branch_guard(view, None)
     pusher = protection.Pusher(0, "", frozenset(), can_write=view.can_write,
@@ -52,6 +73,6 @@ def branch(info, view, *, usernames: dict[str, str] | None = None, guard=None) -
             "removed": None,
             "modified": None,
         },
-        **protection_records.branch_fields(guard.protection, info.name, guard.pusher,
+        **protection.branch_fields(guard.protection, info.name, guard.pusher,
                                            view.can_write),
     }

@@ -8,14 +8,12 @@ PATCH take the branch as a greedy parameter too, so names with slashes reach the
 """
 from __future__ import annotations
 
-from chalicelib.contents import branch_records
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, caller, current_repo
-from chalicelib.http.router import route
-from chalicelib.contents import branch_admin
-from chalicelib.contents import branches
+from chalicelib import protection
+from chalicelib.contents import branch_admin, branch_records, branches
 from chalicelib.contents.options import CreateBranchRepoOption, UpdateBranchRepoOption
-from chalicelib.protection import service as protection
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, caller, current_repo
 
 WRITE = dict(IN_REPO, signed_in=True)
 

@@ -5,10 +5,9 @@ so listing branches needs no git reads.  Writes stage into the current unit of w
 """
 from __future__ import annotations
 
+from chalicelib.contents.models import BranchInfo, keys
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
-from chalicelib.contents.models import BranchInfo
-from chalicelib.contents.models import keys
 
 __all__ = ["BranchInfo"]
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import NotFoundError
-from chalicelib.contents import branch_store
 from chalicelib import accounts
+from chalicelib.contents import branch_store
+from chalicelib.errors import NotFoundError
 
 if TYPE_CHECKING:
     from chalicelib.contents.branch_store import BranchInfo

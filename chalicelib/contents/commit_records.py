@@ -6,7 +6,32 @@ from urllib.parse import quote
 
 from chalicelib.accounts import user_record
 from chalicelib.contents import commits as commit_views
-from chalicelib.http import formats
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import I, S, T, nullable, ref
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "ChangedFile": {"filename": S, "previous_filename": S, "status": S, "additions": I,
+                    "deletions": I, "changes": I, "html_url": S, "contents_url": S,
+                    "raw_url": S},
+    "CommitUser": {"name": S, "email": S, "date": S},
+    "CommitMeta": {"url": S, "sha": S, "created": T},
+    "RepoCommit": {"url": S, "author": ref("CommitUser"), "committer": ref("CommitUser"),
+                   "message": S, "tree": ref("CommitMeta"),
+                   "verification": ref("PayloadCommitVerification")},
+    "CommitStats": {"total": I, "additions": I, "deletions": I},
+    "CommitAffectedFiles": {"filename": S, "status": S},
+    "Commit": {
+        "url": S, "sha": S, "created": T, "html_url": S, "commit": ref("RepoCommit"),
+        "author": nullable(ref("User")), "committer": nullable(ref("User")),
+        "parents": {"type": "array", "items": ref("CommitMeta")},
+        "files": nullable({"type": "array", "items": ref("CommitAffectedFiles")}),
+        "stats": nullable(ref("CommitStats")),
+    },
+    "Compare": {"total_commits": I, "commits": {"type": "array", "items": ref("Commit")},
+                      "files": {"type": "array", "items": ref("CommitAffectedFiles")}},
+}, lists=("ChangedFile", "Commit"))
 
 
 def changed_file(change, html_repo: str, api_repo: str, head_sha: str) -> dict:
@@ -43,10 +68,10 @@ def verification(c) -> dict:
     if not c.gpgsig:
         return {"verified": False, "reason": "gpg.error.not_signed_commit", "signature": "",
                 "signer": None, "payload": ""}
-    from chalicelib.signing import verify as signing_verify
+    from chalicelib import signing
 
     committer = _commit_user(c.committer, 0, 0)["email"]
-    return signing_verify.verify(c.gpgsig.decode("ascii", "replace"),
+    return signing.verify_commit(c.gpgsig.decode("ascii", "replace"),
                                  c.raw_without_sig().decode("utf-8", "replace"), committer)
 
 

@@ -1,6 +1,6 @@
 """A repository's commits (Forgejo's ``repository`` tag): the commit list of a ref, one
-commit, one commit's diff or patch, a comparison of two refs, and the pull request of a
-commit.
+commit, one commit's diff or patch, a comparison of two refs.  (A commit's pull request,
+``repoGetCommitPullRequest``, is the pull requests domain's.)
 
 Each reads the repository with the preload, then the pool's packs from git; the list's
 X-Total-Count is counted lazily with a bound (services/commit_views).  Token scope:
@@ -9,13 +9,12 @@ X-Total-Count is counted lazily with a bound (services/commit_views).  Token sco
 from __future__ import annotations
 
 from chalicelib import repos
+from chalicelib.contents import commit_records
+from chalicelib.contents import commits as commit_views
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.pulls.request import PULL, PullRenderer, ctx_of
-from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
-from chalicelib.contents import commits as commit_views
-from chalicelib.contents import commit_records
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 
 
 def _flag(req: ApiRequest, name: str) -> bool:
@@ -116,12 +115,3 @@ def compare(req: ApiRequest) -> ApiResponse:
     # Forgejo lists every commit's affected files, one commit after another.
     return ApiResponse.json({"total_commits": len(listed), "commits": listed,
                              "files": [f for c in listed for f in c["files"] or []]})
-
-
-@route("GET", "/repos/{owner}/{repo}/commits/{sha}/pull", "repoGetCommitPullRequest",
-       summary="Get the pull request of the commit",
-       responses={200: "PullRequest", 404: "notFound"}, **PULL)
-def commit_pull(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
-    item = commit_views.pull_of_commit(ctx.repo, req.params["sha"])
-    return ApiResponse.json(PullRenderer(req, ctx).pull(item))

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
 from chalicelib.contents import files as repo_files
+from chalicelib.errors import ConflictError, InvalidInput, NotFoundError
 
 if TYPE_CHECKING:
-    from chalicelib.repos import Caller, RepoView
-    from chalicelib.repos import Repo
+    from chalicelib.repos import Caller, Repo, RepoView
 
 COUNT_AHEAD = 1000
 
@@ -104,8 +103,8 @@ def linked_accounts(commits) -> dict:
     whole page (Forgejo links a commit's users by e-mail).  Organizations' addresses
     link nobody, as in Forgejo, whose e-mail table holds users' addresses only; a
     no-reply address (``login@<[service] NO_REPLY_ADDRESS>``) links its user."""
-    from chalicelib.settings import get_settings
     from chalicelib import accounts
+    from chalicelib.settings import get_settings
 
     emails = {identity_email(raw) for c in commits for raw in (c.author, c.committer)}
     suffix = "@" + get_settings().no_reply_address.lower()
@@ -201,17 +200,3 @@ def compare(caller: Caller, view: RepoView, basehead: str) -> Comparison:
     walker = Walker(git.object_store, include=[head_commit.id], exclude=[base_commit.id],
                     max_entries=MAX_COMPARE_COMMITS)
     return Comparison([entry.commit for entry in walker], git)
-
-
-def pull_of_commit(repo: Repo, sha: str):
-    """The newest pull request of the repository whose merge commit, or else whose head,
-    is ``sha`` (a full commit id)."""
-    from chalicelib.pulls import store as pull_store
-
-    sha = sha.strip().lower()
-    items = pull_store.pulls(int(repo.id), "oc")
-    for field in ("merge_commit_sha", "head_sha"):
-        for item in items:
-            if sha and getattr(pull_store.fields_of(item), field) == sha:
-                return item
-    raise NotFoundError(f"no pull request of commit {sha}")

@@ -4,21 +4,19 @@ from __future__ import annotations
 from email.utils import formatdate
 from urllib.parse import quote
 
-from chalicelib.contents import branch_records
+from chalicelib import protection, releases
+from chalicelib.contents import archives, branch_records, branches
+from chalicelib.contents import files as repo_files
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 from chalicelib.http.router import Param, route
-from chalicelib.contents import archives
-from chalicelib.contents import branches
-from chalicelib.contents import files as repo_files
-from chalicelib.protection import service as protection
-from chalicelib.releases import service as releases
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
+
 
 def _branch_preload_more(req: ApiRequest, user_id: int | None) -> list:
     """The access items and the repository's protection rules, in one batch: a Branch
     record shows what the rule protecting it lets the caller do."""
-    return protection.preload_more_keys(req.params["owner"], req.params["repo"], user_id)
+    return protection.protection_preload_more_keys(req.params["owner"], req.params["repo"], user_id)
 
 
 BRANCH_READ = dict(IN_REPO, preload_more=_branch_preload_more)
@@ -35,8 +33,8 @@ def list_branches(req: ApiRequest) -> ApiResponse:
     page = paging.page_of(req)
     shown = page.slice(found)
     usernames = branches.usernames_for(shown)
-    from chalicelib.signing import verify as signing_verify
-    signing_verify.prefetch(shown)  # signers' keys for the whole page in batched reads
+    from chalicelib import signing
+    signing.prefetch_signers(shown)  # signers' keys for the whole page in batched reads
     guard = protection.branch_guard(view, caller(req))
     resp = ApiResponse.json([branch_records.branch(b, view, usernames=usernames, guard=guard)
                              for b in shown])

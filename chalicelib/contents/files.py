@@ -147,15 +147,15 @@ def media_of(repo: Repo, raw: RawFile, *, attachment: bool = False) -> RawFile:
     """A Git LFS pointer whose object the pool holds is that object: its bytes when
     they fit in an answer, else a presigned S3 URL to follow; anything else (no
     pointer, or an object never uploaded) is the raw file itself."""
-    from chalicelib.lfs import media
+    from chalicelib import lfs
 
-    obj = media.held(int(repo.pool_id), raw.content)
+    obj = lfs.held(int(repo.pool_id), raw.content)
     if obj is None:
         return raw
-    if obj.size > media.inline_limit():
+    if obj.size > lfs.inline_limit():
         return RawFile(raw.name, b"", "application/octet-stream",
-                       url=media.url(obj, raw.name, attachment=attachment), lfs=True)
-    data = media.read(obj)
+                       url=lfs.object_url(obj, raw.name, attachment=attachment), lfs=True)
+    data = lfs.read_object(obj)
     return RawFile(raw.name, data, _content_type(raw.name, data), lfs=True)
 
 
@@ -174,12 +174,12 @@ SHOWN_LFS = 512 * 1024
 
 def lfs_file(repo: Repo, data: bytes) -> LfsFile | None:
     """The LFS object the blob ``data`` points to, when the pool holds it."""
-    from chalicelib.lfs import media
+    from chalicelib import lfs
 
-    obj = media.held(int(repo.pool_id), data)
+    obj = lfs.held(int(repo.pool_id), data)
     if obj is None:
         return None
-    return LfsFile(obj.size, media.read(obj) if obj.size <= SHOWN_LFS else None)
+    return LfsFile(obj.size, lfs.read_object(obj) if obj.size <= SHOWN_LFS else None)
 
 
 def editorconfig(repo: Repo, path: str, ref: str | None) -> dict[str, str]:

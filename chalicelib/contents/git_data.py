@@ -15,9 +15,9 @@ import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chalicelib.contents import files as repo_files
 from chalicelib.errors import BadInput, InvalidInput, NotFoundError
 from chalicelib.gitstore.object_sizes import BLOB, TYPE_NAMES, ObjectSizes
-from chalicelib.contents import files as repo_files
 
 if TYPE_CHECKING:
     from chalicelib.repos import Repo

@@ -10,17 +10,14 @@ from __future__ import annotations
 import base64
 from urllib.parse import quote
 
-from chalicelib.http import formats
-from chalicelib import repos
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, current_repo
-from chalicelib.http.router import Param, route
+from chalicelib import repos, signing
+from chalicelib.contents import commit_records, git_data, git_trees
 from chalicelib.contents import commits as commit_views
-from chalicelib.contents import git_data
-from chalicelib.contents import git_trees
-from chalicelib.signing import verify as signing_verify
+from chalicelib.http import formats
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import Param, route
+from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.settings import get_settings
-from chalicelib.contents import commit_records
 
 
 def _api_url(view) -> str:
@@ -55,7 +52,7 @@ def _tag_verification(tag) -> dict | None:
         return None
     tagger = (tag.tagger or b"").decode("utf-8", "replace")
     email = tagger.partition("<")[2].partition(">")[0].strip()
-    return signing_verify.verify(tag.signature.decode("ascii", "replace"),
+    return signing.verify_commit(tag.signature.decode("ascii", "replace"),
                                  tag.raw_without_sig().decode("utf-8", "replace"), email)
 
 

@@ -20,9 +20,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chalicelib.contents.git_data import FULL_ID, of_format, open_repo
 from chalicelib.errors import BadInput, NotFoundError
 from chalicelib.gitstore.object_sizes import ObjectSizes
-from chalicelib.contents.git_data import FULL_ID, of_format, open_repo
 
 if TYPE_CHECKING:
     from chalicelib.repos import Repo

@@ -15,11 +15,24 @@ date that is not one is the rule's "invalid date".  Those fields are declared as
 value (``Text``, ``Flag``, ``… | NotAnObject``) with the published type kept."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, Mapping
 
 import msgspec
 
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Meta, Option, UnsetType
+
+# Text limits (``http.input_rules``): file content is base64, up to the request limit
+# itself; git identities are single lines (a newline would forge a commit header).
+_CONTENTS = {"content": input_rules.MAX_REQUEST_BODY, "message": input_rules.BODY_MAX,
+             "branch": 255, "new_branch": 255, "sha": 64, "from_path": 4096,
+             "author.name": input_rules.FULL_NAME_MAX, "author.email": input_rules.EMAIL_MAX,
+             "committer.name": input_rules.FULL_NAME_MAX,
+             "committer.email": input_rules.EMAIL_MAX, "dates.author": 64, "dates.committer": 64}
+_ONE_LINE_CONTENTS = frozenset({"branch", "new_branch", "sha", "author.name", "author.email",
+                                "committer.name", "committer.email", "dates.author",
+                                "dates.committer"})
+
 
 # What a ChangeFileOperation does, in Forgejo's order.
 Operation = Literal["create", "update", "delete"]
@@ -68,6 +81,8 @@ class CommitFields(msgspec.Struct, kw_only=True):
 
 class CreateFileOptions(Option, CommitFields):
     """repoCreateFile.  A missing content is the rule's "[ContentBase64]: Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = _CONTENTS
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_CONTENTS
     swagger_required = ("content",)
     texts = {("Content", "type"): f"[ContentBase64]: {_BASE64}"}
 
@@ -77,6 +92,8 @@ class CreateFileOptions(Option, CommitFields):
 class UpdateFileOptions(Option, CommitFields):
     """repoUpdateFile (``from_path``: a rename).  The content, then the sha, are checked
     by the rule ("[ContentBase64]: Required", "[SHA]: Required")."""
+    max_lengths: ClassVar[Mapping[str, int]] = _CONTENTS
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_CONTENTS
     swagger_required = ("sha", "content")
     texts = {("Content", "type"): f"[ContentBase64]: {_BASE64}"}
 
@@ -87,6 +104,8 @@ class UpdateFileOptions(Option, CommitFields):
 
 class DeleteFileOptions(Option, CommitFields):
     """repoDeleteFile.  A missing sha is the rule's "[SHA]: Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = _CONTENTS
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_CONTENTS
     swagger_required = ("sha",)
 
     sha: Text | UnsetType = UNSET
@@ -110,6 +129,10 @@ class ChangeFilesOptions(Option, CommitFields):
     """repoChangeFiles.  Null, an empty list or anything but a list reaches the rule
     ("[Files]: Required"); an operation or path that is not a text keeps the rule's
     texts."""
+    max_lengths: ClassVar[Mapping[str, int]] = {**_CONTENTS, "files.content": input_rules.MAX_REQUEST_BODY,
+                       "files.path": 4096, "files.from_path": 4096, "files.sha": 64,
+                       "files.operation": 16}
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_CONTENTS | {"files.sha", "files.operation"}
     texts = {("Files", "type"): "[Files]: each item must be an object",
              ("Files.Operation", "type"): "[Files.Operation]: must be one of create, update, "
                                           "delete",
@@ -125,6 +148,8 @@ class CreateBranchRepoOption(Option):
     reaches the rule ("[NewBranchName]: Required"), as does one that is not a text.
     The old names take any value: an empty one is left out, the rule refuses any other
     that is not a text ("[OldRefName]: must be a string")."""
+    max_lengths: ClassVar[Mapping[str, int]] = {}
+    single_line: ClassVar[frozenset[str]] = frozenset({"new_branch_name", "old_branch_name", "old_ref_name"})
     texts = {("NewBranchName", "type"): "[NewBranchName]: Required"}
 
     new_branch_name: str | None
@@ -135,6 +160,8 @@ class CreateBranchRepoOption(Option):
 class UpdateBranchRepoOption(Option):
     """repoUpdateBranch: the branch's new name.  A null or blank one reaches the rule
     ("[Name]: Required"), as does one that is not a text."""
+    max_lengths: ClassVar[Mapping[str, int]] = {}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name"})
     texts = {("Name", "type"): "[Name]: Required"}
 
     name: str | None
@@ -143,6 +170,8 @@ class UpdateBranchRepoOption(Option):
 class CreateTagOption(Option):
     """repoCreateTag: annotated when ``message`` is given, at ``target`` (default: the
     default branch).  A null or blank name reaches the rule ("[TagName]: Required")."""
+    max_lengths: ClassVar[Mapping[str, int]] = {}
+    single_line: ClassVar[frozenset[str]] = frozenset({"tag_name", "target"})
     texts = {(label, "type"): f"[{label}]: must be a string"
              for label in ("TagName", "Message", "Target")}
 

@@ -29,25 +29,20 @@ from __future__ import annotations
 
 import enum
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from chalicelib import events
+from chalicelib import accounts, clock, events, quota, repos
+from chalicelib.contents import branch_store
 from chalicelib.errors import ArchivedRepository, ConditionFailed, PermissionDenied, RefProtected
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefUpdateFailed
-from chalicelib.quota import charges as quota_charges
-from chalicelib import accounts
-from chalicelib.contents import branch_store
-from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.gitstore.repo import NimbusRepo
-    from chalicelib.repos import Caller, RepoView
     from chalicelib.accounts import Account
-    from chalicelib.repos import Repo
+    from chalicelib.gitstore.repo import NimbusRepo
+    from chalicelib.repos import Caller, Repo, RepoView
     from chalicelib.store.unit_of_work import UnitOfWork
 
 log = logging.getLogger("nimbus.pushes")
@@ -79,9 +74,9 @@ def refusal(repo: Repo, git: NimbusRepo, updates: list[Update],
             actor: Account | None) -> str | None:
     """Forgejo's pre-receive message for the first change the protection rules refuse
     to ``actor``, or None.  Reads nothing for a repository without rules."""
-    from chalicelib.protection import gate
+    from chalicelib import protection
 
-    return gate.refusal(repo, git, updates, actor)
+    return protection.protection_refusal(repo, git, updates, actor)
 
 
 def _split_identity(raw: bytes) -> tuple[str, str]:
@@ -167,7 +162,7 @@ class RefChange:
     # More items the caller stages with the change: (how many, staging function).
     extras: list[tuple[int, Callable[[UnitOfWork], None]]] = field(default_factory=list)
     # The packs the change charges to the repository (quota_charges), if any.
-    charge: quota_charges.Charge | None = None
+    charge: quota.Charge | None = None
 
     def also(self, size: int, stage: Callable[[UnitOfWork], None]) -> None:
         """Stage ``size`` more items with the change (after the rest, before the events)."""
@@ -219,10 +214,10 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
         if head.type_name == b"commit":
             change.branch_records.append(branch_store.new_record(repo.id, name,
                                                                  **commit_fields(head)))
-    change.set_repo_fields(empty=not _has_branches(git, changes), updated=int(time.time()),
+    change.set_repo_fields(empty=not _has_branches(git, changes), updated=clock.seconds(),
                            size=pool_size(git))
     if charge:
-        change.charge = quota_charges.charge_for(repo, git, creates_repo=creates_repo)
+        change.charge = quota.charge_for(repo, git, creates_repo=creates_repo)
     if announce:
         change.events.extend(_push_events(change, actor))
     return change
@@ -234,9 +229,9 @@ def _record_lfs_needs(repo: Repo, git: NimbusRepo) -> None:
     Not refused when an object is missing, as Forgejo takes any file there; a git push
     has its own, stricter gate (``lfs.gate``, before its refs move)."""
     if git.object_store.lfs_pointers:
-        from chalicelib.lfs import needs
+        from chalicelib import lfs
 
-        needs.add(repo, git.object_store.lfs_pointers)
+        lfs.add_needs(repo, git.object_store.lfs_pointers)
 
 
 def _has_branches(git, changes: list[Update]) -> bool:
@@ -285,15 +280,15 @@ def commit(change: RefChange) -> None:
         stale = refdb.stale_refs(failed)
         if stale is not None:
             raise stale from None
-        if change.charge is not None and failed.label == quota_charges.VISIBILITY \
-                and quota_charges.refresh(change.charge, change.repo):
+        if change.charge is not None and failed.label == quota.CHARGE_VISIBILITY \
+                and quota.refresh_charge(change.charge, change.repo):
             return commit(change)     # the visibility changed meanwhile: charge the other
         if failed.label == repos.REPO_CHANGED and not change.creates_repo:
             raise RefUpdateFailed("the repository was deleted meanwhile", names) from None
         raise
     change.git.refs.record_applied(change.updates, change.peeled)
     if change.charge is not None:
-        quota_charges.committed(change.charge, change.repo, creates_repo=change.creates_repo)
+        quota.charge_committed(change.charge, change.repo, creates_repo=change.creates_repo)
     for name, value in change.repo_fields.items():
         setattr(change.repo, name, value)
 
@@ -329,7 +324,7 @@ def _write(change: RefChange, raised: list[events.Event], *, refs: bool = False,
         for name in change.removed_branches:
             branch_store.stage_delete(change.repo.id, name)
         if change.charge is not None:     # first: the repository's update keeps its label
-            quota_charges.stage(change.charge, change.repo, creates_repo=change.creates_repo)
+            quota.stage_charge(change.charge, change.repo, creates_repo=change.creates_repo)
         if not change.creates_repo:
             repos.stage_repo_fields(change.repo, change.repo_fields)
         for _, stage in change.extras:

@@ -5,8 +5,35 @@ from __future__ import annotations
 import base64
 from urllib.parse import quote
 
-from chalicelib.http import formats
 from chalicelib.contents import commit_records
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import I, S, T, nullable, ref
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "FileLinksResponse": {"self": nullable(S), "git": nullable(S), "html": nullable(S)},
+    "ContentsResponse": {
+        "name": S, "path": S, "sha": S, "last_commit_sha": S, "last_commit_when": T,
+        "type": S, "size": I, "encoding": nullable(S), "content": nullable(S),
+        "target": nullable(S), "url": S, "html_url": nullable(S), "git_url": nullable(S),
+        "download_url": nullable(S), "submodule_git_url": nullable(S),
+        "_links": ref("FileLinksResponse"),
+    },
+    "FileCommitResponse": {"url": S, "sha": S, "created": T, "html_url": S,
+                           "author": ref("CommitUser"), "committer": ref("CommitUser"),
+                           "parents": {"type": "array", "items": ref("CommitMeta")},
+                           "message": S, "tree": ref("CommitMeta")},
+    "FileResponse": {"content": nullable(ref("ContentsResponse")),
+                     "commit": ref("FileCommitResponse"),
+                     "verification": ref("PayloadCommitVerification")},
+    "FileDeleteResponse": {"content": nullable(ref("ContentsResponse")),
+                           "commit": ref("FileCommitResponse"),
+                           "verification": ref("PayloadCommitVerification")},
+    "FilesResponse": {"files": {"type": "array", "items": nullable(ref("ContentsResponse"))},
+                      "commit": ref("FileCommitResponse"),
+                      "verification": ref("PayloadCommitVerification")},
+}, lists=("ContentsResponse",))
 
 
 def _segments(path: str) -> str:

@@ -2,15 +2,15 @@
 update or delete files, one commit per request (``contents/service.py``)."""
 from __future__ import annotations
 
-from chalicelib.contents import records as content_records
 from chalicelib import repos
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.contents.file_routes import REF
-from chalicelib.repos import IN_REPO, current_repo
-from chalicelib.http.router import route
+from chalicelib.contents import records as content_records
 from chalicelib.contents import service as contents
-from chalicelib.contents.options import (ChangeFilesOptions, CreateFileOptions,
-                                         DeleteFileOptions, UpdateFileOptions)
+from chalicelib.contents.file_routes import REF
+from chalicelib.contents.options import (ChangeFilesOptions, CreateFileOptions, DeleteFileOptions,
+                                         UpdateFileOptions)
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, current_repo
 
 SIGNED = dict(IN_REPO, signed_in=True)
 WRITE_ERRORS = {403: "forbidden", 404: "notFound", 409: "conflict", 413: "quotaExceeded",

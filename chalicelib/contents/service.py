@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
+from chalicelib import lfs
 from chalicelib.contents import files as repo_files
-from chalicelib.lfs import pointers
 from chalicelib.contents.options import (ChangeFileOperation, ChangeFilesOptions,
                                          CommitDateOptions, CommitFields, CreateFileOptions,
                                          DeleteFileOptions, Identity, UpdateFileOptions)
+from chalicelib.errors import ArchivedRepository, InvalidInput, NotFoundError, PermissionDenied
 
 if TYPE_CHECKING:
     from chalicelib.repos import RepoView
@@ -167,7 +167,7 @@ def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
         return Entry(kind="symlink", size=len(data), target=data.decode("utf-8", "replace"),
                      **common)
     return Entry(kind="file", size=len(data), content=data if with_content else None,
-                 lfs_pointer=pointers.parse(data) is not None, **common)
+                 lfs_pointer=lfs.parse_pointer(data) is not None, **common)
 
 
 def get_contents(view: RepoView, path: str, ref: str | None, *,
@@ -231,8 +231,8 @@ def _named(person) -> tuple[str, str] | None:
 
 def _identities(option: CommitFields, user):
     """(author, committer): one given is used for both; neither given, the caller."""
-    from chalicelib.gitops import commits
     from chalicelib.contents.authorship import identity
+    from chalicelib.gitops import commits
 
     me = identity(user)
     author, committer = _named(option.author), _named(option.committer)
@@ -313,16 +313,14 @@ def change_files(view: RepoView, user, option: ChangeFilesOptions) -> Written:
 
 def _commit_files(view: RepoView, user, option: CommitFields, files: list[dict]) -> Written:
     """One commit with ``files`` applied on ``branch`` (or a ``new_branch`` from it)."""
-    from chalicelib.gitops import commits, objects
+    from chalicelib import lfs, signing
     from chalicelib.contents import pushes
-    from chalicelib.signing import service as signing
     from chalicelib.contents.authorship import validate_branch_name
-
-    from chalicelib.lfs import locks
+    from chalicelib.gitops import commits, objects
 
     repo = view.repo
     # Git LFS locks of other users (Forgejo's ErrLFSFileLocked): no read without locks.
-    locks.refuse_locked(repo, user, [p for f in files for p in (f["path"], f.get("from_path"))])
+    lfs.refuse_locked(repo, user, [p for f in files for p in (f["path"], f.get("from_path"))])
     git = repo_files.open_git(repo)
     branch = str(option.branch or repo.default_branch)
     new_branch = str(option.new_branch or "")

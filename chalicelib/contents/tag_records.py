@@ -3,9 +3,32 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.http import formats
 from chalicelib import repos
 from chalicelib.contents import tags
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import B, I, S, nullable, ref
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "Tag": {"name": S, "message": S, "id": S, "commit": ref("CommitMeta"),
+                  "zipball_url": S, "tarball_url": S,
+                  "archive_download_count": ref("TagArchiveDownloadCount")},
+    "GitEntry": {"path": S, "mode": S, "type": S, "size": I, "sha": S, "url": S},
+    "GitTreeResponse": {"sha": S, "url": S, "tree": nullable({"type": "array",
+                                                              "items": ref("GitEntry")}),
+                        "truncated": B, "page": I, "total_count": I},
+    "GitBlob": {"content": S, "encoding": S, "url": S, "sha": S, "size": I},
+    "GitObject": {"type": S, "sha": S, "url": S},
+    "Reference": {"ref": S, "url": S, "object": ref("GitObject")},
+    "AnnotatedTagObject": {"type": S, "url": S, "sha": S},
+    "AnnotatedTag": {"tag": S, "sha": S, "url": S, "message": S,
+                     "tagger": nullable(ref("CommitUser")),
+                     "object": ref("AnnotatedTagObject"),
+                     "verification": ref("PayloadCommitVerification"),
+                     "archive_download_count": nullable(ref("TagArchiveDownloadCount"))},
+    "Note": {"message": S, "commit": ref("Commit")},
+}, lists=("Tag", "Reference"))
 
 
 def tag_record(found: tags.TagView, view) -> dict:

@@ -10,14 +10,13 @@ download counts.
 """
 from __future__ import annotations
 
-
-from chalicelib.http import paging
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
-from chalicelib.http.router import route
 from chalicelib.contents import tags
 from chalicelib.contents.options import CreateTagOption
 from chalicelib.contents.tag_records import tag_record
+from chalicelib.http import paging
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo
 
 
 def _preload_more(req: ApiRequest, user_id: int | None) -> list:

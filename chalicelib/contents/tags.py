@@ -28,15 +28,14 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chalicelib import quota, releases
+from chalicelib.contents import files as repo_files
+from chalicelib.contents import pushes
+from chalicelib.contents.options import CreateTagOption
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotAllowed,
                                NotFoundError, RefProtected)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.contents import pushes
-from chalicelib.contents import files as repo_files
-from chalicelib.contents.options import CreateTagOption
-from chalicelib.quota import service as quota
-from chalicelib.releases.service import check_tag_name
-from chalicelib.releases import store as release_store
+from chalicelib.releases import check_tag_name
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -88,15 +87,15 @@ def _describe(git, name: str, sha: bytes) -> TagInfo | None:
 def _with_counts(repo_id: int, infos: list[TagInfo]) -> list[TagView]:
     """Two batched reads for a page: the tags' release claims, then those releases."""
     names = [i.name for i in infos]
-    unit_of_work.prefetch(release_store.tag_key(repo_id, n) for n in names
-                          if release_store.valid_tag_key(n))
-    holders = {n: release_store.tag_owner(repo_id, n) for n in names}
-    unit_of_work.prefetch(release_store.release_key(repo_id, rid)
+    unit_of_work.prefetch(releases.release_tag_key(repo_id, n) for n in names
+                          if releases.valid_release_tag_key(n))
+    holders = {n: releases.release_tag_owner(repo_id, n) for n in names}
+    unit_of_work.prefetch(releases.release_key(repo_id, rid)
                           for rid in holders.values() if rid is not None)
     shown = []
     for info in infos:
         rid = holders[info.name]
-        release = release_store.get(repo_id, rid) if rid is not None else None
+        release = releases.release_item(repo_id, rid) if rid is not None else None
         if release is None:
             shown.append(TagView(info))
         else:
@@ -158,17 +157,17 @@ def _write(change: pushes.RefChange, *, stale: str, claimed: str) -> None:
     except RefsBusy:
         raise ConflictError("the tags are being changed concurrently; try again") from None
     except ConditionFailed as failed:
-        if failed.label != release_store.TAG:
+        if failed.label != releases.RELEASE_TAG_TAKEN:
             raise
         raise ConflictError(claimed) from None
 
 
 def create_tag(caller: Caller, view: RepoView, option: CreateTagOption) -> TagView:
     """repoCreateTag."""
+    from chalicelib import signing
+    from chalicelib.contents.authorship import identity
     from chalicelib.gitops import objects
     from chalicelib.gitops import tags as gittags
-    from chalicelib.signing import service as signing
-    from chalicelib.contents.authorship import identity
 
     pushes.require_ref_writer(caller, view, "tags")
     name = option.tag_name or ""
@@ -177,11 +176,11 @@ def create_tag(caller: Caller, view: RepoView, option: CreateTagOption) -> TagVi
     check_tag_name(name)
     message = option.message or ""
     target = option.target or view.repo.default_branch
-    quota.ensure_within(int(view.repo.owner_id), "size:git:all")    # Forgejo's middleware
+    quota.ensure_within_quota(int(view.repo.owner_id), "size:git:all")    # Forgejo's middleware
     repo, user = view.repo, caller.user
     git = repo_files.open_git(repo)
     commit = _target_commit(git, view, target)
-    if _ref(git, name) is not None or release_store.tag_owner(int(repo.id), name) is not None:
+    if _ref(git, name) is not None or releases.release_tag_owner(int(repo.id), name) is not None:
         raise ConflictError(f"tag already exists [name: {name}]")
     new = commit
     if message:
@@ -195,7 +194,7 @@ def create_tag(caller: Caller, view: RepoView, option: CreateTagOption) -> TagVi
                                 actor=user)
     except RefProtected:
         raise InvalidInput(PROTECTED_CREATE) from None
-    change.also(1, lambda _uow: release_store.stage_check_unclaimed(int(repo.id), name))
+    change.also(1, lambda _uow: releases.stage_tag_unclaimed(int(repo.id), name))
     exists = f"tag already exists [name: {name}]"
     _write(change, stale=exists, claimed=exists)
     info = _describe(git, name, new)
@@ -208,7 +207,7 @@ def delete_tag(caller: Caller, view: RepoView, name: str) -> None:
     """repoDeleteTag: 409 when a release holds the tag (delete the release first)."""
     pushes.require_ref_writer(caller, view, "tags")
     repo_id = int(view.repo.id)
-    if release_store.tag_owner(repo_id, name) is not None:
+    if releases.release_tag_owner(repo_id, name) is not None:
         raise ConflictError(ATTACHED)
     git = repo_files.open_git(view.repo)
     sha = _ref(git, name)
@@ -219,7 +218,7 @@ def delete_tag(caller: Caller, view: RepoView, name: str) -> None:
                                 actor=caller.user)
     except RefProtected:
         raise NotAllowed("user not allowed to delete protected tag") from None
-    change.also(1, lambda _uow: release_store.stage_check_unclaimed(repo_id, name))
+    change.also(1, lambda _uow: releases.stage_tag_unclaimed(repo_id, name))
     _write(change, stale=f"tag was changed meanwhile [name: {name}]", claimed=ATTACHED)
 
 
@@ -227,6 +226,6 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
                       tag: str | None = None) -> list:
     """The second preload batch of a tag route: the caller's access items and, for one
     tag, the claim a release may hold on it."""
-    from chalicelib.releases import service as releases
+    from chalicelib import releases
 
-    return releases.preload_more_keys(owner_name, repo_name, user_id, tag=tag)
+    return releases.release_preload_more_keys(owner_name, repo_name, user_id, tag=tag)

@@ -15,10 +15,11 @@ was raised (secrets left out), the rest names the change.  ``to_message`` and
 from __future__ import annotations
 
 import dataclasses
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from chalicelib import clock
 
 # Attributes never copied into an event (they would travel through SQS and logs).
 SECRET_ATTRIBUTES = frozenset({"password_hash", "mirror_auth", "token_hash", "secret",
@@ -70,7 +71,7 @@ class Event:
     def stamped(self) -> "Event":
         """This event with an id and a time (kept if already set)."""
         return dataclasses.replace(self, event_id=self.event_id or uuid.uuid4().hex,
-                                   occurred_at=self.occurred_at or time.time())
+                                   occurred_at=self.occurred_at or clock.now())
 
 
 @dataclass(frozen=True)

@@ -14,3 +14,10 @@ Operations (``routes.py``): gitInfoRefs, gitUploadPack, gitReceivePack.
 Registered by ``chalicelib/areas.py``; the streaming entry point
 (``chalicelib/streaming``) serves the same routes.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "STREAM_BUDGET":  "service",
+})

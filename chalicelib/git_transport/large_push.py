@@ -22,13 +22,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from chalicelib import aws
-from chalicelib.errors import (BadInput, InvalidInput, NotFoundError)
+from chalicelib import aws, contents, quota, releases
+from chalicelib.errors import BadInput, InvalidInput, NotFoundError
 from chalicelib.git_transport import service as git_transport
-from chalicelib.contents import pushes
-from chalicelib.quota import service as quota
-from chalicelib.quota import charges as quota_charges
-from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.repos import Caller, RepoView
 from chalicelib.settings import get_settings
 
@@ -61,18 +57,18 @@ def _key(view: RepoView, caller: Caller, upload_id: str) -> str:
 def start(caller: Caller, view: RepoView, options: dict) -> dict:
     """Where to upload a bundle of ``options["size"]`` bytes; refused when the owner's
     quota could not take it or it is over ``LARGE_PUSH_LIMIT``."""
-    pushes.require_ref_writer(caller, view, "refs")
+    contents.require_ref_writer(caller, view, "refs")
     size = options.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise InvalidInput("[size]: the bundle's size in bytes is required")
     limit = get_settings().server.LARGE_PUSH_LIMIT
     if size > limit:
         raise InvalidInput(f"[size]: a bundle may have at most {limit} bytes")
-    quota.ensure_within(int(view.repo.owner_id), quota_charges.PUSH_SUBJECT, adding=size)
+    quota.ensure_within_quota(int(view.repo.owner_id), quota.PUSH_SUBJECT, adding=size)
     upload_id = uuid.uuid4().hex
     return {"id": upload_id, "method": "PUT",
-            "upload_url": release_bytes.upload_url(_key(view, caller, upload_id)),
-            "expires_in": release_bytes.UPLOAD_URL_SECONDS}
+            "upload_url": releases.upload_url(_key(view, caller, upload_id)),
+            "expires_in": releases.UPLOAD_URL_SECONDS}
 
 
 def read_bundle_header(stream) -> Bundle:
@@ -169,15 +165,15 @@ def _download(key: str, path: Path) -> None:
 def apply(caller: Caller, view: RepoView, upload_id: str, options: dict) -> dict:
     """Apply an uploaded bundle as a push of ``options["updates"]``; per-ref results as
     ``git push`` reports them."""
-    pushes.require_ref_writer(caller, view, "refs")
+    contents.require_ref_writer(caller, view, "refs")
     if not _UPLOAD_ID.match(upload_id or ""):
         raise NotFoundError("no such upload")
     key = _key(view, caller, upload_id)
-    size = release_bytes.size_of(key)
+    size = releases.upload_size(key)
     if size is None:
         raise NotFoundError("nothing was uploaded for this large push (or it was applied)")
     if size > get_settings().server.LARGE_PUSH_LIMIT:
-        release_bytes.remove([key])
+        releases.remove_upload([key])
         raise InvalidInput("the uploaded bundle is larger than the large-push limit")
     git = git_transport.open_git(view)
     with tempfile.TemporaryDirectory(prefix="large-push-") as work:
@@ -205,7 +201,7 @@ def apply(caller: Caller, view: RepoView, upload_id: str, options: dict) -> dict
     report = git_transport.receive_pack(view, body, actor=caller.user)
     del body
     unpack, statuses = parse_report(report)
-    release_bytes.remove([key])
+    releases.remove_upload([key])
     results = [{"ref": ref, "old": old, "new": new, "ok": statuses.get(ref) == "ok",
                 "status": statuses.get(ref, "no status reported")}
                for ref, old, new in updates]

@@ -8,10 +8,10 @@ required; callers who cannot see the repository get 404.
 """
 from __future__ import annotations
 
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, caller, current_repo
-from chalicelib.http.router import route
 from chalicelib.git_transport import large_push
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, caller, current_repo
 
 WRITE = dict(IN_REPO, signed_in=True, in_swagger=False)
 

@@ -10,25 +10,20 @@ from __future__ import annotations
 
 import itertools
 import os
-from contextvars import ContextVar
 from typing import Iterator
 
-from chalicelib.http import auth
+from chalicelib import repos
+from chalicelib.git_transport import service as git_transport
+from chalicelib.http import auth, router
 from chalicelib.http.errors import PlainTextError
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import GitRefusal, git_repo, repo_preload, repo_preload_more
-from chalicelib.http import router
 from chalicelib.http.router import route
-from chalicelib.git_transport import service as git_transport
-from chalicelib import repos
+from chalicelib.repos import GitRefusal, git_repo, repo_preload, repo_preload_more
 from chalicelib.settings import get_settings
 
 SERVICES = git_transport.SERVICES
 NO_CACHE = {"Expires": "Fri, 01 Jan 1980 00:00:00 GMT", "Pragma": "no-cache",
             "Cache-Control": "no-cache, max-age=0, must-revalidate"}
-# Set by the streaming entry point (chalicelib/streaming) to the bytes its answer may
-# carry; unset, the request is on the buffered path (6 MB proxy result, base64 body).
-STREAM_BUDGET: ContextVar[int | None] = ContextVar("git_stream_budget", default=None)
 # Room for the proxy result's JSON and headers around the body.
 RESULT_OVERHEAD = 4096
 # Tests set this to simulate a crash after the pack is stored and before refs move.
@@ -65,7 +60,7 @@ def _check_request_type(req: ApiRequest, service: str) -> None:
 def _pack_budget() -> tuple[int, str] | None:
     """Bytes of pack this answer may carry and the path's name; None when unbounded
     (the local runtime without ENFORCE_AWS_LIMITS)."""
-    streamed = STREAM_BUDGET.get()
+    streamed = git_transport.STREAM_BUDGET.get()
     if streamed is not None:
         return streamed - RESULT_OVERHEAD, "a streamed Lambda response"
     server = get_settings().server
@@ -101,7 +96,7 @@ def upload_pack(req: ApiRequest) -> ApiResponse:
     # is built as the answer is sent.
     first = next(chunks, b"")
     budget = _pack_budget()
-    if STREAM_BUDGET.get() is not None:
+    if git_transport.STREAM_BUDGET.get() is not None:
         response = _service_response(b"", "git-upload-pack", "result")
         response.stream = _within(itertools.chain([first], chunks), budget)
         return response

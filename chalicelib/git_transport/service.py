@@ -13,16 +13,20 @@ two or three maps of its pack at once).
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from chalicelib.contents import pushes
+from chalicelib import contents, quota
 from chalicelib.settings import get_settings
-from chalicelib.quota import charges as quota_charges
 
 if TYPE_CHECKING:
+    from chalicelib.accounts import Account
     from chalicelib.gitstore.repo import NimbusRepo
     from chalicelib.repos import RepoView
-    from chalicelib.accounts import Account
+
+# Set by the streaming entry point (chalicelib/streaming) to the bytes its answer may
+# carry; unset, the request is on the buffered path (6 MB proxy result, base64 body).
+STREAM_BUDGET: ContextVar[int | None] = ContextVar("git_stream_budget", default=None)
 
 UPLOAD_PACK = "git-upload-pack"
 RECEIVE_PACK = "git-receive-pack"
@@ -80,23 +84,21 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
     git = open_git(view)
 
     def commit_refs(updates: list[tuple[str, str, str]]) -> None:
-        pushes.commit(pushes.prepare(view.repo, git, updates, actor=actor,
-                                     guard=pushes.Guard.CHECKED))
+        contents.commit_ref_changes(contents.prepare_ref_changes(view.repo, git, updates, actor=actor,
+                                     guard=contents.Guard.CHECKED))
 
     def check_push(updates: list[tuple[str, str, str]]) -> str | None:
-        return quota_charges.push_refusal(view.repo, updates)
+        return quota.quota_push_refusal(view.repo, updates)
 
     def check_refs(updates: list[tuple[str, str, str]]) -> str | None:
         # Forgejo's pre-receive hook prints "<brand>: <message>" (fj:cmd/hook.go).
-        from chalicelib.lfs import gate as lfs_gate
-        from chalicelib.lfs import locks
-        from chalicelib.protection import gate
+        from chalicelib import lfs, protection
 
         # The rules first (they read the most cheaply), the pointers' needs last: they
         # write, and only for a push nothing else refuses.
-        refused = (gate.push_refusal(view, git, updates, actor)
-                   or locks.push_refusal(view, git, updates, actor)
-                   or lfs_gate.admit(view.repo, git.object_store.lfs_pointers))
+        refused = (protection.protection_push_refusal(view, git, updates, actor)
+                   or lfs.locks_push_refusal(view, git, updates, actor)
+                   or lfs.admit_pointers(view.repo, git.object_store.lfs_pointers))
         return f"{get_settings().server.APP_NAME}: {refused}" if refused else None
 
     with git:

@@ -7,13 +7,13 @@ commit unsigned.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from dulwich.object_store import BaseObjectStore
 from dulwich.objects import Commit
 
+from chalicelib import clock
 from chalicelib.gitops import trees
 from chalicelib.gitops.objects import read_commit
 
@@ -56,7 +56,7 @@ def write_commit(store: BaseObjectStore, *, tree: bytes, parents: Sequence[bytes
     """Make a commit of ``tree`` and add it to ``store``; signed when ``sign`` gives a
     signature."""
     committer = committer or author
-    now = int(time.time())
+    now = clock.seconds()
     commit = Commit()
     commit.tree = tree
     commit.parents = list(parents)

@@ -18,13 +18,13 @@ whether to sign.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from dulwich.object_store import BaseObjectStore
 from dulwich.objects import Commit
 from dulwich.walk import Walker
 
+from chalicelib import clock
 from chalicelib.gitops.commits import Identity, Signer, write_commit
 from chalicelib.gitops.errors import (MergeConflict, NotFastForward, NothingToMerge,
                                       UnknownMergeStyle, UnrelatedHistories)
@@ -166,7 +166,7 @@ def _rebase(scratch: StagedObjects, base: bytes, head: bytes, committer: Identit
     already, is dropped, while one that was empty to begin with is kept."""
     if fast_forward:
         return head, ()
-    now = int(time.time())  # one committer date for the whole rebase, as git's is
+    now = clock.seconds()  # one committer date for the whole rebase, as git's is
     tip = read_commit(scratch, base)
     created: list[bytes] = []
     for original in commits_between(scratch, base, head):

@@ -10,12 +10,12 @@ no message): listing tags must not fail on one.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
 from dulwich.object_store import BaseObjectStore
 from dulwich.objects import Commit, ShaFile, Tag
 
+from chalicelib import clock
 from chalicelib.gitops.commits import Identity, Signer
 from chalicelib.gitops.errors import ObjectMissing
 
@@ -64,7 +64,7 @@ def write_tag(store: BaseObjectStore, *, name: str, target: bytes, tagger: Ident
     tag.object = (type(obj), obj.id)
     tag.name = name.encode("utf-8")
     tag.tagger = tagger.raw
-    tag.tag_time = tagger.time if tagger.time is not None else int(time.time())
+    tag.tag_time = tagger.time if tagger.time is not None else clock.seconds()
     tag.tag_timezone = tagger.timezone
     tag.message = clean_message(message)
     if sign is not None:

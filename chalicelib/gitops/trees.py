@@ -16,8 +16,8 @@ from dulwich.object_store import BaseObjectStore
 from dulwich.objects import Blob, Tree
 
 from chalicelib.errors import InvalidInput
-from chalicelib.gitops.errors import (FileAlreadyExists, FileMissing, InvalidPath,
-                                      PathConflict, ShaMismatch)
+from chalicelib.gitops.errors import (FileAlreadyExists, FileMissing, InvalidPath, PathConflict,
+                                      ShaMismatch)
 from chalicelib.gitops.objects import read_tree
 
 REGULAR = 0o100644

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
 from collections import OrderedDict
 from typing import BinaryIO, Callable, TypeVar
+
+from chalicelib import clock
 
 T = TypeVar("T")
 
@@ -137,7 +138,7 @@ class DiskCache:
     def _adopt_existing(self) -> None:
         """Index files left by an earlier process (a warm container), oldest first, and
         drop temporary files a crashed process left behind."""
-        stale_before = time.time() - 3600
+        stale_before = clock.now() - 3600
         for entry in os.scandir(self.tmp_dir):
             try:
                 if entry.stat().st_mtime < stale_before:

@@ -41,6 +41,7 @@ from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import Blob, Tree, hex_to_sha
 from dulwich.pack import UnpackedObject, write_pack_data, write_pack_index
 
+from chalicelib import clock
 from chalicelib.gitstore import pack_reuse, packdb, refdb
 from chalicelib.gitstore.objects import S3ObjectStore
 
@@ -92,7 +93,7 @@ def compact_pool(pool_id: object, repo_ids_sharing_pool: list[object], *,
     garbage.  Raises PackListChanged if another compaction swapped packs meanwhile.
     """
     started = time.monotonic()
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     store = S3ObjectStore(pool_id, object_format=get_object_format(object_format),
                           ranged_min_bytes=_NO_RANGES, rescan_interval=3600)
     result = CompactionResult(store.pool_id)

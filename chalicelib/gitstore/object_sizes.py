@@ -20,7 +20,6 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable
 
-
 # Pack entry types (git's pack format).
 COMMIT, TREE, BLOB, TAG, OFS_DELTA, REF_DELTA = 1, 2, 3, 4, 6, 7
 TYPE_NAMES = {COMMIT: "commit", TREE: "tree", BLOB: "blob", TAG: "tag"}

@@ -22,17 +22,18 @@ from typing import BinaryIO, Callable, Iterable
 
 from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
 from dulwich.objects import S_ISGITLINK, Commit, Tag, Tree
-from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, extend_pack,
-                          load_pack_index, write_pack_index)
+from dulwich.pack import (Pack, PackData, PackIndexer, PackInflater, extend_pack, load_pack_index,
+                          write_pack_index)
 
+from chalicelib import clock
 from chalicelib.gitstore import packdb
 from chalicelib.gitstore.cache import DiskCache, default_cache
 from chalicelib.gitstore.errors import MissingObjects
 from chalicelib.gitstore.models import check_id
 from chalicelib.gitstore.pack_index import COPY_CHUNK, index_pack, write_index_v2
 from chalicelib.gitstore.pack_links import PackLinks
-from chalicelib.gitstore.pack_upload import EarlyUpload
 from chalicelib.gitstore.pack_tips import TIPS_EXT, encode
+from chalicelib.gitstore.pack_upload import EarlyUpload
 from chalicelib.gitstore.packdb import PackInfo, delete_pool, retire_packs
 from chalicelib.gitstore.ranged import RangedPackData, RangeReader
 
@@ -266,7 +267,7 @@ class S3ObjectStore(BucketBasedObjectStore):
         packdb.upload_pack_files(self.pool_id, name, pack_path, idx_path,
                                  exts=("idx",) if pack_sent else ("pack", "idx"))
         return PackInfo(name, os.path.getsize(pack_path), os.path.getsize(idx_path),
-                        round(time.time(), 3), role)
+                        round(clock.now(), 3), role)
 
     def publish(self, info: PackInfo, pack_path: str, idx_path: str) -> Pack:
         """Make an uploaded pack live, move its local files into the cache, and return

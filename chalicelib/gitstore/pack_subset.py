@@ -29,7 +29,7 @@ from typing import Iterator
 from dulwich.objects import hex_to_sha
 from dulwich.pack import pack_object_header
 
-from chalicelib.gitstore import packdb, pack_reuse
+from chalicelib.gitstore import pack_reuse, packdb
 from chalicelib.gitstore.object_sizes import BLOB, OFS_DELTA, REF_DELTA, entry_header
 from chalicelib.gitstore.pack_filter import ObjectFilter
 from chalicelib.gitstore.pack_writer import PIECE, HashedChunks, sorted_offsets

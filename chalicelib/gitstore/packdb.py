@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 from pynamodb.exceptions import DeleteError, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
-from chalicelib import aws
+from chalicelib import aws, clock
 from chalicelib.gitstore.errors import PackBeingDeleted, PackListChanged, PackNotFound
 from chalicelib.gitstore.models import PackRecord, RetiredPack, gitkeys
 from chalicelib.gitstore.pack_tips import Tips, from_attributes, to_attributes
@@ -61,7 +61,7 @@ def _bucket() -> str:
 
 
 def _now() -> float:
-    return round(time.time(), 3)
+    return round(clock.now(), 3)
 
 
 def _record(pool_id: object, info: PackInfo) -> PackRecord:

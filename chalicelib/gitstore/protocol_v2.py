@@ -24,9 +24,9 @@ from dulwich.objects import Commit, valid_hexsha
 
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import GitStoreError, ProtocolError
+from chalicelib.gitstore.negotiation import all_wants_reached, shallow_boundary
 from chalicelib.gitstore.pack_filter import ObjectFilter, parse_filter
 from chalicelib.gitstore.repo import NimbusRepo
-from chalicelib.gitstore.negotiation import all_wants_reached, shallow_boundary
 from chalicelib.gitstore.upload_pack import build_pack, check_wants
 
 log = logging.getLogger(__name__)

@@ -31,8 +31,8 @@ import zlib
 from io import BytesIO
 from typing import Callable, Iterator
 
-from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError,
-                            HangupException, ObjectFormatException)
+from dulwich.errors import (ApplyDeltaError, ChecksumMismatch, GitProtocolError, HangupException,
+                            ObjectFormatException)
 from dulwich.object_store import PackInputTooLarge
 from dulwich.pack import UnresolvedDeltas
 from dulwich.protocol import (CAPABILITY_ATOMIC, CAPABILITY_NO_DONE, CAPABILITY_OFS_DELTA,
@@ -43,8 +43,8 @@ from dulwich.server import (ReceivePackHandler, UploadPackHandler, _is_funny_ref
                             _ProtocolGraphWalker)
 
 from chalicelib.gitstore import protocol_v2, refdb
-from chalicelib.gitstore.errors import (GitStoreError, ProtocolError, RefUpdateFailed,
-                                        StaleRefs, TooManyRefUpdates)
+from chalicelib.gitstore.errors import (GitStoreError, ProtocolError, RefUpdateFailed, StaleRefs,
+                                        TooManyRefUpdates)
 from chalicelib.gitstore.pack_filter import FilterRefused, parse_filter
 from chalicelib.gitstore.repo import NimbusRepo
 from chalicelib.gitstore.upload_pack import NotOurRef, build_pack, check_wants

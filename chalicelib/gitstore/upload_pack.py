@@ -27,6 +27,7 @@ from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree
 from chalicelib.gitstore import pack_reuse, pack_subset
 from chalicelib.gitstore.errors import ProtocolError
 from chalicelib.gitstore.pack_filter import ObjectFilter
+
 # Re-exported: callers import names_by_offset from this module.
 from chalicelib.gitstore.pack_writer import names_by_offset as names_by_offset
 from chalicelib.gitstore.pack_writer import write_pack

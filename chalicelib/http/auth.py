@@ -19,11 +19,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chalicelib.http import scopes
+from chalicelib.http import sessions as web_sessions
 from chalicelib.http.errors import Forbidden, Unauthorized
 from chalicelib.http.message import ApiRequest
 from chalicelib.http.router import GIT, SESSION, WRITE_METHODS, Route
-from chalicelib.http import scopes
-from chalicelib.http import sessions as web_sessions
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account

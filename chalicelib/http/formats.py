@@ -6,7 +6,6 @@ from datetime import datetime, timedelta, timezone
 
 from chalicelib.settings import get_settings
 
-
 GO_ZERO_TIME = "0001-01-01T00:00:00Z"
 
 

@@ -14,14 +14,13 @@ import uuid
 import zlib
 from typing import Any
 
-from chalicelib.http import auth, errors as api_errors
-from chalicelib.http import ratelimit, route_index
-from chalicelib.http.message import ApiRequest, ApiResponse, Headers
-from chalicelib.http.router import normalize_path
 from chalicelib import errors as service_errors
-from chalicelib.settings import get_settings
-from chalicelib.http import input_rules
+from chalicelib.http import auth, input_rules, ratelimit, route_index
+from chalicelib.http import errors as api_errors
+from chalicelib.http.message import ApiRequest, ApiResponse, Headers
 from chalicelib.http.request_scope import prefetch, request_scope
+from chalicelib.http.router import normalize_path
+from chalicelib.settings import get_settings
 
 log = logging.getLogger("nimbus.gateway")
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TypeVar
 from urllib.parse import parse_qs
 
-from chalicelib.http.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
-                                   ValidationFailed)
 from chalicelib.http import input_rules
+from chalicelib.http.errors import (BadRequest, PayloadTooLarge, UnsupportedMediaType,
+                                    ValidationFailed)
 
 if TYPE_CHECKING:
     from chalicelib.http.options import Option

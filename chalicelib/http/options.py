@@ -11,15 +11,15 @@ Absent and null differ: a field the client left out is ``UNSET`` (falsy), one it
 as null is ``None``.  ``given(option, name)`` asks which; an edit applies only what
 was given.
 
-Limits (text lengths, single-line fields) stay in ``input_rules``, keyed by the same
-definition name and checked on the raw body before this conversion, so an oversized
-field is refused before anything reads it.
+Limits (text lengths, single-line fields) are declared on the option too
+(``max_lengths``, ``single_line``) and checked by ``input_rules`` on the raw body before
+this conversion, so an oversized field is refused before anything reads it.
 """
 from __future__ import annotations
 
 import re
 import typing
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, Mapping, TypeVar
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -53,6 +53,13 @@ class Option(msgspec.Struct, kw_only=True):
     # False on a class that only gathers the fields several bodies share: it is not a
     # definition of its own (its subclasses are, unless they say otherwise).
     published: ClassVar[bool] = True
+
+    # The body's text limits, checked on the raw JSON before it is decoded
+    # (``http.input_rules.check_body``): the longest text per field (lower-case JSON
+    # names, "outer.inner" when nested; a list of strings limited per element), and
+    # the fields that must hold one line (names, titles, refs, git identities).
+    max_lengths: ClassVar[Mapping[str, int]] = {}
+    single_line: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

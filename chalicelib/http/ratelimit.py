@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from chalicelib import clock
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse
 
@@ -141,7 +142,7 @@ def admit(req: ApiRequest, settings) -> Verdict | None:
         return None
     verdict = limiter.take(req)
     if not verdict.allowed:
-        headers = verdict.headers(time.time())
+        headers = verdict.headers(clock.now())
         headers["Retry-After"] = str(max(1, math.ceil(verdict.retry_after)))
         raise TooManyRequests(headers=headers)
     return verdict
@@ -150,7 +151,7 @@ def admit(req: ApiRequest, settings) -> Verdict | None:
 def stamp(response: ApiResponse, verdict: Verdict | None) -> None:
     """Put the X-RateLimit headers on an answer (nothing when limits are off)."""
     if verdict is not None:
-        for name, value in verdict.headers(time.time()).items():
+        for name, value in verdict.headers(clock.now()).items():
             response.headers.setdefault(name, value)
 
 

@@ -26,9 +26,9 @@ import hashlib
 import hmac
 import secrets
 import threading
-import time
 from dataclasses import dataclass
 
+from chalicelib import clock
 from chalicelib.settings import get_settings
 
 COOKIE = "nimbus_session"
@@ -116,7 +116,7 @@ class Session:
 
 
 def new_session(account=None, now: float | None = None) -> Session:
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     user_id = int(account.id) if account is not None else 0
     return Session(user_id, int(now) + LIFETIME, secrets.token_urlsafe(16))
 
@@ -137,7 +137,7 @@ def parse(value: str | None, now: float | None = None) -> Session | None:
         user_id, expires = int(parts[1]), int(parts[2])
     except ValueError:
         return None
-    if user_id < 0 or expires < (time.time() if now is None else now):
+    if user_id < 0 or expires < (clock.now() if now is None else now):
         return None
     return Session(user_id, expires, parts[3])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from chalicelib import API_COMPAT_VERSION, __version__
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import route
+from chalicelib.instance import records  # noqa: F401 - declares the records' definitions
 from chalicelib.settings import get_settings
 
 

@@ -8,12 +8,12 @@ Labels in ``ConditionFailed``: "comment", "issue", "time".
 """
 from __future__ import annotations
 
-import time
 from typing import Iterable
 
-from chalicelib.store import ids, unit_of_work
-from chalicelib.issues.store import Issue, ikeys
+from chalicelib import clock
 from chalicelib.issues.models import Comment, CommentRef, TrackedTime
+from chalicelib.issues.store import Issue, ikeys
+from chalicelib.store import ids, unit_of_work
 
 
 def _in_creation_order(items: Iterable) -> list:
@@ -63,7 +63,7 @@ def get_comment(repo_id: int, comment_id: int) -> Comment | None:
 def new_comment(issue: Issue, poster_id: int, poster: str, body: str) -> Comment:
     repo_id, number = int(issue.repo_id), int(issue.number)
     comment_id = ids.next_id("comment")
-    created = int(time.time())
+    created = clock.seconds()
     return Comment(*ikeys.comment(repo_id, number, comment_id), id=comment_id, repo_id=repo_id,
                    issue_number=number, issue_id=int(issue.id), poster_id=poster_id,
                    poster=poster, body=body, created=created, updated=created,

@@ -9,21 +9,22 @@ creation order.
 """
 from __future__ import annotations
 
-from chalicelib import events
+from typing import TYPE_CHECKING
+
+from chalicelib import accounts, clock, events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import accounts
-from chalicelib.issues.context import Ctx, now, parse_time, snapshot
-from chalicelib.issues.options import AddTimeOption, CreateIssueCommentOption, \
-    EditIssueCommentOption
+from chalicelib.issues import comment_store, store, tracker_store
+from chalicelib.issues.context import Ctx, parse_time, snapshot
+from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption,
+                                       EditIssueCommentOption)
 from chalicelib.issues.service import get_issue
-from chalicelib.issues import comment_store
-from chalicelib.issues import tracker_store
-from chalicelib.issues import store
-from chalicelib.store import unit_of_work
-from chalicelib.issues.tracker_store import TrackerChange
 from chalicelib.issues.store import Issue
-from chalicelib.issues.models import Comment, TrackedTime
+from chalicelib.issues.tracker_store import TrackerChange
+from chalicelib.store import unit_of_work
+
+if TYPE_CHECKING:
+    from chalicelib.issues.models import Comment, TrackedTime
 
 
 def _body(body: str | None) -> str:
@@ -129,7 +130,7 @@ def edit_comment(ctx: Ctx, comment_id: int, option: EditIssueCommentOption) -> C
     before = comment.body
     if body == before:
         return comment
-    updated = now()
+    updated = clock.seconds()
     issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
     edited = {**events.snapshot(comment), "body": body, "updated": updated}
     _commit_comment(ctx, 0, lambda: comment_store.stage_edit_comment(comment, body, updated),
@@ -142,7 +143,7 @@ def edit_comment(ctx: Ctx, comment_id: int, option: EditIssueCommentOption) -> C
 def delete_comment(ctx: Ctx, comment_id: int) -> None:
     comment = get_comment(ctx, comment_id)
     _may_change(ctx, comment)
-    updated = now()
+    updated = clock.seconds()
     issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
     _commit_comment(ctx, -1, lambda: comment_store.stage_delete_comment(comment, updated),
                     _comment_event(ctx, _with_comments(issue, -1, updated),
@@ -185,7 +186,7 @@ def add_time(ctx: Ctx, number: int, option: AddTimeOption) -> tuple[TrackedTime,
         if not (ctx.is_admin or user.is_admin):
             raise PermissionDenied("user is not allowed to add time for another user")
         user = accounts.get_user(name, ctx.user)
-    created = parse_time(option.created or None, "Created") or now()
+    created = parse_time(option.created or None, "Created") or clock.seconds()
     item = comment_store.new_time(issue, int(user.id), user.login, seconds, created)
     with unit_of_work.writing() as uow:
         comment_store.stage_add_time(item)

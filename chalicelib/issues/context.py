@@ -9,23 +9,22 @@ others, as Forgejo does).
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chalicelib import events
-from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
-from chalicelib import accounts
-from chalicelib.http.options import UNSET, UnsetType
-from chalicelib.repos import Access, HasAccess, access_keys, repo_access
-from chalicelib.repos import Caller, RepoView, strip_git
-from chalicelib.issues import store
-from chalicelib import repos
-from chalicelib.issues.tracker_store import TrackerChange
-from chalicelib.issues.store import Issue, Tracker
+from chalicelib import accounts, events, repos
+
 # Account snapshots are the accounts domain's; the issue modules name them from here.
-from chalicelib.accounts import Account, account_from, account_snapshot as snapshot
+from chalicelib.accounts import Account, account_from
+from chalicelib.accounts import account_snapshot as snapshot
+from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
+from chalicelib.http.options import UNSET, UnsetType
+from chalicelib.issues import store
+from chalicelib.issues.store import Issue, Tracker
+from chalicelib.issues.tracker_store import TrackerChange
+from chalicelib.repos import (Access, Caller, HasAccess, RepoView, access_keys, repo_access,
+                              strip_git)
 
 ISSUES_UNIT = "repo.issues"
 PULLS_UNIT = "repo.pulls"
@@ -113,9 +112,6 @@ def require_writer(ctx: Ctx) -> None:
     if not ctx.can_write:
         raise PermissionDenied("user should have a permission to write to a repo")
 
-
-def now() -> int:
-    return int(time.time())
 
 
 # Users inside issues ------------------------------------------------------------------------

@@ -11,17 +11,16 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from chalicelib import events
+from chalicelib import clock, events
 from chalicelib.errors import InvalidInput, NotFoundError
 from chalicelib.http.options import given, given_fields
-from chalicelib.issues.context import Ctx, now, parse_time, require_writer, value_of
-from chalicelib.issues.options import (CreateLabelOption, CreateMilestoneOption,
-                                       EditLabelOption, EditMilestoneOption)
+from chalicelib.issues import store, tracker_store
+from chalicelib.issues.context import Ctx, parse_time, require_writer, value_of
+from chalicelib.issues.options import (CreateLabelOption, CreateMilestoneOption, EditLabelOption,
+                                       EditMilestoneOption)
 from chalicelib.issues.service import Written, commit_retrying
-from chalicelib.issues import tracker_store
-from chalicelib.issues import store
-from chalicelib.issues.tracker_store import LABELS, MILESTONES, TrackerChange
 from chalicelib.issues.store import Issue, Tracker
+from chalicelib.issues.tracker_store import LABELS, MILESTONES, TrackerChange
 from chalicelib.store.unit_of_work import UnitOfWork
 
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6})$")
@@ -196,7 +195,7 @@ def create_milestone(ctx: Ctx, option: CreateMilestoneOption) -> tuple[int, dict
     state = option.state or "open"
     if state not in ("open", "closed"):
         raise InvalidInput("[State]: must be open or closed")
-    created = now()
+    created = clock.seconds()
     milestone = {"title": (option.title or "").strip(),
                  "description": option.description or "",
                  "state": state, "due": parse_time(option.due_on or None, "Deadline") or 0,
@@ -225,8 +224,8 @@ def edit_milestone(ctx: Ctx, identifier: str,
         if state is not None:
             changes["state"] = "closed" if state == "closed" else "open"
             if changes["state"] != current.get("state"):
-                changes["closed_at"] = now() if changes["state"] == "closed" else 0
-        changes["updated"] = now()
+                changes["closed_at"] = clock.seconds() if changes["state"] == "closed" else 0
+        changes["updated"] = clock.seconds()
         change = TrackerChange()
         change.edit_entry(MILESTONES, milestone_id, changes)
         return milestone_id, {**current, **changes}, change

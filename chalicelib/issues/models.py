@@ -5,7 +5,8 @@ through the domain's face (``chalicelib/issues/__init__.py``).
 """
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute, NumberAttribute, UnicodeAttribute)
+from pynamodb.attributes import (BooleanAttribute, ListAttribute, MapAttribute, NumberAttribute,
+                                 UnicodeAttribute)
 
 from chalicelib.store.table import Item
 

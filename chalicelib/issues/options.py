@@ -6,10 +6,23 @@ empty or null, a tracked time's 400), the declaration lets that value through an
 rule keeps its answer."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Mapping
 
 from chalicelib.errors import InvalidInput
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, DateTime, Int64, Meta, Option, UnsetType
+
+# Text limits (``http.input_rules``).  A repository's labels and milestones share one
+# tracker item (400 KB), so their descriptions are kept short.
+ISSUE_MAXIMA = {"title": 255, "body": input_rules.BODY_MAX, "ref": 255,
+                "assignee": input_rules.NAME_MAX, "assignees": input_rules.NAME_MAX,
+                "labels": 50, "state": 16}
+_LABEL = {"name": 50, "description": 200, "color": 16, "labels": 50}
+_MILESTONE = {"title": 50, "description": 2048, "state": 16, "due_on": 64}
+# A label's description is a one-line input in Forgejo; a milestone's is a text area.
+_ONE_LINE_LABEL = frozenset({"name", "color", "description"})
+_ONE_LINE_MILESTONE = frozenset({"title", "state"})
+
 
 # Forgejo publishes the labels of IssueLabelsOption as a list of anything ("items": {}):
 # ids or names, which the rule resolves (``context.resolve_labels``).
@@ -43,6 +56,8 @@ def names_only(values: list[Any] | None | UnsetType) -> list[str] | None | Unset
 class CreateIssueOption(Option):
     """issueCreateIssue (and the browser's new-issue form).  A null or blank title
     reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = ISSUE_MAXIMA
+    single_line: ClassVar[frozenset[str]] = frozenset({"title", "ref", "assignee", "assignees"})
 
     title: str | None
     body: str | None | UnsetType = UNSET
@@ -81,6 +96,8 @@ class IssueEditFields(Option, kw_only=True):
 class EditIssueOption(IssueEditFields, kw_only=True):
     """issueEditIssue: what is left out (or null) stays as it is; a null milestone
     removes it.  Any state other than "closed" reopens, as Forgejo's handler reads it."""
+    max_lengths: ClassVar[Mapping[str, int]] = ISSUE_MAXIMA
+    single_line: ClassVar[frozenset[str]] = frozenset({"title", "ref", "assignee", "assignees", "state"})
     published = True
 
     ref: str | None | UnsetType = UNSET
@@ -90,6 +107,8 @@ class EditIssueOption(IssueEditFields, kw_only=True):
 class CreateIssueCommentOption(Option):
     """issueCreateComment (and the browser's comment form).  Null or empty reaches the
     rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"body": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset()
 
     body: str | None
     updated_at: DateTime | None | UnsetType = UNSET
@@ -97,6 +116,8 @@ class CreateIssueCommentOption(Option):
 
 class EditIssueCommentOption(Option):
     """issueEditComment (and its deprecated path)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"body": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset()
 
     body: str | None
     updated_at: DateTime | None | UnsetType = UNSET
@@ -104,6 +125,8 @@ class EditIssueCommentOption(Option):
 
 class IssueLabelsOption(Option):
     """issueAddLabel, issueReplaceLabels: label ids or names."""
+    max_lengths: ClassVar[Mapping[str, int]] = _LABEL
+    single_line: ClassVar[frozenset[str]] = frozenset({"labels"})
 
     labels: AnyList | None | UnsetType = UNSET
     updated_at: DateTime | None | UnsetType = UNSET
@@ -116,6 +139,8 @@ COLOR_TEXTS = {("Color", "type"): "[Color]: color must be #rrggbb or rrggbb"}
 class CreateLabelOption(Option):
     """issueCreateLabel.  Null, blank or empty reach the rules, which answer
     "Required"; the colour's form is the rule's too."""
+    max_lengths: ClassVar[Mapping[str, int]] = _LABEL
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_LABEL
 
     texts = COLOR_TEXTS
 
@@ -128,6 +153,8 @@ class CreateLabelOption(Option):
 
 class EditLabelOption(Option):
     """issueEditLabel: what is left out (or null) stays as it is."""
+    max_lengths: ClassVar[Mapping[str, int]] = _LABEL
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_LABEL
 
     texts = COLOR_TEXTS
 
@@ -140,6 +167,8 @@ class EditLabelOption(Option):
 
 class CreateMilestoneOption(Option):
     """issueCreateMilestone: left out (or null), the state is open."""
+    max_lengths: ClassVar[Mapping[str, int]] = _MILESTONE
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_MILESTONE
 
     title: str | None | UnsetType = UNSET
     description: str | None | UnsetType = UNSET
@@ -153,6 +182,8 @@ class EditMilestoneOption(Option):
     """issueEditMilestone: what is left out (or null) stays as it is, except a null
     due_on, which removes the deadline.  Any state other than "closed" reopens (Forgejo
     publishes this one without an enum)."""
+    max_lengths: ClassVar[Mapping[str, int]] = _MILESTONE
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_MILESTONE
 
     title: str | None | UnsetType = UNSET
     description: str | None | UnsetType = UNSET
@@ -162,6 +193,8 @@ class EditMilestoneOption(Option):
 
 class AddTimeOption(Option):
     """issueAddTime."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"user_name": input_rules.NAME_MAX, "created": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"user_name", "created"})
 
     time: SecondsField
     created: DateTime | None | UnsetType = UNSET

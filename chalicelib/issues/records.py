@@ -5,11 +5,47 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chalicelib.accounts import user_record
+from chalicelib.http import schemas
 from chalicelib.http.formats import rfc3339
+from chalicelib.http.schema_types import B, I, S, T, nullable, ref
 from chalicelib.repos import repo_api_url, repo_html_url
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "Label": {"id": I, "name": S, "exclusive": B, "is_archived": B, "color": S,
+              "description": S, "url": S},
+    "Milestone": {"id": I, "title": S, "description": S, "state": S,
+                  "open_issues": I, "closed_issues": I, "created_at": T, "updated_at": T,
+                  "closed_at": nullable(T), "due_on": nullable(T)},
+    "RepositoryMeta": {"id": I, "name": S, "owner": S, "full_name": S},
+    "PullRequestMeta": {"merged": B, "merged_at": nullable(T), "draft": B, "html_url": S},
+    "Attachment": {"id": I, "name": S, "size": I, "download_count": I, "created_at": T,
+                   "uuid": S, "browser_download_url": S,
+                   "type": {"type": "string", "enum": ["attachment", "external"]}},
+    "Issue": {
+        "id": I, "url": S, "html_url": S, "number": I, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "title": S, "body": S, "ref": S,
+        "assets": {"type": "array", "items": ref("Attachment")},
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
+        "state": S, "is_locked": B, "comments": I, "created_at": T,
+        "updated_at": T, "closed_at": nullable(T), "due_date": nullable(T), "pin_order": I,
+        "pull_request": nullable(ref("PullRequestMeta")), "repository": ref("RepositoryMeta"),
+    },
+    "Comment": {
+        "id": I, "html_url": S, "pull_request_url": S, "issue_url": S, "user": ref("User"),
+        "original_author": S, "original_author_id": I, "body": S,
+        "assets": {"type": "array", "items": ref("Attachment")}, "created_at": T,
+        "updated_at": T,
+    },
+    "TrackedTime": {"id": I, "created": T, "time": I, "user_id": I, "user_name": S,
+                    "issue_id": I, "issue": nullable(ref("Issue"))},
+}, lists=("Issue", "Comment", "Label", "Milestone", "TrackedTime", "Attachment"))
 
 
 def label(label_id: int, item: dict, view) -> dict:
@@ -82,13 +118,12 @@ def issue(item, view, viewer: Account | None, *, poster: Account, assignees: lis
 
 def _pull_meta(item, view) -> dict:
     """PullRequestMeta of a pull request's Issue record."""
-    from chalicelib.pulls import checks as pull_checks
-    from chalicelib.pulls import service as pulls
+    from chalicelib import pulls
 
-    pull = pulls.fields_of(item)
+    pull = pulls.pull_fields_of(item)
     return {"merged": pull.merged,
             "merged_at": rfc3339(pull.merged_at) if pull.merged else None,
-            "draft": pull_checks.is_work_in_progress(item.title),
+            "draft": pulls.is_work_in_progress(item.title),
             "html_url": issue_html_url(view, item.number, True)}
 
 

@@ -21,11 +21,10 @@ Labels in ``ConditionFailed``: "reference".
 """
 from __future__ import annotations
 
-
 from chalicelib.errors import ConditionFailed
-from chalicelib.store import ids, unit_of_work
-from chalicelib.issues.store import NUMBER_DIGITS, Issue, ikeys
 from chalicelib.issues.models import IssueReference
+from chalicelib.issues.store import NUMBER_DIGITS, Issue, ikeys
+from chalicelib.store import ids, unit_of_work
 
 LABEL = "reference"
 

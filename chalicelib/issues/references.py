@@ -29,20 +29,15 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import accounts, clock, contents, events, repos
 from chalicelib.errors import ConditionFailed
 from chalicelib.gitstore import refdb
-from chalicelib.issues import service as issues
-from chalicelib.contents import files as repo_files
 from chalicelib.issues import reference_parser as parser
-from chalicelib.issues.context import (ISSUES_UNIT, PULLS_UNIT, Ctx, now,
-                                               snapshot)
-from chalicelib.repos import Access, repo_access
-from chalicelib.repos import Caller, RepoView
-from chalicelib import accounts
 from chalicelib.issues import reference_store as store
+from chalicelib.issues import service as issues
 from chalicelib.issues import store as issue_store
-from chalicelib import repos
+from chalicelib.issues.context import ISSUES_UNIT, PULLS_UNIT, Ctx, snapshot
+from chalicelib.repos import Access, Caller, RepoView, repo_access
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -155,7 +150,7 @@ def _pushed(repo: Repo, event: events.RepositoryPushed) -> list[tuple[str, str]]
     listed = [(c.id, c.message) for c in event.commits]
     if event.total_commits <= len(listed):
         return listed
-    git = repo_files.open_git(repo)
+    git = contents.open_git(repo)
     exclude = [] if refdb.is_zero(event.before) else [event.before.encode()]
     walker = git.get_walker(include=[event.after.encode()], exclude=exclude,
                             max_entries=MAX_PUSH_COMMITS)
@@ -247,7 +242,7 @@ def _add(target: Target, source: str, actor: Account | None, **fields) -> None:
     if store.get(repo_id, number, source) is not None:
         return      # read first: a redelivery costs a read, not an id and a refused write
     store.add(store.new_reference(
-        target.issue, source, now(), poster_id=int(actor.id) if actor else 0,
+        target.issue, source, clock.seconds(), poster_id=int(actor.id) if actor else 0,
         poster=issue_store.dumps(snapshot(actor)) if actor else "{}", **fields))
 
 
@@ -265,7 +260,7 @@ def _act(target: Target, actor: Account, source: str, action: str) -> bool:
         if old.state == wanted:
             raise _Unchanged()
         edit.apply(old, new, tracker)
-        store.stage_resolve(repo_id, number, source, action, now())
+        store.stage_resolve(repo_id, number, source, action, clock.seconds())
 
     try:
         issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new))

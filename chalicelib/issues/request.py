@@ -2,10 +2,10 @@
 it (with the keys to preload alongside the token) and the renderer of its records."""
 from __future__ import annotations
 
-from chalicelib.issues import records as issue_records
 from chalicelib.http.message import ApiRequest
-from chalicelib.repos import caller, current_repo, repo_preload
 from chalicelib.issues import context as ictx
+from chalicelib.issues import records as issue_records
+from chalicelib.repos import caller, current_repo, repo_preload
 
 
 def _int(text: str | None) -> int | None:

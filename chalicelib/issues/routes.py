@@ -8,22 +8,19 @@ those two calls, a page of issues one Query more, and a write one transaction mo
 """
 from __future__ import annotations
 
-from chalicelib.issues import records as issue_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, alias, route
-from chalicelib.issues import comments
+from chalicelib.issues import comments, meta
 from chalicelib.issues import context as ictx
-from chalicelib.issues import meta
+from chalicelib.issues import records as issue_records
 from chalicelib.issues import service as svc
-from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption,
-                                       CreateIssueOption, CreateLabelOption,
-                                       CreateMilestoneOption, EditIssueCommentOption,
-                                       EditIssueOption, EditLabelOption, EditMilestoneOption,
-                                       IssueLabelsOption)
+from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption, CreateIssueOption,
+                                       CreateLabelOption, CreateMilestoneOption,
+                                       EditIssueCommentOption, EditIssueOption, EditLabelOption,
+                                       EditMilestoneOption, IssueLabelsOption)
 from chalicelib.issues.request import ISSUE, Renderer, ctx_of
-
+from chalicelib.repos import PAGE
 
 SIGNED = dict(ISSUE, signed_in=True)
 TIME_RANGE = (Param("since", "string", "Only show items updated after the given time "

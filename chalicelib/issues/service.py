@@ -15,23 +15,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from chalicelib import events
+from chalicelib import accounts, clock, events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import accounts
 from chalicelib.http.options import given
-from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, now,
-                                       parse_time, require_writer, resolve_labels,
-                                       set_assignees, snapshot, value_of, with_labels)
+from chalicelib.issues import comment_store, reference_store, store, tracker_store
+from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, parse_time,
+                                       require_writer, resolve_labels, set_assignees, snapshot,
+                                       value_of, with_labels)
 from chalicelib.issues.options import (CreateIssueOption, EditIssueOption, IssueEditFields,
                                        IssueLabelsOption)
-from chalicelib.issues import comment_store
-from chalicelib.issues import reference_store
-from chalicelib.issues import tracker_store
-from chalicelib.issues import store
-from chalicelib.store import unit_of_work
-from chalicelib.issues.tracker_store import TrackerChange
 from chalicelib.issues.store import Issue, Tracker
+from chalicelib.issues.tracker_store import TrackerChange
+from chalicelib.store import unit_of_work
 from chalicelib.store.unit_of_work import UnitOfWork
 
 # Parallel writers race for a version: creates in one repository for the next number
@@ -213,7 +209,7 @@ def create_issue(ctx: Ctx, option: CreateIssueOption, *, pull: str = "",
         wanted_labels = list(option.labels or [])
         due = parse_time(option.due_date or None, "Deadline") or 0
         assigned = assignees_from(ctx, option.assignee, option.assignees, bool(pull)) or []
-    created = now()
+    created = clock.seconds()
     issue_id = store.new_issue_id()     # one per create, however many attempts it takes
 
     def write(consistent: bool, uow: UnitOfWork) -> Written:
@@ -308,8 +304,8 @@ class IssueEdit:
         if self.state is not None:
             new.state = "closed" if self.state == "closed" else "open"
             if new.state != old.state:
-                new.closed_at = now() if new.state == "closed" else 0
-        new.updated = now()
+                new.closed_at = clock.seconds() if new.state == "closed" else 0
+        new.updated = clock.seconds()
 
 
 def edit_issue(ctx: Ctx, number: int, option: EditIssueOption) -> Issue:
@@ -373,7 +369,7 @@ def _label_change(ctx: Ctx, number: int, compute: Callable[[list[int], Tracker],
     def change(old: Issue, new: Issue, tracker: Tracker) -> None:
         current = [int(i) for i in old.label_ids if int(i) in tracker.labels]
         new.label_ids = compute(current, tracker)
-        new.updated = now()
+        new.updated = clock.seconds()
 
     def raised(old: Issue, new: Issue) -> list[events.Event]:
         return [issue_event(ctx, new, "label_updated" if new.label_ids else "label_cleared")]

@@ -43,14 +43,14 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-
+from chalicelib import repos
+from chalicelib.issues.models import Comment, Issue, IssueTracker
+from chalicelib.repos import Repo
 from chalicelib.store import ids, unit_of_work
 from chalicelib.store.attributes import plain, values_for
+
 # Account is re-exported for the services' type hints.
 from chalicelib.store.table import Item
-from chalicelib import repos
-from chalicelib.repos import Repo
-from chalicelib.issues.models import Comment, Issue, IssueTracker
 
 BUCKET = 64
 NUMBER_DIGITS = 10

@@ -21,8 +21,8 @@ from typing import Any
 from pynamodb.expressions.operand import Path, Value
 
 from chalicelib.errors import ConditionFailed
-from chalicelib.store import ids, unit_of_work
 from chalicelib.issues.store import Issue, IssueTracker, Tracker, count_key, ikeys
+from chalicelib.store import ids, unit_of_work
 
 LABELS = "labels"
 MILESTONES = "milestones"

@@ -115,24 +115,18 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib.repo_admin import consumers as cleanup
-    from chalicelib.issues import consumers as issue_references
-    from chalicelib.languages import consumers as languages
-    from chalicelib.lfs import consumers as lfs_needs
-    from chalicelib.pulls import consumers as pull_requests
-    from chalicelib.reviews import consumers as reviews
-    from chalicelib.webhooks import consumers as webhooks
+    from chalicelib import issues, languages, lfs, pulls, repo_admin, reviews, webhooks
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
-             cleanup.on_repository_deleted)
+             repo_admin.on_repository_deleted)
     # A fork needs the Git LFS objects its parent needed (for the collection and quota).
-    register("lfs-needs", lfs_needs.EVENT_TYPES, lfs_needs.on_event)
-    register("pull-request-sync", pull_requests.EVENT_TYPES, pull_requests.on_event)
+    register("lfs-needs", lfs.EVENT_TYPES, lfs.on_event)
+    register("pull-request-sync", pulls.EVENT_TYPES, pulls.on_event)
     # Reviews of an old head become stale (approvals dismissed when the rule says so).
     register("review-stale", reviews.EVENT_TYPES, reviews.on_event)
     register("language-stats", languages.EVENT_TYPES, languages.on_event)
     # "Closes #1" in merged pull requests and default-branch commits; references.
-    register("issue-references", issue_references.EVENT_TYPES, issue_references.on_event)
+    register("issue-references", issues.EVENT_TYPES, issues.on_event)
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event)
     _builtin_loaded = True

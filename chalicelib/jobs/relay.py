@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from typing import Iterable
 
-from chalicelib import aws
+from chalicelib import aws, clock
 from chalicelib.settings import get_settings
 from chalicelib.store import outbox
 
@@ -73,7 +72,7 @@ def _queued_body(item: outbox.OutboxItem) -> str:
 
 def sweep(*, grace: float = SWEEP_GRACE_SECONDS) -> int:
     """Publish every outbox item older than ``grace`` seconds."""
-    return publish(outbox.pending(older_than=time.time() - grace))
+    return publish(outbox.pending(older_than=clock.now() - grace))
 
 
 def relay_stream_records(records: Iterable[dict]) -> int:

@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from typing import Callable
+
+from chalicelib import clock
 
 log = logging.getLogger("nimbus.jobs")
 
 
 def sync_mirrors() -> int:
-    from chalicelib.repo_admin import migrations
+    from chalicelib import repo_admin
 
-    return migrations.sync_due(time.time())
+    return repo_admin.sync_due(clock.now())
 
 
 def compact_packs() -> int:
@@ -20,9 +21,8 @@ def compact_packs() -> int:
     logged and the others still run; if AWS refused a call to this function's role, the
     run then fails with that error (the role lacks a right: every later run would fail
     the same way, and only a failed invocation shows in the function's error metric)."""
-    from chalicelib import aws
+    from chalicelib import aws, repos
     from chalicelib.gitstore import compaction
-    from chalicelib import repos
 
     compacted, denied = 0, None
     for pool in repos.every_pool():
@@ -41,17 +41,17 @@ def compact_packs() -> int:
 def check_quota() -> int:
     """Recount every account's usage and repair drift (quota/check.py); how
     many values were wrong (each is logged)."""
-    from chalicelib.quota import check as quota_check
+    from chalicelib import quota
 
-    return len(quota_check.recount())
+    return len(quota.recount())
 
 
 def collect_lfs() -> int:
     """Remove Git LFS objects no repository has needed for the grace period
     (lfs/collect.py); how many were removed."""
-    from chalicelib.lfs import collect
+    from chalicelib import lfs
 
-    return collect.collect()
+    return lfs.collect()
 
 
 @dataclass(frozen=True)

@@ -13,3 +13,11 @@ Operations (``routes.py``): repoGetLanguages.
 
 Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "EVENT_TYPES":  "consumers",
+    "on_event":     "consumers",
+})

@@ -9,9 +9,9 @@ which is a response with no definition: the swagger description lists the 404 on
 from __future__ import annotations
 
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.http.router import route
 from chalicelib.languages import service as languages
+from chalicelib.repos import IN_REPO, current_repo
 
 
 @route("GET", "/repos/{owner}/{repo}/languages", "repoGetLanguages",

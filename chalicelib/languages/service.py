@@ -24,11 +24,10 @@ import logging
 import stat
 from typing import TYPE_CHECKING
 
+from chalicelib import contents, repos
 from chalicelib.errors import ConditionFailed, NotFoundError
 from chalicelib.gitstore.object_sizes import ObjectSizes
-from chalicelib.contents import files as repo_files
 from chalicelib.languages import store
-from chalicelib import repos
 
 if TYPE_CHECKING:
     from chalicelib.repos import RepoView
@@ -62,9 +61,9 @@ def refresh(repo_id: int) -> store.Stats | None:
         if repo is None or repo.empty:
             return None
         read = store.get(repo_id, consistent=True)
-        git = repo_files.open_git(repo)
+        git = contents.open_git(repo)
         try:
-            tip = repo_files.resolve(git, repo, None)
+            tip = contents.resolve_ref(git, repo, None)
         except NotFoundError:
             return None
         if read.version and read.commit == tip.decode():

@@ -14,12 +14,11 @@ item and nothing else; deleting the repository's partition removes it.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 
-
-from chalicelib.store import unit_of_work
+from chalicelib import clock
 from chalicelib.languages.models import LanguageStatsItem
+from chalicelib.store import unit_of_work
 
 STATS = "language-stats"     # ConditionFailed label: someone else wrote the figures first
 
@@ -53,7 +52,7 @@ def save(repo_id: int, read: Stats, commit: str, sizes: dict[str, int]) -> Stats
     item = LanguageStatsItem(pk, sk, commit=commit, version=written.version,
                              sizes=json.dumps(written.sizes, sort_keys=True,
                                               separators=(",", ":")),
-                             computed=int(time.time()))
+                             computed=clock.seconds())
     with unit_of_work.writing() as uow:
         if read.version:
             uow.put(item, label=STATS, condition=LanguageStatsItem.version == read.version)

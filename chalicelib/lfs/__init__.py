@@ -35,3 +35,31 @@ objects with ``repo_admin.lfs_fetch`` (the remote's client) and store them here
 
 Registered by ``chalicelib/areas.py``.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "collect":             "collect",
+    "EVENT_TYPES":         "consumers",
+    "on_event":            "consumers",
+    "release_needs":       "consumers.release",
+    "admit_pointers":      "gate.admit",
+    "POOL_GONE":           "imports",
+    "REFUSED":             "imports",
+    "discard_pool":        "imports",
+    "plan_import":         "imports.plan",
+    "put_object":          "imports.put",
+    "record_object":       "imports.record",
+    "store_object":        "imports",
+    "locks_push_refusal":  "locks.push_refusal",
+    "refuse_locked":       "locks",
+    "chunks":              "media",
+    "held":                "media",
+    "held_many":           "media",
+    "inline_limit":        "media",
+    "object_url":          "media.url",
+    "read_object":         "media.read",
+    "add_needs":           "needs.add",
+    "parse_pointer":       "pointers.parse",
+})

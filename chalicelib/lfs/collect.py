@@ -19,8 +19,8 @@ deleted too; listing that prefix reads only uploads in flight or abandoned.
 from __future__ import annotations
 
 import logging
-import time
 
+from chalicelib import clock
 from chalicelib.lfs import s3_objects, store
 from chalicelib.settings import get_settings
 
@@ -29,7 +29,7 @@ log = logging.getLogger("nimbus.lfs")
 
 def collect(now: float | None = None) -> int:
     """One run: how many objects and abandoned uploads were removed."""
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     before = int(now) - int(get_settings().server.LFS_GRACE_PERIOD)
     removed = 0
     for item in store.idle_before(before):

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from chalicelib.lfs import needs
-from chalicelib.settings import get_settings
 from chalicelib.repos import Repo
+from chalicelib.settings import get_settings
 
 # How many missing objects a refusal names; the rest are counted.
 SHOWN = 5

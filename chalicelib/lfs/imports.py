@@ -28,8 +28,7 @@ from typing import BinaryIO
 
 from chalicelib import aws
 from chalicelib.lfs import s3_objects, store
-from chalicelib.lfs.service import (POOL_GONE, RECORDED, REFUSED, max_object_size,
-                                     record_upload)
+from chalicelib.lfs.service import POOL_GONE, RECORDED, REFUSED, max_object_size, record_upload
 from chalicelib.settings import get_settings
 
 log = logging.getLogger("nimbus.lfs")

@@ -16,8 +16,7 @@ from chalicelib.http.router import Param, route
 from chalicelib.lfs import lock_records, locks, records
 from chalicelib.lfs.lock_options import LfsLockCreateOption, LfsLockVerifyOption, LfsUnlockOption
 from chalicelib.lfs.routes import LFS, LfsError, lfs_errors
-from chalicelib.repos import GitRefusal, git_repo
-from chalicelib.repos import RepoView
+from chalicelib.repos import GitRefusal, RepoView, git_repo
 
 CHALLENGE = {"LFS-Authenticate": auth.REALM, "WWW-Authenticate": auth.REALM}
 

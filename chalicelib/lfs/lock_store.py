@@ -18,12 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-
-from chalicelib.store import unit_of_work
-from chalicelib.lfs.models import keys
 from chalicelib import repos
+from chalicelib.lfs.models import LfsLock, keys
 from chalicelib.repos import Repo
-from chalicelib.lfs.models import LfsLock
+from chalicelib.store import unit_of_work
 
 LOCK = "lfs-lock"         # ConditionFailed label: the lock is gone (deleted meanwhile)
 PATH = "lfs-lock-path"    # ConditionFailed label: the path is locked already

@@ -26,12 +26,11 @@ when ``[server] LFS_START_SERVER`` is off.
 from __future__ import annotations
 
 import posixpath
-import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import (ConditionFailed, InvalidInput, NotFoundError,
-                               PermissionDenied)
+from chalicelib import clock
+from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.lfs import lock_store
 from chalicelib.lfs.lock_store import LfsLock
 from chalicelib.repos import RepoView
@@ -95,7 +94,7 @@ def create(view: RepoView, user, path: str) -> LfsLock:
     if held is not None:
         raise LockExists(held)
     lock = lock_store.new(int(repo.id), ids.next_id(SEQUENCE), path, int(user.id),
-                          user.login, int(time.time()))
+                          user.login, clock.seconds())
     try:
         with unit_of_work.writing():
             lock_store.stage_create(repo, lock)

@@ -18,12 +18,11 @@ from typing import Iterator
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
-from chalicelib.lfs.store import IDLE_INDEX, LfsObject, idle_sort_key
-from chalicelib.store import unit_of_work
-from chalicelib.lfs.models import keys
 from chalicelib import repos
+from chalicelib.lfs.models import OwnerNeed, RepoNeed, keys
+from chalicelib.lfs.store import IDLE_INDEX, LfsObject, idle_sort_key
 from chalicelib.repos import Repo
-from chalicelib.lfs.models import OwnerNeed, RepoNeed
+from chalicelib.store import unit_of_work
 
 REPO_NEED = "lfs-repo-need"     # the repository needs the object already
 OWNER_NEED = "lfs-owner-need"   # the owner's item appeared or went meanwhile

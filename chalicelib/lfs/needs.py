@@ -13,15 +13,14 @@ the packs (docs/quota.md): needs go with the repository.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping
 
+from chalicelib import clock, quota
 from chalicelib.errors import ConditionFailed
 from chalicelib.lfs import need_store
 from chalicelib.lfs.store import known_items, object_key
-from chalicelib.quota import store as quota_store
-from chalicelib.store import unit_of_work
 from chalicelib.repos import Repo
+from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.lfs")
 
@@ -71,7 +70,7 @@ def _add_chunk(repo: Repo, pointers: dict[str, int]) -> list[str]:
                     need_store.stage_repo_size(repo, sum(pointers[oid] for oid in new))
                     taken = sum(pointers[oid] for oid in first)
                     if taken:
-                        quota_store.stage_usage(owner_id, {"git_lfs": taken})
+                        quota.stage_usage(owner_id, {"git_lfs": taken})
                 return missing
             except ConditionFailed as failed:
                 if failed.label == need_store.REPO_GONE:
@@ -87,7 +86,7 @@ def release(repo_id: int, owner_id: int, now: float | None = None) -> int:
     object it needed leaves its ``needed_by`` (idle once nobody is left), and the owner's
     usage drops by what none of the owner's other repositories needs.  Idempotent (a
     redelivered event finds less to do); returns how many needs were released."""
-    stamp = int(now if now is not None else time.time())
+    stamp = int(now if now is not None else clock.now())
     released = 0
     for need in need_store.needs_of(repo_id):
         pool_id = int(need.pool_id)
@@ -97,7 +96,7 @@ def release(repo_id: int, owner_id: int, now: float | None = None) -> int:
             try:
                 with unit_of_work.writing():
                     need_store.stage_owner_release(owner_id, pool_id, need.oid)
-                    quota_store.stage_usage(owner_id, {"git_lfs": -freed})
+                    quota.stage_usage(owner_id, {"git_lfs": -freed})
             except ConditionFailed:
                 pass   # another repository of the owner needs it again
         need_store.delete_repo_need(need)

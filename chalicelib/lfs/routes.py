@@ -20,8 +20,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import route
 from chalicelib.lfs import records, service
 from chalicelib.lfs.options import LfsBatchOption, LfsVerifyOption
-from chalicelib.repos import GitRefusal, git_repo, repo_preload, repo_preload_more
-from chalicelib.repos import RepoView
+from chalicelib.repos import GitRefusal, RepoView, git_repo, repo_preload, repo_preload_more
 from chalicelib.settings import get_settings
 
 

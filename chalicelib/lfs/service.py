@@ -18,14 +18,12 @@ downloads need read access, uploads write access.  Here:
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
-from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
-                               TooLarge)
+from chalicelib import clock, quota
+from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, TooLarge
 from chalicelib.lfs import s3_objects, store
 from chalicelib.lfs.options import LfsBatchOption, LfsPointer, LfsVerifyOption
-from chalicelib.quota import service as quota
 from chalicelib.repos import RepoView
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
@@ -110,7 +108,7 @@ def _keep_named(pool_id: int, items: dict[str, store.LfsObject]) -> dict[str, st
     condition fails), and the push that follows finds them: one transaction for all of
     them (a batch stays within its budget), then one by one if any changed meanwhile.
     One being collected meanwhile is answered as absent: the client uploads it again."""
-    now = int(time.time())
+    now = clock.seconds()
     idle = [item for item in items.values() if item.gsi2pk == store.IDLE_INDEX]
     if not idle:
         return items
@@ -136,7 +134,7 @@ def _check_quota(view: RepoView, uploads: list[LfsPointer]) -> None:
     """Forgejo refuses an upload batch over the owner's ``size:git:lfs`` quota (413)."""
     adding = sum(max(0, p.size) for p in uploads)
     if adding:
-        quota.ensure_within(int(view.repo.owner_id), "size:git:lfs", adding=adding)
+        quota.ensure_within_quota(int(view.repo.owner_id), "size:git:lfs", adding=adding)
 
 
 def _size_mismatch(pointer: LfsPointer, held: int) -> Answer:
@@ -217,7 +215,7 @@ def record_upload(pool_id: int, oid: str, size: int, *, absent: bool = False) ->
         s3_objects.accept_incoming(pool_id, oid)
         try:
             with unit_of_work.writing():
-                store.stage_record(pool_id, oid, int(size), int(time.time()))
+                store.stage_record(pool_id, oid, int(size), clock.seconds())
             return RECORDED
         except ConditionFailed as failed:
             if failed.label == store.POOL:

@@ -21,10 +21,9 @@ from collections.abc import Iterable
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
-from chalicelib.store import unit_of_work
-from chalicelib.lfs.models import keys
 from chalicelib import repos
-from chalicelib.lfs.models import LfsObject
+from chalicelib.lfs.models import LfsObject, keys
+from chalicelib.store import unit_of_work
 
 OBJECT = "lfs-object"   # ConditionFailed label: the object was recorded already
 POOL = "lfs-pool"       # ConditionFailed label: the pool (its last repository) is gone

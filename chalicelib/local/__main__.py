@@ -26,11 +26,11 @@ import threading
 import traceback
 from typing import Mapping
 
+from chalicelib.errors import ServiceError
 from chalicelib.jobs.schedules import SCHEDULES
 from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import DEFAULT_DATA_DIR, LocalRuntime
 from chalicelib.local.webhook_worker import WebhookWorker
-from chalicelib.errors import ServiceError
 
 ADMIN_VARIABLES = ("NIMBUS_ADMIN_USER", "NIMBUS_ADMIN_PASSWORD", "NIMBUS_ADMIN_EMAIL")
 # Start-up failures a user causes and can fix from the message alone: a bad setting

@@ -40,9 +40,9 @@ from moto.moto_server.werkzeug_app import (DomainDispatcherApplication, MotoRequ
 from werkzeug.serving import make_server
 from werkzeug.wsgi import get_input_stream
 
+from chalicelib.local import moto_speed, moto_transactions
 from chalicelib.local.aws_requests import (UNTOUCHED, Access, ReadWriteLock, ServiceLocks,
                                            action_of, classify, signing_service)
-from chalicelib.local import moto_speed, moto_transactions
 from chalicelib.local.journal import Journal, JournalClosed, Record
 
 log = logging.getLogger("nimbus.local")

@@ -45,8 +45,7 @@ def alias_providers_as_checked() -> bool:
 
 @functools.cache
 def fast_serializer_class():
-    from moto.core.serialize import (DEFAULT_ALIAS_PROVIDERS, JSONSerializer,
-                                     XFormedAttributePicker)
+    from moto.core.serialize import DEFAULT_ALIAS_PROVIDERS, JSONSerializer, XFormedAttributePicker
 
     class FastJSONSerializer(JSONSerializer):
         """moto's JSON serializer, with compiled plans for plain results (module doc)."""

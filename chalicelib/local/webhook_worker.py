@@ -25,19 +25,17 @@ class WebhookWorker:
         return [self.webhook_loop]
 
     def webhook_loop(self, stopping: threading.Event) -> None:
-        from chalicelib import aws
-        from chalicelib.webhooks import consumers as webhooks
-        from chalicelib.webhooks import deliveries as webhook_deliveries
+        from chalicelib import aws, webhooks
 
         self._safely(lambda: webhooks.deliver_due(every=True), stopping)
         sqs, next_sweep = aws.client("sqs"), time.monotonic() + SWEEP_SECONDS
         while not stopping.is_set():
             def poll() -> None:
                 received = sqs.receive_message(
-                    QueueUrl=webhook_deliveries.queue_url(), MaxNumberOfMessages=10,
+                    QueueUrl=webhooks.queue_url(), MaxNumberOfMessages=10,
                     WaitTimeSeconds=POLL_WAIT_SECONDS).get("Messages", [])
                 for message in received:
-                    sqs.delete_message(QueueUrl=webhook_deliveries.queue_url(),
+                    sqs.delete_message(QueueUrl=webhooks.queue_url(),
                                        ReceiptHandle=message["ReceiptHandle"])
                 webhooks.run_lanes(self._lanes(received))
             self._safely(poll, stopping)

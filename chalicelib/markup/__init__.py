@@ -13,3 +13,14 @@ repoRenderMarkdown, repoRenderMarkdownRaw, repoRenderMarkup.
 Registered by ``chalicelib/areas.py``.  The pages render with ``render``
 (``chalicelib/web/present.py``).
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "existing_commits":  "context",
+    "public_logins":     "context",
+    "RenderContext":     "render",
+    "base_url":          "render",
+    "render_many":       "render",
+})

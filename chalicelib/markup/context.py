@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from chalicelib import accounts
 from chalicelib.errors import ServiceError
 from chalicelib.repos import Caller, find_repo
-from chalicelib import accounts
 
 # Names looked up per render (two batched reads however many there are).
 MAX_MENTIONS = 50

@@ -7,7 +7,7 @@ text: an unknown one falls back to markdown (``/markdown``) or gets the rule's o
 answer (``/markup``)."""
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Mapping, TypeVar
 
 from chalicelib.http.options import UNSET, Option, UnsetType, decode, go_field
 
@@ -21,6 +21,8 @@ def _old_texts(texts: tuple[str, ...], flags: tuple[str, ...]) -> dict[tuple[str
 
 class MarkdownOption(Option):
     """renderMarkdown (and the repository's ``/markdown``)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"text": 1_048_576, "context": 1024, "mode": 16}
+    single_line: ClassVar[frozenset[str]] = frozenset()
 
     texts = _old_texts(("Text", "Mode", "Context"), ("Wiki",))
 
@@ -32,6 +34,8 @@ class MarkdownOption(Option):
 
 class MarkupOption(Option):
     """renderMarkup (and the repository's ``/markup``)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"text": 1_048_576, "context": 1024, "mode": 16, "filepath": 1024}
+    single_line: ClassVar[frozenset[str]] = frozenset()
 
     texts = _old_texts(("Text", "Mode", "Context", "FilePath", "BranchPath"), ("Wiki",))
 

@@ -115,7 +115,8 @@ def _strip_tags(text: str) -> str:
 
 def _make_renderer(ctx: RenderContext):
     from mistune.renderers.html import HTMLRenderer
-    from mistune.util import escape as esc, safe_entity
+    from mistune.util import escape as esc
+    from mistune.util import safe_entity
 
     dir_attr = ' dir="auto"' if ctx.dir_auto else ""
 

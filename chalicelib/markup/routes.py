@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from chalicelib.http.errors import PlainTextError, ValidationFailed
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import route
 from chalicelib.markup.options import MarkdownOption, MarkupOption, markup_option
 from chalicelib.repos import caller, repo_preload, repo_preload_more
-from chalicelib.http.router import route
 from chalicelib.settings import get_settings
 
 HTML = ("text/html",)

@@ -43,15 +43,36 @@ Callers that connect (the duties this package cannot do for them):
 3. **Do not use proxies** with pinned connections (the proxy would resolve the name).
 4. **Pass error texts through** :func:`redact` before logging or returning them.
 """
-from chalicelib.netguard.checks import (check_migration_url, check_target, check_webhook_url,
-                                        pinned_connection_target, system_resolver,
-                                        validate_webhook_url)
-from chalicelib.netguard.connections import PinnedHTTPConnection, PinnedHTTPSConnection, Target
-from chalicelib.netguard.policy import (DISALLOWED_HOSTS, INVALID_WEBHOOK_URL,
-                                        LOCAL_IMPORT_REFUSED, MIGRATION, URL_HAS_CREDENTIALS,
-                                        WEBHOOK, HostList, Policy, is_external, is_loopback,
-                                        is_private, migration_policy, parse_domain_list,
-                                        parse_host_list, webhook_policy)
+from chalicelib.netguard.checks import (
+                                        check_migration_url,
+                                        check_target,
+                                        check_webhook_url,
+                                        pinned_connection_target,
+                                        system_resolver,
+                                        validate_webhook_url,
+)
+from chalicelib.netguard.connections import (
+                                        PinnedHTTPConnection,
+                                        PinnedHTTPSConnection,
+                                        Target,
+)
+from chalicelib.netguard.policy import (
+                                        DISALLOWED_HOSTS,
+                                        INVALID_WEBHOOK_URL,
+                                        LOCAL_IMPORT_REFUSED,
+                                        MIGRATION,
+                                        URL_HAS_CREDENTIALS,
+                                        WEBHOOK,
+                                        HostList,
+                                        Policy,
+                                        is_external,
+                                        is_loopback,
+                                        is_private,
+                                        migration_policy,
+                                        parse_domain_list,
+                                        parse_host_list,
+                                        webhook_policy,
+)
 from chalicelib.netguard.urls import add_credentials, redact
 
 __all__ = ["check_migration_url", "check_target", "check_webhook_url", "pinned_connection_target",

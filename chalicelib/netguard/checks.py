@@ -6,12 +6,12 @@ import ipaddress
 import socket
 
 from chalicelib.errors import InvalidInput
-from chalicelib.settings import Settings
 from chalicelib.netguard.connections import Target
 from chalicelib.netguard.policy import (DISALLOWED_HOSTS, MIGRATION, WEBHOOK, IPAddress, Policy,
                                         Resolver, always_denied, canonical, migration_policy,
                                         webhook_policy)
 from chalicelib.netguard.urls import ParsedURL, parse_url
+from chalicelib.settings import Settings
 
 # --- resolution and decision ------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Iterable
 
 from chalicelib.errors import InvalidInput
 
+
 @dataclass(frozen=True)
 class Target:
     """A URL that passed the checks, with the addresses that were checked.

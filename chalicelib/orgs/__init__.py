@@ -26,6 +26,7 @@ from chalicelib.faces import face
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
     "OrgMember":            "models",
+    "CreateTeamOption":     "options",
     "organization_record":  "records.organization",
     "team_record":          "records.team",
     "ORG":                  "request",

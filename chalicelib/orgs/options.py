@@ -7,9 +7,15 @@ modes: published as texts, they take any value, and the rule names what it does 
 know ("[Units]: unknown units [1]", "[UnitsMap]: invalid unit 'repo.code' or mode 1")."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Mapping
 
+from chalicelib.accounts import ACCOUNT_MAXIMA, ACCOUNT_ONE_LINE
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Meta, Option, UnsetType
+
+_TEAM = {"name": 255, "description": input_rules.DESCRIPTION_MAX, "permission": 16, "units": 64}
+_ONE_LINE_TEAM = frozenset({"name", "permission", "units"})
+
 
 Units = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
 UnitsMap = Annotated[dict[str, Any], Meta(extra={"additionalProperties": {"type": "string"}})]
@@ -18,6 +24,8 @@ UnitsMap = Annotated[dict[str, Any], Meta(extra={"additionalProperties": {"type"
 class CreateOrgOption(Option):
     """orgCreate, adminCreateOrg.  The name is checked by the rule, after the caller's
     right to create organizations, with Forgejo's field name (``[UserName]: Required``)."""
+    max_lengths: ClassVar[Mapping[str, int]] = ACCOUNT_MAXIMA
+    single_line: ClassVar[frozenset[str]] = ACCOUNT_ONE_LINE
     swagger_required = ("username",)
 
     username: str | None | UnsetType = UNSET
@@ -32,6 +40,8 @@ class CreateOrgOption(Option):
 
 class EditOrgOption(Option):
     """orgEdit: what is left out or null stays as it is (an empty e-mail clears it)."""
+    max_lengths: ClassVar[Mapping[str, int]] = ACCOUNT_MAXIMA
+    single_line: ClassVar[frozenset[str]] = ACCOUNT_ONE_LINE
 
     full_name: str | None | UnsetType = UNSET
     email: str | None | UnsetType = UNSET
@@ -44,6 +54,8 @@ class EditOrgOption(Option):
 
 class CreateTeamOption(Option):
     """orgCreateTeam.  Null reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = _TEAM
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_TEAM
 
     name: str | None
     description: str | None | UnsetType = UNSET
@@ -57,6 +69,8 @@ class CreateTeamOption(Option):
 class EditTeamOption(Option):
     """orgEditTeam.  Forgejo's description marks the name required; the edit keeps the
     name when it is left out, as it keeps every other field."""
+    max_lengths: ClassVar[Mapping[str, int]] = _TEAM
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_TEAM
     swagger_required = ("name",)
 
     name: str | None | UnsetType = UNSET

@@ -4,10 +4,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from chalicelib.accounts import avatar_url
+from chalicelib.http import schemas
 from chalicelib.http.formats import rfc3339
+from chalicelib.http.schema_types import STRINGS, B, I, S, T, ref
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "Organization": {
+        "id": I, "name": S, "username": S, "full_name": S, "email": S, "avatar_url": S,
+        "description": S, "website": S, "location": S, "visibility": S,
+        "repo_admin_change_team_access": B, "created": T,
+    },
+    "Team": {
+        "id": I, "name": S, "description": S, "organization": ref("Organization"),
+        "includes_all_repositories": B, "permission": S, "units": STRINGS,
+        "units_map": {"type": "object", "additionalProperties": S}, "can_create_org_repo": B,
+    },
+}, lists=("Organization", "Team"))
 
 
 def organization(org: Account) -> dict:

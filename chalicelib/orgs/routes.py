@@ -3,19 +3,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib import accounts
-from chalicelib.orgs import records as org_records
+from chalicelib import accounts, repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import PAGE, caller, repo_list, repo_record
 from chalicelib.http.router import route
+from chalicelib.orgs import records as org_records
 from chalicelib.orgs import service as orgs
-from chalicelib import repos
 from chalicelib.orgs import teams
-from chalicelib.orgs.options import CreateOrgOption, CreateTeamOption, EditOrgOption, \
-    EditTeamOption
-
+from chalicelib.orgs.options import (CreateOrgOption, CreateTeamOption, EditOrgOption,
+                                     EditTeamOption)
 from chalicelib.orgs.request import ORG, current_org
+from chalicelib.repos import PAGE, caller, repo_list, repo_record
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account

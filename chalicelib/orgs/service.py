@@ -6,33 +6,31 @@ team joins the organization, leaving the last team (or being removed) leaves it.
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import accounts, clock, events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import accounts
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
-from chalicelib.orgs import teams
+from chalicelib.orgs import store, team_store, teams
 from chalicelib.orgs.options import CreateOrgOption, EditOrgOption
-from chalicelib.repos import can_see_account, is_org
+
 # add_team_member and create_team are re-exported for callers that reach them here
 # (tests/webhooks/test_hooks.py).
-from chalicelib.orgs.teams import (add_team_member, create_team,  # noqa: F401
-                                       member_accounts, require_owner)
-from chalicelib.orgs import store
-from chalicelib.orgs import team_store
+from chalicelib.orgs.teams import (  # noqa: F401
+    add_team_member,
+    create_team,
+    member_accounts,
+    require_owner,
+)
+from chalicelib.repos import can_see_account, is_org
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.orgs.store import Account, OrgMember
     from chalicelib.store.unit_of_work import UnitOfWork
 
-
-def now() -> int:
-    return int(time.time())
 
 
 # --- organizations -------------------------------------------------------------------
@@ -80,7 +78,7 @@ def create_org(actor: Account | None, owner: Account, option: CreateOrgOption) -
     if not actor.is_admin and not actor.allow_create_organization:
         raise PermissionDenied("user is not allowed to create organizations")
     name = accounts.validate_name(option.username or "", "UserName")
-    org = store.new_org(name, now())
+    org = store.new_org(name, clock.seconds())
     _org_fields(org, option)   # its e-mail is contact data, not a login: it claims nothing
     owners = teams.new_owners_team(org)
     try:
@@ -101,7 +99,7 @@ def edit_org(actor: Account | None, org: Account, option: EditOrgOption) -> Acco
     require_owner(org, actor)
     before = events.snapshot(org)
     _org_fields(org, option)
-    org.updated = now()
+    org.updated = clock.seconds()
     try:
         with unit_of_work.writing() as uow:
             store.stage_save(org)

@@ -18,7 +18,6 @@ Writes stage into the current unit of work and never commit.
 from __future__ import annotations
 
 import json
-
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts

@@ -16,7 +16,6 @@ work and never commit.
 from __future__ import annotations
 
 import json
-
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, repos

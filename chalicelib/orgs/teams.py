@@ -9,26 +9,22 @@ racing change wins, the operation runs again on fresh reads (``write_grants``).
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Callable
 
-from chalicelib import events
+from chalicelib import accounts, clock, events, repos
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import accounts
 from chalicelib.http.options import UNSET, given
-from chalicelib.orgs.options import CreateTeamOption, EditTeamOption
-from chalicelib.repos import UNITS, is_org, is_org_owner
-from chalicelib.repos import Caller, RepoView, list_visible, view_of
 from chalicelib.orgs import store as org_store
-from chalicelib import repos
 from chalicelib.orgs import team_store as store
+from chalicelib.orgs.options import CreateTeamOption, EditTeamOption
+from chalicelib.repos import UNITS, Caller, RepoView, is_org, is_org_owner, list_visible, view_of
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.orgs.store import Account, OrgMember
-    from chalicelib.repos import Repo
     from chalicelib.orgs.team_store import Team
+    from chalicelib.repos import Repo
     from chalicelib.store.unit_of_work import UnitOfWork
 
 OWNERS = "Owners"
@@ -38,9 +34,6 @@ GRANT_ATTEMPTS = 8
 # Lost races on a membership: its grants changed, or it was created meanwhile.
 _GRANT_RACES = (org_store.GRANTS, org_store.MEMBERSHIP)
 
-
-def now() -> int:
-    return int(time.time())
 
 
 def require_owner(org: Account | None, actor: Account | None) -> None:
@@ -199,7 +192,7 @@ def new_team(org: Account, option: CreateTeamOption) -> Team:
                           units_map=units_map, description=option.description or "",
                           includes_all_repositories=bool(option.includes_all_repositories),
                           can_create_org_repo=bool(option.can_create_org_repo),
-                          created=now())
+                          created=clock.seconds())
 
 
 def new_owners_team(org: Account) -> Team:
@@ -207,7 +200,7 @@ def new_owners_team(org: Account) -> Team:
     unit and repository; its units map stays empty, meaning all of them)."""
     return store.new_team(int(org.id), OWNERS, permission="owner", units=list(UNITS),
                           units_map={}, includes_all_repositories=True,
-                          can_create_org_repo=True, created=now())
+                          can_create_org_repo=True, created=clock.seconds())
 
 
 def stage_new_team(uow: UnitOfWork, actor: Account | None, team: Team) -> None:
@@ -314,7 +307,7 @@ def stage_team_join(uow: UnitOfWork, actor: Account | None, team: Team, user: Ac
     org_id, user_id = int(team.org_id), int(user.id)
     store.add_member(team, user_id)
     if member is None:
-        org_store.add_member(org_id, user_id, team, now())
+        org_store.add_member(org_id, user_id, team, clock.seconds())
         uow.raise_event(membership_event(actor, org_id, user_id, "added"))
     else:
         org_store.grant_team(member, team)

@@ -19,3 +19,32 @@ repoEditTagProtection, repoDeleteTagProtection.
 Registered by ``chalicelib/areas.py``.  Ref moves (``contents.pushes``) ask ``gate``;
 branch records (``contents.branch_records``) and the merge gate read ``rules``.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "has_rules":                     "gate",
+    "protection_push_refusal":       "gate.push_refusal",
+    "protection_refusal":            "gate.refusal",
+    "pusher_of":                     "gate",
+    "CreateBranchProtectionOption":  "options",
+    "CreateTagProtectionOption":     "options",
+    "branch_fields":                 "records",
+    "branch_protection_record":      "records.branch_protection",
+    "tag_protection_record":         "records.tag_protection",
+    "BranchRule":                    "rules",
+    "BranchGuard":                   "service",
+    "Pusher":                        "service",
+    "branch_guard":                  "service",
+    "create_branch_rule":            "service",
+    "create_tag_rule":               "service",
+    "delete_branch_rule":            "service",
+    "delete_tag_rule":               "service",
+    "list_branch_rules":             "service",
+    "list_tag_rules":                "service",
+    "names_for":                     "service",
+    "protection_preload_more_keys":  "service.preload_more_keys",
+    "protection_key":                "store",
+    "protection_of":                 "store.get",
+})

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from chalicelib import repos
 from chalicelib.errors import NotFoundError
 from chalicelib.protection.rules import BranchRule, Protection, Pusher
-from chalicelib import repos
 
 HEADS = "refs/heads/"
 TAGS = "refs/tags/"
@@ -120,10 +120,10 @@ def commit_verified(commit) -> bool:
     """Whether a dulwich commit's signature verifies (``chalicelib.signing``)."""
     if not commit.gpgsig:
         return False
-    from chalicelib.signing import verify as signing_verify
+    from chalicelib import signing
 
     _, _, email = commit.committer.decode("utf-8", "replace").partition("<")
-    result = signing_verify.verify(commit.gpgsig.decode("ascii", "replace"),
+    result = signing.verify_commit(commit.gpgsig.decode("ascii", "replace"),
                                    commit.raw_without_sig().decode("utf-8", "replace"),
                                    email.rstrip(">").strip())
     return bool(result.get("verified"))

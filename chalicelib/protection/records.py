@@ -9,8 +9,29 @@ owned by a user are ``[]``.
 """
 from __future__ import annotations
 
-from chalicelib.http import formats
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import STRINGS, B, I, S, T
 from chalicelib.protection.rules import BranchRule, Protection, Pusher, TagRule
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "BranchProtection": {
+        "branch_name": S, "rule_name": S, "enable_push": B, "enable_push_whitelist": B,
+        "push_whitelist_usernames": STRINGS, "push_whitelist_teams": STRINGS,
+        "push_whitelist_deploy_keys": B, "enable_merge_whitelist": B,
+        "merge_whitelist_usernames": STRINGS, "merge_whitelist_teams": STRINGS,
+        "enable_status_check": B, "status_check_contexts": STRINGS, "required_approvals": I,
+        "enable_approvals_whitelist": B, "approvals_whitelist_username": STRINGS,
+        "approvals_whitelist_teams": STRINGS, "block_on_rejected_reviews": B,
+        "block_on_official_review_requests": B, "block_on_outdated_branch": B,
+        "dismiss_stale_approvals": B, "ignore_stale_approvals": B, "require_signed_commits": B,
+        "protected_file_patterns": S, "unprotected_file_patterns": S, "apply_to_admins": B,
+        "created_at": T, "updated_at": T,
+    },
+    "TagProtection": {"id": I, "name_pattern": S, "whitelist_usernames": STRINGS,
+                      "whitelist_teams": STRINGS, "created_at": T, "updated_at": T},
+}, lists=("BranchProtection", "TagProtection"))
 
 
 def _names(ids, known: dict[int, str]) -> list[str]:

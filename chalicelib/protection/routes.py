@@ -15,8 +15,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import route
 from chalicelib.protection import records
 from chalicelib.protection import service as svc
-from chalicelib.protection.options import (CreateBranchProtectionOption,
-                                           CreateTagProtectionOption,
+from chalicelib.protection.options import (CreateBranchProtectionOption, CreateTagProtectionOption,
                                            EditBranchProtectionOption, EditTagProtectionOption)
 from chalicelib.repos import IN_REPO, caller, current_repo, repo_preload
 

@@ -27,21 +27,16 @@ import dataclasses
 import random
 import time
 
-from chalicelib import accounts
+from chalicelib import accounts, clock, orgs, repos
 from chalicelib.errors import (ArchivedRepository, BadInput, ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError, PermissionDenied)
 from chalicelib.http.options import given
-from chalicelib import orgs
 from chalicelib.protection import store
 from chalicelib.protection.gate import has_rules, pusher_of
-from chalicelib.protection.options import (CreateBranchProtectionOption,
-                                           CreateTagProtectionOption,
+from chalicelib.protection.options import (CreateBranchProtectionOption, CreateTagProtectionOption,
                                            EditBranchProtectionOption, EditTagProtectionOption)
-from chalicelib.protection.rules import (BranchRule, Protection, Pusher, TagRule,
-                                         valid_tag_pattern)
-from chalicelib import repos
-from chalicelib.repos import Access
-from chalicelib.repos import Caller, RepoView
+from chalicelib.protection.rules import BranchRule, Protection, Pusher, TagRule, valid_tag_pattern
+from chalicelib.repos import Access, Caller, RepoView
 from chalicelib.store import unit_of_work
 
 NOT_ADMIN = "user should be an owner or a collaborator with admin write of a repository"
@@ -62,9 +57,6 @@ _TEAM_LISTS = {"push_whitelist_teams": "push_whitelist_team_ids",
                "merge_whitelist_teams": "merge_whitelist_team_ids",
                "approvals_whitelist_teams": "approvals_whitelist_team_ids"}
 
-
-def now() -> int:
-    return int(time.time())
 
 
 def _admin(view: RepoView, caller: Caller, *, writing: bool = False) -> None:
@@ -260,7 +252,7 @@ def create_branch_rule(view: RepoView, caller: Caller,
             raise PermissionDenied("Branch protection already exist")
         if len(read.branch_rules) >= MAX_RULES:
             raise InvalidInput(f"a repository has at most {MAX_RULES} branch protections")
-        stamp = now()
+        stamp = clock.seconds()
         rule = dataclasses.replace(template, id=max([r.id for r in read.branch_rules],
                                                     default=0) + 1,
                                    created=stamp, updated=stamp)
@@ -279,7 +271,7 @@ def edit_branch_rule(view: RepoView, caller: Caller, name: str,
         if current is None:
             raise NotFoundError("branch protection does not exist")
         rule = _apply_branch(view, current, option, create=False)
-        rule.updated = now()
+        rule.updated = clock.seconds()
         rules = [rule if r.rule_name == name else r for r in read.branch_rules]
         return Protection(rules, read.tag_rules, read.version), rule
     return _write(view, change)
@@ -323,7 +315,7 @@ def create_tag_rule(view: RepoView, caller: Caller, option: CreateTagProtectionO
             raise PermissionDenied("Tag protection already exist")
         if len(read.tag_rules) >= MAX_RULES:
             raise InvalidInput(f"a repository has at most {MAX_RULES} tag protections")
-        stamp = now()
+        stamp = clock.seconds()
         rule = TagRule(read.next_tag_id(), pattern, users, teams, stamp, stamp)
         return Protection(read.branch_rules, [*read.tag_rules, rule], read.version), rule
     return _write(view, change)
@@ -350,7 +342,7 @@ def edit_tag_rule(view: RepoView, caller: Caller, rule_id: int,
             current, name_pattern=pattern if pattern is not None else current.name_pattern,
             whitelist_user_ids=users if users is not None else current.whitelist_user_ids,
             whitelist_team_ids=teams if teams is not None else current.whitelist_team_ids,
-            updated=now())
+            updated=clock.seconds())
         rules = [rule if r.id == rule_id else r for r in read.tag_rules]
         return Protection(read.branch_rules, rules, read.version), rule
     return _write(view, change)

@@ -21,12 +21,10 @@ import dataclasses
 import json
 import logging
 
-
+from chalicelib import repos
+from chalicelib.protection.models import ProtectionItem, keys
 from chalicelib.protection.rules import BranchRule, Protection, TagRule
 from chalicelib.store import unit_of_work
-from chalicelib.protection.models import keys
-from chalicelib import repos
-from chalicelib.protection.models import ProtectionItem
 
 log = logging.getLogger("nimbus.protection")
 

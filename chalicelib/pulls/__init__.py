@@ -22,3 +22,34 @@ repoGetPullRequestByBaseHead.
 
 Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "is_work_in_progress":         "checks",
+    "EVENT_TYPES":                 "consumers",
+    "on_event":                    "consumers",
+    "standing":                    "gate",
+    "merge_pull":                  "merging",
+    "CreatePullRequestOption":     "options",
+    "MergePullRequestOption":      "options",
+    "TEAM_DEFAULTS":               "records",
+    "pull_request_record":         "records.pull_request",
+    "requested_reviewers_record":  "records.requested",
+    "PULL":                        "request",
+    "PullRenderer":                "request",
+    "pull_ctx_of":                 "request.ctx_of",
+    "PullQuery":                   "service",
+    "create_pull":                 "service",
+    "get_pull":                    "service",
+    "list_pulls":                  "service",
+    "pull_context":                "service",
+    "pull_fields_of":              "service.fields_of",
+    "PullFields":                  "store",
+    "pull_items":                  "store.pulls",
+    "set_pull_fields":             "store.set_fields",
+    "pull_commits":                "views.commits",
+    "pull_diff_or_patch":          "views.diff_or_patch",
+    "pull_files":                  "views.files",
+})

@@ -21,8 +21,8 @@ from chalicelib.errors import NotAllowed
 if TYPE_CHECKING:
     from dulwich.object_store import BaseObjectStore
 
-    from chalicelib.issues.context import Ctx
-    from chalicelib.protection.rules import BranchRule
+    from chalicelib.issues import Ctx
+    from chalicelib.protection import BranchRule
 
 APPROVED, REQUEST_CHANGES, REQUEST_REVIEW = "APPROVED", "REQUEST_CHANGES", "REQUEST_REVIEW"
 # Review states that are a reviewer's verdict (a pending review is not yet one; a comment
@@ -56,35 +56,32 @@ class Verdict:
 
 def rule_for(ctx: Ctx, base_branch: str) -> BranchRule | None:
     """The base branch's rule; no read when the repository has no rules."""
-    from chalicelib.protection import gate as protection_gate
-    from chalicelib.protection import store as protection_store
+    from chalicelib import protection
 
-    if not protection_gate.has_rules(ctx.repo):
+    if not protection.has_rules(ctx.repo):
         return None
-    return protection_store.get(ctx.repo_id).rule_for(base_branch)
+    return protection.protection_of(ctx.repo_id).rule_for(base_branch)
 
 
 def may_merge(ctx: Ctx, rule: BranchRule | None) -> bool:
     """IsUserAllowedToMerge: a writer, or with a merge allow list, one on it."""
     if rule is None or not rule.enable_merge_whitelist:
         return True
-    from chalicelib.protection import gate as protection_gate
+    from chalicelib import protection
 
-    return rule.can_merge(protection_gate.pusher_of(ctx.view, ctx.user))
+    return rule.can_merge(protection.pusher_of(ctx.view, ctx.user))
 
 
 def prefetch(ctx: Ctx, head_sha: str) -> None:
     """What the gate reads, in ONE strongly consistent batch: the rules item and the
     head's statuses (none without rules).  The reviews need no read: the pull request
     carries each reviewer's standing verdict (``standing``)."""
-    from chalicelib.protection import gate as protection_gate
-    from chalicelib.protection import store as protection_store
-    from chalicelib.statuses import store as status_store
+    from chalicelib import protection, statuses
     from chalicelib.store import unit_of_work
 
-    if protection_gate.has_rules(ctx.repo):
-        unit_of_work.prefetch([protection_store.protection_key(ctx.repo_id),
-                               status_store.summary_key(ctx.repo_id, head_sha)],
+    if protection.has_rules(ctx.repo):
+        unit_of_work.prefetch([protection.protection_key(ctx.repo_id),
+                               statuses.status_summary_key(ctx.repo_id, head_sha)],
                               consistent=True)
 
 
@@ -92,12 +89,11 @@ def checks_state(ctx: Ctx, rule: BranchRule | None, head_sha: str) -> str:
     """The state a scheduled merge waits for: the required contexts' when the rule asks
     for status checks, else every context's combined state (``""``: no statuses).
     Read from ``prefetch``'s batch when it ran for this head."""
-    from chalicelib.statuses import service as statuses
-    from chalicelib.statuses import store as status_store
+    from chalicelib import statuses
 
     if rule is None or not rule.enable_status_check:
         return statuses.combined_state(ctx.repo_id, head_sha)
-    latest = status_store.get_summary(ctx.repo_id, head_sha).latest.values()
+    latest = statuses.status_summary(ctx.repo_id, head_sha).latest.values()
     return rule.required_contexts_state({s.context: s.state for s in latest})
 
 

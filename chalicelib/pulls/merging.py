@@ -17,27 +17,22 @@ import random
 import time
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError,
-                               InvalidInput, NotAllowed, NotFoundError, PermissionDenied,
-                               RefProtected)
+from chalicelib import clock, contents, issues, quota, repos
+from chalicelib.accounts import account_snapshot
+from chalicelib.contents import identity
+from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError, InvalidInput,
+                               NotAllowed, NotFoundError, PermissionDenied, RefProtected)
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.quota import service as quota
-from chalicelib.contents import files as repo_files
-from chalicelib.contents import pushes
-from chalicelib.issues import service as issues
+from chalicelib.issues import Ctx
 from chalicelib.pulls import checks as pull_checks
 from chalicelib.pulls import gate as pull_gate
 from chalicelib.pulls import service as pulls
-from chalicelib import repos
-from chalicelib.issues.context import Ctx, now, snapshot
-from chalicelib.contents.authorship import identity
-from chalicelib.issues import store as issue_store
 from chalicelib.pulls import store
 from chalicelib.pulls.options import MergePullRequestOption
 from chalicelib.pulls.store import EMPTY, MERGEABLE, PullFields
 
 if TYPE_CHECKING:
-    from chalicelib.issues.store import Issue
+    from chalicelib.issues import Issue
 
 # Merges into one base racing: each lost race means another merge landed.
 ATTEMPTS = 24
@@ -53,7 +48,7 @@ def merge_pull(ctx: Ctx, number: int, option: MergePullRequestOption) -> int:
     if ctx.repo.archived:
         raise ArchivedRepository("repository is archived")
     # Forgejo's quota middleware runs after binding, before the handler's own checks.
-    quota.ensure_within(int(ctx.repo.owner_id), "size:git:all")
+    quota.ensure_within_quota(int(ctx.repo.owner_id), "size:git:all")
     issue = pulls.get_pull(ctx, number)
     pull = store.fields_of(issue)
     if pull.merged:
@@ -116,8 +111,8 @@ def _current_head(ctx: Ctx, pull: PullFields) -> str:
 def _head_view(ctx: Ctx, pull: PullFields):
     if pull.head_repo_id == ctx.repo_id:
         return ctx.view
-    from chalicelib.repos import ANONYMOUS, view_of
     from chalicelib import repos
+    from chalicelib.repos import ANONYMOUS, view_of
 
     repo = repos.repo_by_id(pull.head_repo_id)
     return view_of(repo, ANONYMOUS) if repo is not None else None
@@ -139,8 +134,8 @@ def merge_now(ctx: Ctx, number: int, request: dict) -> None:
 
 
 def _attempt(ctx: Ctx, number: int, request: dict) -> None:
+    from chalicelib import signing
     from chalicelib.gitops import objects, pull_merge
-    from chalicelib.signing import service as signing
 
     issue = pulls.get_pull(ctx, number, consistent=True)
     pull = store.fields_of(issue)
@@ -152,7 +147,7 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
     base_sha = pulls.branch_tip(ctx.view, pull.base_branch)
     if base_sha is None:
         raise NotAllowed("Please try again later: the base branch is gone")
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     found = pull_checks.examine(git.object_store, base_sha, head_sha)
     if found.status not in (MERGEABLE, EMPTY):
         raise NotAllowed("Please try again later")
@@ -181,8 +176,8 @@ def _attempt(ctx: Ctx, number: int, request: dict) -> None:
                          "on the tip of the base branch") from None
     new_head = outcome.new_head.decode()
     merged = store.fields_of(issue)
-    merged.merged, merged.merged_at = True, now()
-    merged.merged_by = snapshot(ctx.user)
+    merged.merged, merged.merged_at = True, clock.seconds()
+    merged.merged_by = account_snapshot(ctx.user)
     merged.merge_commit_sha = (outcome.merge_commit or outcome.new_head).decode()
     merged.head_sha, merged.base_sha, merged.auto_merge = head_sha, base_sha, None
     _write_merged(ctx, issue, merged, [(f"refs/heads/{pull.base_branch}", base_sha, new_head)],
@@ -203,31 +198,31 @@ def _refuse_by_rule(ctx: Ctx, issue: Issue, pull: PullFields, found, git, *, for
 
 
 def _poster_identity(issue: Issue):
-    from chalicelib.issues.context import account_from
+    from chalicelib.accounts import account_from
 
     return identity(account_from(issue.poster))
 
 
 def _write_merged(ctx: Ctx, issue: Issue, merged: PullFields, updates: list, git) -> None:
     """The ref change (if any) with the closed, merged pull request in one transaction."""
-    new = issue_store.copy_issue(issue)
+    new = issues.copy_issue(issue)
     store.set_fields(new, merged)
-    new.state, new.closed_at, new.updated = "closed", now(), now()
+    new.state, new.closed_at, new.updated = "closed", clock.seconds(), clock.seconds()
     new.version = int(issue.version) + 1
     tracker = ctx.tracker(consistent=True)
     written: dict = {}
 
     def stage(uow) -> None:
-        issue_store.stage_replace_issue(new, int(issue.version))
-        written["change"] = issues.stage_counters(ctx, issue, new, tracker)
+        issues.stage_replace_issue(new, int(issue.version))
+        written["change"] = issues.stage_issue_counters(ctx, issue, new, tracker)
         # One event: webhooks send it as Forgejo does, "closed" with merged set.
         uow.raise_event(issues.issue_event(ctx, new, "merged"))
 
     if updates:
         # The merge gate applied the base branch's rule (``_refuse_by_rule``).
-        change = pushes.prepare(ctx.repo, git, updates, actor=ctx.user, guard=pushes.Guard.MERGE)
+        change = contents.prepare_ref_changes(ctx.repo, git, updates, actor=ctx.user, guard=contents.Guard.MERGE)
         change.also(5, stage)
-        pushes.commit(change)
+        contents.commit_ref_changes(change)
     else:
         from chalicelib.store import unit_of_work
         with unit_of_work.writing() as uow:
@@ -241,7 +236,7 @@ def _record_manual_merge(ctx: Ctx, issue: Issue, commit_id: str) -> None:
 
     pull = store.fields_of(issue)
     base_sha = pulls.branch_tip(ctx.view, pull.base_branch)
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     if len(commit_id) != COMMIT_ID_LENGTH or base_sha is None:
         raise ConflictError("MergeCommitID must be the full id of a commit on the base branch")
     try:
@@ -250,7 +245,7 @@ def _record_manual_merge(ctx: Ctx, issue: Issue, commit_id: str) -> None:
         contained = False
     if not contained:
         raise ConflictError("MergeCommitID must be the full id of a commit on the base branch")
-    pull.merged, pull.merged_at, pull.merged_by = True, now(), snapshot(ctx.user)
+    pull.merged, pull.merged_at, pull.merged_by = True, clock.seconds(), account_snapshot(ctx.user)
     pull.merge_commit_sha, pull.status = commit_id, store.MANUALLY_MERGED
     try:
         _write_merged(ctx, issue, pull, [], git)
@@ -268,9 +263,9 @@ def _delete_head_branch(ctx: Ctx, pull: PullFields) -> None:
     mine = view_of(head.repo, ctx.caller)
     if not mine.can_write:
         return
-    git = repo_files.open_git(head.repo)
+    git = contents.open_git(head.repo)
     try:
-        pushes.apply_ref_updates(head.repo, git, [(f"refs/heads/{pull.head_branch}",
+        contents.apply_ref_updates(head.repo, git, [(f"refs/heads/{pull.head_branch}",
                                                    pull.head_sha, None)], actor=ctx.user)
     except (StaleRefs, RefsBusy):
         pass  # the branch moved after the merge: it has new work, keep it
@@ -301,20 +296,20 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
     head = _head_view(ctx, pull)
     if head is None:
         raise NotFoundError("the head repository is gone")
-    quota.ensure_within(int(ctx.repo.owner_id), "size:git:all")
+    quota.ensure_within_quota(int(ctx.repo.owner_id), "size:git:all")
     may_push = view_of(head.repo, ctx.caller).can_write or (
         pull.allow_maintainer_edit and ctx.can_write_for(issue))
     if not may_push:
         raise PermissionDenied("user may not update the head branch")
     head_sha = _current_head(ctx, pull)
     base_sha = pulls.branch_tip(ctx.view, pull.base_branch)
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     if base_sha is None or is_ancestor(git.object_store, base_sha, head_sha):
         return      # nothing new on the base
     doer = identity(ctx.user)
     # The head shares the base's pool: its store writes the pack, so the head's ref
     # change charges it (quota_charges).
-    head_git = repo_files.open_git(head.repo)
+    head_git = contents.open_git(head.repo)
     with objects.staged(head_git.object_store) as staged:
         if style == "merge":
             outcome = pull_merge.merge_pull(
@@ -325,7 +320,7 @@ def update_head(ctx: Ctx, number: int, style: str) -> None:
             outcome = pull_merge.merge_pull(staged, style="rebase", base=base_sha.encode(),
                                             head=head_sha.encode(), author=doer,
                                             committer=doer, message="")
-    pushes.apply_ref_updates(head.repo, head_git, [(f"refs/heads/{pull.head_branch}", head_sha,
+    contents.apply_ref_updates(head.repo, head_git, [(f"refs/heads/{pull.head_branch}", head_sha,
                                                    outcome.new_head.decode())], actor=ctx.user)
 
 
@@ -337,10 +332,10 @@ def schedule(ctx: Ctx, number: int, request: dict) -> None:
         if pull.auto_merge:
             raise ConflictError("pull request is already scheduled to auto merge when checks "
                                 "succeed")
-        pull.auto_merge = dict(request, doer=snapshot(ctx.user))
+        pull.auto_merge = dict(request, doer=account_snapshot(ctx.user))
         store.set_fields(new, pull)
 
-    issues.mutate(ctx, number, change, lambda old, new: [])
+    issues.mutate_issue(ctx, number, change, lambda old, new: [])
 
 
 def cancel_scheduled(ctx: Ctx, number: int) -> None:
@@ -359,4 +354,4 @@ def cancel_scheduled(ctx: Ctx, number: int) -> None:
         fields.auto_merge = None
         store.set_fields(new, fields)
 
-    issues.mutate(ctx, number, change, lambda old, new: [])
+    issues.mutate_issue(ctx, number, change, lambda old, new: [])

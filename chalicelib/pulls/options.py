@@ -6,11 +6,13 @@ A pull request's title, head and base are required by the rules, not by Forgejo'
 description: a null or blank one reaches the rule, which answers "Required"."""
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, Mapping, get_args
 
 from chalicelib.errors import InvalidInput
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, DateTime, Int64, Option, UnsetType, decode, go_field
-from chalicelib.issues.options import IdList, IssueEditFields, NameList, label_ids, names_only
+from chalicelib.issues import (ISSUE_MAXIMA, IdList, IssueEditFields, NameList, label_ids,
+                               names_only)
 
 # Forgejo's merge styles (MergePullRequestForm.Do), in its order.
 MergeStyle = Literal["merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
@@ -20,6 +22,8 @@ MERGE_STYLES: tuple[str, ...] = get_args(MergeStyle)
 
 class CreatePullRequestOption(Option):
     """repoCreatePullRequest (and the browser's compare page)."""
+    max_lengths: ClassVar[Mapping[str, int]] = dict(ISSUE_MAXIMA, head=512, base=255)
+    single_line: ClassVar[frozenset[str]] = frozenset({"title", "head", "base", "assignee", "assignees"})
 
     head: str | None | UnsetType = UNSET
     base: str | None | UnsetType = UNSET
@@ -39,6 +43,8 @@ class CreatePullRequestOption(Option):
 class EditPullRequestOption(IssueEditFields, kw_only=True):
     """repoEditPullRequest: what is left out (or null) stays as it is; a null milestone
     removes it.  The state stays a text so the rule answers with its own message."""
+    max_lengths: ClassVar[Mapping[str, int]] = dict(ISSUE_MAXIMA, base=255)
+    single_line: ClassVar[frozenset[str]] = frozenset({"title", "base", "assignee", "assignees", "state"})
     published = True
 
     base: str | None | UnsetType = UNSET
@@ -53,6 +59,9 @@ class EditPullRequestOption(IssueEditFields, kw_only=True):
 class MergePullRequestOption(Option):
     """repoMergePullRequest (and the merge form of a pull request's page).  The field
     names are Forgejo's Go names (its form has no JSON names for them)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"do": 32, "mergetitlefield": 255, "mergemessagefield": input_rules.BODY_MAX,
+                       "mergecommitid": 64, "head_commit_id": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"do", "mergetitlefield", "mergecommitid", "head_commit_id"})
 
     Do: MergeStyle
     MergeTitleField: str | None | UnsetType = UNSET

@@ -6,10 +6,32 @@ current), so rendering reads no refs.
 """
 from __future__ import annotations
 
-
 from chalicelib import accounts
-from chalicelib.http import formats
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import B, I, S, T, nullable, ref
 from chalicelib.pulls import checks as pull_checks
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "PRBranchInfo": {"label": S, "ref": S, "sha": S, "repo_id": I,
+                     "repo": nullable(ref("Repository"))},
+    "PullRequest": {
+        "id": I, "url": S, "number": I, "user": ref("User"), "title": S, "body": S,
+        "labels": {"type": "array", "items": ref("Label")},
+        "milestone": nullable(ref("Milestone")), "assignee": nullable(ref("User")),
+        "assignees": nullable({"type": "array", "items": ref("User")}),
+        "requested_reviewers": {"type": "array", "items": ref("User")},
+        "requested_reviewers_teams": {"type": "array", "items": ref("Team")},
+        "state": S, "draft": B, "is_locked": B, "comments": I, "review_comments": I,
+        "additions": I, "deletions": I, "changed_files": I, "html_url": S, "diff_url": S,
+        "patch_url": S, "mergeable": B, "merged": B, "merged_at": nullable(T),
+        "merge_commit_sha": nullable(S), "merged_by": nullable(ref("User")),
+        "allow_maintainer_edit": B, "base": ref("PRBranchInfo"), "head": ref("PRBranchInfo"),
+        "merge_base": S, "due_date": nullable(T), "created_at": T, "updated_at": T,
+        "closed_at": nullable(T), "pin_order": I, "flow": I,
+    },
+}, lists=("PullRequest",))
 
 
 def branch_info(label: str, ref: str, sha: str, repo_id: int, repo_record: dict | None) -> dict:

@@ -2,17 +2,15 @@
 caller sees it and the renderer of PullRequest records."""
 from __future__ import annotations
 
-from chalicelib.pulls import records as pull_records
-from chalicelib import accounts
+from chalicelib import accounts, contents
+from chalicelib.accounts import account_from
 from chalicelib.http.message import ApiRequest
-from chalicelib.issues.request import Renderer, issue_preload_more
-from chalicelib.repos import caller, current_repo, repo_preload, repo_record
-from chalicelib.pulls import views as pull_views
+from chalicelib.issues import Ctx, IssueRenderer, issue_preload_more
+from chalicelib.pulls import records as pull_records
 from chalicelib.pulls import service as pulls
-from chalicelib.contents import branch_store
+from chalicelib.pulls import views as pull_views
+from chalicelib.repos import caller, current_repo, repo_preload, repo_record
 from chalicelib.store import unit_of_work
-from chalicelib.issues.context import Ctx, account_from
-
 
 PULL = dict(tag="repository", scope="repository", preload=repo_preload,
             preload_more=issue_preload_more)
@@ -22,7 +20,7 @@ def ctx_of(req: ApiRequest) -> Ctx:
     return pulls.pull_context(caller(req), current_repo(req))
 
 
-class PullRenderer(Renderer):
+class PullRenderer(IssueRenderer):
     """Issue rendering plus the base and head repositories, each rendered once."""
 
     def __init__(self, req: ApiRequest, ctx: Ctx):
@@ -44,9 +42,9 @@ class PullRenderer(Renderer):
         for item in items:
             pull = pulls.fields_of(item)
             if item.is_open and not pull.merged:
-                keys.append(branch_store.key(self.ctx.repo_id, pull.base_branch))
+                keys.append(contents.branch_key(self.ctx.repo_id, pull.base_branch))
                 if pull.head_branch and not pull.head_gone:
-                    keys.append(branch_store.key(pull.head_repo_id, pull.head_branch))
+                    keys.append(contents.branch_key(pull.head_repo_id, pull.head_branch))
         unit_of_work.prefetch(keys, consistent=True)
 
     def _examined_on_tips(self, item, pull) -> bool:
@@ -54,12 +52,12 @@ class PullRenderer(Renderer):
         if not item.is_open or pull.merged:
             return True
         self._read_tips([item])
-        base = branch_store.get(self.ctx.repo_id, pull.base_branch)
+        base = contents.branch_info(self.ctx.repo_id, pull.base_branch)
         if base is None or base.commit_id != pull.base_sha:
             return False
         if pull.head_gone or not pull.head_branch:
             return True
-        head = branch_store.get(pull.head_repo_id, pull.head_branch)
+        head = contents.branch_info(pull.head_repo_id, pull.head_branch)
         return head is None or head.commit_id == pull.head_sha
 
     def pull(self, item) -> dict:

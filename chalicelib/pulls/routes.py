@@ -7,19 +7,17 @@ one costs those two calls, a page one Query more.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
-from chalicelib import repos
+from chalicelib import contents, repos
+from chalicelib.errors import NotFoundError
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
-from chalicelib.errors import NotFoundError
-from chalicelib.contents import commits as commit_views
 from chalicelib.pulls import merging as pull_merging
-from chalicelib.pulls import views as pull_views
 from chalicelib.pulls import service as pulls
+from chalicelib.pulls import views as pull_views
 from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption, merge_option
-from chalicelib.contents import commit_records
 from chalicelib.pulls.request import PULL, PullRenderer, ctx_of
+from chalicelib.repos import PAGE
 
 SIGNED = dict(PULL, signed_in=True)
 
@@ -88,8 +86,8 @@ def pull_commits(req: ApiRequest) -> ApiResponse:
     found = pull_views.commits(ctx, item)
     page = paging.page_of(req)
     shown = page.slice(found)
-    accounts = commit_views.linked_accounts(shown)
-    body = [commit_records.commit(c, html, api, accounts=accounts) for c in shown]
+    accounts = contents.linked_accounts(shown)
+    body = [contents.commit_record(c, html, api, accounts=accounts) for c in shown]
     return paging.set_headers(ApiResponse.json(body), req, page, len(found))
 
 
@@ -100,7 +98,7 @@ def pull_files(req: ApiRequest) -> ApiResponse:
     ctx, item, (html, api) = _pull_in(req)
     changes, head = pull_views.files(ctx, item)
     return paging.paged_json(req, list(changes),
-                             lambda f: commit_records.changed_file(f, html, api, head))
+                             lambda f: contents.changed_file_record(f, html, api, head))
 
 
 @route("GET", "/repos/{owner}/{repo}/pulls/{index}/merge", "repoPullRequestIsMerged",
@@ -165,4 +163,13 @@ def edit_pull(req: ApiRequest) -> ApiResponse:
 def get_by_base_head(req: ApiRequest) -> ApiResponse:
     ctx = ctx_of(req)
     item = pulls.find_by_branches(ctx, req.params["base"], req.params["head"])
+    return ApiResponse.json(PullRenderer(req, ctx).pull(item))
+
+
+@route("GET", "/repos/{owner}/{repo}/commits/{sha}/pull", "repoGetCommitPullRequest",
+       summary="Get the pull request of the commit",
+       responses={200: "PullRequest", 404: "notFound"}, **PULL)
+def commit_pull(req: ApiRequest) -> ApiResponse:
+    ctx = ctx_of(req)
+    item = pulls.pull_of_commit(ctx.repo, req.params["sha"])
     return ApiResponse.json(PullRenderer(req, ctx).pull(item))

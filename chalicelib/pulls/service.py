@@ -15,21 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chalicelib import accounts, contents, issues, repos
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib import accounts
-from chalicelib import repos
-from chalicelib.issues import service as issues
+from chalicelib.issues import (MAX_TITLE, PULLS_UNIT, CreateIssueOption, Ctx, issue_context,
+                               value_of, with_labels)
 from chalicelib.pulls import checks as pull_checks
-from chalicelib.contents import files as repo_files
-from chalicelib.issues.context import MAX_TITLE, PULLS_UNIT, Ctx, context, value_of, with_labels
-from chalicelib.issues.options import CreateIssueOption
-from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption
-from chalicelib.repos import Caller, RepoView
 from chalicelib.pulls import store
+from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption
 from chalicelib.pulls.store import PullFields
+from chalicelib.repos import Caller, RepoView
 
 if TYPE_CHECKING:
-    from chalicelib.issues.store import Issue, Tracker
+    from chalicelib.issues import Issue, Tracker
+    from chalicelib.repos import Repo
 
 ZERO = "0" * 40
 HEADS = "refs/heads/"
@@ -47,7 +45,7 @@ def fields_of(issue: Issue) -> PullFields:
 
 def pull_context(caller: Caller, view: RepoView) -> Ctx:
     """The repository's pull requests as ``caller`` sees them (404 when they may not)."""
-    return context(caller, view, PULLS_UNIT)
+    return issue_context(caller, view, PULLS_UNIT)
 
 
 def get_pull(ctx: Ctx, number: int, *, consistent: bool = False) -> Issue:
@@ -59,7 +57,7 @@ def get_pull(ctx: Ctx, number: int, *, consistent: bool = False) -> Issue:
 
 
 def branch_tip(view: RepoView, branch: str) -> str | None:
-    git = repo_files.open_git(view.repo)
+    git = contents.open_git(view.repo)
     try:
         return git.refs[(HEADS + branch).encode()].decode()
     except KeyError:
@@ -109,7 +107,7 @@ def _open_duplicate(ctx: Ctx, head_repo_id: int, head_branch: str, base_branch: 
 
 def examined(ctx: Ctx, pull: PullFields, base_sha: str, head_sha: str) -> PullFields:
     """``pull`` with the mergeability of ``head_sha`` into ``base_sha``."""
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     found = pull_checks.examine(git.object_store, base_sha, head_sha)
     pull.base_sha, pull.head_sha, pull.merge_base = found.base_sha, found.head_sha, \
         found.merge_base
@@ -154,7 +152,7 @@ def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
     from chalicelib import repos
     pull.allow_maintainer_edit = bool(
         repos.merge_settings_of(ctx.repo)["default_allow_maintainer_edit"])
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
 
     # The issue half of the pull request: what a CreateIssueOption shares with it.
     shared = CreateIssueOption(title=option.title, body=option.body, assignee=option.assignee,
@@ -266,7 +264,7 @@ def edit_pull(ctx: Ctx, number: int, option: EditPullRequestOption) -> Issue:
             examined(ctx, pull, rechecked[1], pull.head_sha)
         store.set_fields(new, pull)
 
-    _, new = issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new))
+    _, new = issues.mutate_issue(ctx, number, change, lambda old, new: issues.issue_edit_events(ctx, old, new))
     return new
 
 
@@ -291,3 +289,15 @@ def _new_base(ctx: Ctx, number: int, pull: PullFields, base: str | None,
 
 def is_merged(ctx: Ctx, number: int) -> bool:
     return store.fields_of(get_pull(ctx, number)).merged
+
+
+def pull_of_commit(repo: Repo, sha: str) -> Issue:
+    """The newest pull request of the repository whose merge commit, or else whose head,
+    is ``sha`` (a full commit id)."""
+    sha = sha.strip().lower()
+    items = store.pulls(int(repo.id), "oc")
+    for sha_field in ("merge_commit_sha", "head_sha"):
+        for item in items:
+            if sha and getattr(store.fields_of(item), sha_field) == sha:
+                return item
+    raise NotFoundError(f"no pull request of commit {sha}")

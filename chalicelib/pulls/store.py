@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
-from chalicelib.issues.store import Issue, query_all
+from chalicelib.issues import Issue, query_all_issues
 
 # Forgejo's stored PR status values, by name (fj:models/issues/pull.go).
 CHECKING, MERGEABLE, CONFLICT, EMPTY, ANCESTOR, ERROR, MANUALLY_MERGED = (
@@ -94,9 +94,9 @@ def set_fields(issue: Issue, pull: PullFields) -> None:
 
 def open_pulls(repo_id: int) -> list[Issue]:
     """Every open pull request of a repository, newest first."""
-    return query_all(repo_id, "o", "p")
+    return query_all_issues(repo_id, "o", "p")
 
 
 def pulls(repo_id: int, states: str) -> list[Issue]:
     """Pull requests in ``states`` ("o", "c" or "oc"), newest first."""
-    return query_all(repo_id, states, "p")
+    return query_all_issues(repo_id, states, "p")

@@ -15,18 +15,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from chalicelib import accounts, clock, contents, issues, repos
+from chalicelib.accounts import account_from
 from chalicelib.errors import NotFoundError, ServiceError
 from chalicelib.gitstore import refdb
-from chalicelib.issues import service as issues
+from chalicelib.issues import Ctx
 from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import service as pulls
-from chalicelib.contents import files as repo_files
-from chalicelib.issues.context import Ctx, account_from, now
-from chalicelib.repos import Access
-from chalicelib.repos import Caller, RepoView
-from chalicelib import accounts
 from chalicelib.pulls import store
-from chalicelib import repos
+from chalicelib.repos import Access, Caller, RepoView
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -99,7 +96,7 @@ def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
                    if _heads_at(store.fields_of(item), repo, branch, not gone)]
         ctx = _system_ctx(base) if numbers else None
         for number in numbers if ctx is not None else ():
-            issues.mutate(ctx, number, change, lambda old, new: [])
+            issues.mutate_issue(ctx, number, change, lambda old, new: [])
 
 
 def _heads_at(pull, repo: Repo, branch: str, gone: bool) -> bool:
@@ -137,7 +134,7 @@ def _head_view(ctx: Ctx, pull) -> RepoView | None:
 
 
 def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
 
     def change(old, new, tracker) -> None:
         pull = store.fields_of(new)
@@ -146,14 +143,14 @@ def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
         store.set_fields(new, pull)
         if moved:
             pulls.stage_head_ref(git, number, head_sha, unit_of_work.current())
-            new.updated = now()
+            new.updated = clock.seconds()
 
     def raised(old, new):
         if store.fields_of(old).head_sha != store.fields_of(new).head_sha:
             return [issues.issue_event(ctx, new, "synchronized")]
         return []
 
-    issues.mutate(ctx, number, change, raised)
+    issues.mutate_issue(ctx, number, change, raised)
     git.refs.refresh()
 
 

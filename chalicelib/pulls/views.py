@@ -7,15 +7,14 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
+from chalicelib import contents
 from chalicelib.errors import NotFoundError
-from chalicelib.contents import commits as commit_views
-from chalicelib.contents import files as repo_files
-from chalicelib.issues.context import Ctx
-from chalicelib.repos import RepoView, find_repo_by_id
+from chalicelib.issues import Ctx
 from chalicelib.pulls import store
+from chalicelib.repos import RepoView, find_repo_by_id
 
 if TYPE_CHECKING:
-    from chalicelib.issues.store import Issue
+    from chalicelib.issues import Issue
 
 MAX_COMMITS = 250     # Forgejo's limit on a pull request's commit list
 
@@ -32,7 +31,7 @@ def _range(ctx: Ctx, issue: Issue) -> tuple[object, str, str]:
     pull = store.fields_of(issue)
     if not pull.head_sha:
         raise NotFoundError("the pull request's head is unknown")
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     return git, pull.merge_base or pull.base_sha, pull.head_sha
 
 
@@ -75,5 +74,5 @@ def diff_or_patch(ctx: Ctx, issue: Issue, kind: str) -> bytes:
         body = io.BytesIO()
         parent_tree = read_commit(store_, commit.parents[0]).tree if commit.parents else None
         write_tree_diff(body, store_, parent_tree, commit.tree)
-        out.write(commit_views.patch_mail(commit, body.getvalue(), number, len(series)))
+        out.write(contents.patch_mail(commit, body.getvalue(), number, len(series)))
     return out.getvalue()

@@ -23,3 +23,24 @@ Registered by ``chalicelib/areas.py``; the schedule runs from ``app.py``.  Off u
 syncs, releases and uploads call ``charges``/``service`` in their own transactions;
 ``docs/quota.md`` has the model.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "CHARGE_VISIBILITY":        "charges.VISIBILITY",
+    "Charge":                   "charges",
+    "PUSH_SUBJECT":             "charges",
+    "charge_committed":         "charges.committed",
+    "charge_for":               "charges",
+    "quota_push_refusal":       "charges.push_refusal",
+    "refresh_charge":           "charges.refresh",
+    "stage_charge":             "charges.stage",
+    "stage_charge_release":     "charges.stage_release",
+    "stage_charge_visibility":  "charges.stage_visibility",
+    "recount":                  "check",
+    "ensure_within_quota":      "service.ensure_within",
+    "quota_allows":             "service.allows",
+    "stage_attachment_usage":   "service",
+    "stage_usage":              "store",
+})

@@ -13,16 +13,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from chalicelib import accounts
-from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError)
+from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError
 from chalicelib.http.options import UNSET, UnsetType
+from chalicelib.quota import rules as quota_rules
 from chalicelib.quota import service as quota
+from chalicelib.quota import store
 from chalicelib.quota.options import (CreateQuotaGroupOptions, CreateQuotaRuleOptions,
                                       EditQuotaRuleOptions, SetUserQuotaGroupsOptions)
-from chalicelib.quota import rules as quota_rules
 from chalicelib.quota.rules import Group, Rule
-from chalicelib.quota import store
-from chalicelib.store import unit_of_work
 from chalicelib.quota.store import Config, RuleData
+from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account

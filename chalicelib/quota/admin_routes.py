@@ -10,12 +10,12 @@ from __future__ import annotations
 from chalicelib import accounts
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.quota.routes import group_record, info_record, rule_record
 from chalicelib.http.router import route
-from chalicelib.quota import service as quota
 from chalicelib.quota import admin as quota_admin
+from chalicelib.quota import service as quota
 from chalicelib.quota.options import (CreateQuotaGroupOptions, CreateQuotaRuleOptions,
                                       EditQuotaRuleOptions, SetUserQuotaGroupsOptions)
+from chalicelib.quota.records import group_record, info_record, rule_record
 
 ADMIN = dict(tag="admin", scope="admin", site_admin=True, available=quota.enabled)
 NAMED = dict(ADMIN, preload=lambda req: quota.name_keys(req.params["username"]),

@@ -27,12 +27,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from chalicelib import accounts, repos
 from chalicelib.errors import ConditionFailed
-from chalicelib.quota import service as quota
 from chalicelib.quota import charges as quota_charges
-from chalicelib import accounts
+from chalicelib.quota import service as quota
 from chalicelib.quota import store
-from chalicelib import repos
 from chalicelib.store import unit_of_work
 
 log = logging.getLogger("nimbus.quota")

@@ -5,7 +5,7 @@ through the domain's face (``chalicelib/quota/__init__.py``).
 """
 from __future__ import annotations
 
-from pynamodb.attributes import (ListAttribute, NumberAttribute, UnicodeAttribute)
+from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store.table import Item
 

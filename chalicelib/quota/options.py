@@ -7,7 +7,7 @@ A name that is not a text is "Required" too, and the lists keep their own texts
 ("[Subjects]: expected a list of strings"), as they had before the edge checked them."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Mapping
 
 from chalicelib.http.options import UNSET, Int64, Option, UnsetType
 
@@ -16,6 +16,8 @@ _SUBJECTS = "[Subjects]: expected a list of strings"
 
 class CreateQuotaRuleOptions(Option):
     """adminCreateQuotaRule, and each rule of adminCreateQuotaGroup."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 255, "subjects": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name", "subjects"})
     texts = {("Name", "type"): "[Name]: Required", ("Subjects", "type"): _SUBJECTS}
 
     name: str | None | UnsetType = UNSET
@@ -28,6 +30,8 @@ class CreateQuotaGroupOptions(Option):
     is empty (``""``, 0, false, ``{}``) means none, and the rule refuses the others
     ("[Rules]: expected a list of rules").  A rule's fields keep the texts of a rule
     created alone ("[Limit]: …"), except its name ("[Rules.Name]: Required")."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 255, "rules.name": 255, "rules.subjects": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name", "rules.name", "rules.subjects"})
     texts = {("Name", "type"): "[Name]: Required",
              ("Rules", "type"): "[Rules]: expected a list of rules",
              ("Rules.Name", "type"): "[Rules.Name]: Required",
@@ -42,6 +46,8 @@ class CreateQuotaGroupOptions(Option):
 
 class EditQuotaRuleOptions(Option):
     """adminEditQuotaRule: what is left out or null stays as it is."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"subjects": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"subjects"})
     texts = {("Subjects", "type"): _SUBJECTS}
 
     limit: Int64 | None | UnsetType = UNSET
@@ -51,6 +57,8 @@ class EditQuotaRuleOptions(Option):
 class SetUserQuotaGroupsOptions(Option):
     """adminSetUserQuotaGroups.  Forgejo's description requires the list; a missing or
     null one changes nothing (Forgejo's handler too), so the edge lets it through."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"groups": 255}
+    single_line: ClassVar[frozenset[str]] = frozenset({"groups"})
     swagger_required = ("groups",)
     texts = {("Groups", "type"): "[Groups]: expected a list of strings"}
 

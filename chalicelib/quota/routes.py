@@ -13,50 +13,12 @@ from __future__ import annotations
 
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
 from chalicelib.quota import service as quota
-from chalicelib.quota.rules import Group, Rule, Used
-
+from chalicelib.quota.records import attachment_record, info_record
+from chalicelib.repos import PAGE
 
 # Records -------------------------------------------------------------------------------------
-
-def rule_record(rule: Rule, *, names: bool) -> dict:
-    """QuotaRuleInfo: ``name`` only for admins, ``subjects`` left out when empty
-    (Go's omitempty)."""
-    found: dict = {"name": rule.name} if names and rule.name else {}
-    found["limit"] = int(rule.limit)
-    if rule.subjects:
-        found["subjects"] = list(rule.subjects)
-    return found
-
-
-def group_record(group: Group, *, names: bool) -> dict:
-    found: dict = {"name": group.name} if names and group.name else {}
-    found["rules"] = [rule_record(rule, names=names) for rule in group.rules]
-    return found
-
-
-def used_record(used: Used) -> dict:
-    return {"size": {
-        "repos": {"public": used.repos_public, "private": used.repos_private},
-        "git": {"LFS": used.git_lfs},
-        "assets": {"attachments": {"issues": used.attachments_issues,
-                                   "releases": used.attachments_releases},
-                   "artifacts": used.artifacts, "packages": {"all": used.packages}}}}
-
-
-def info_record(found: quota.QuotaInfo, *, names: bool) -> dict:
-    return {"used": used_record(found.used),
-            "groups": [group_record(g, names=names) for g in found.groups]}
-
-
-def attachment_record(attachment: quota.UsedAttachment) -> dict:
-    return {"name": attachment.name, "size": int(attachment.size),
-            "api_url": attachment.api_url,
-            "contained_in": {"api_url": attachment.contained_in_api_url,
-                             "html_url": attachment.contained_in_html_url}}
-
 
 # Routes ----------------------------------------------------------------------------------------
 

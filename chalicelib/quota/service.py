@@ -29,15 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from chalicelib import accounts, orgs, releases
 from chalicelib.errors import NotFoundError, PermissionDenied, QuotaExceeded
 from chalicelib.quota import rules as quota_rules
-from chalicelib.releases import usage as release_usage
-from chalicelib.repos import can_see_account, is_org, is_org_owner
-from chalicelib.quota.rules import Group, Rule, Used
-from chalicelib.settings import get_settings
-from chalicelib import accounts
-from chalicelib import orgs
 from chalicelib.quota import store
+from chalicelib.quota.rules import Group, Rule, Used
+from chalicelib.repos import can_see_account, is_org, is_org_owner
+from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -160,17 +158,17 @@ class AttachmentSource:
 
 def release_attachments(owner_id: int) -> list[UsedAttachment]:
     """The owner's stored release attachments (``services.release_usage``)."""
-    return [UsedAttachment(**fields) for fields in release_usage.owner_attachments(owner_id)]
+    return [UsedAttachment(**fields) for fields in releases.owner_release_attachments(owner_id)]
 
 
-ATTACHMENTS = AttachmentSource(release_attachments, release_usage.totals)
+ATTACHMENTS = AttachmentSource(release_attachments, releases.release_attachment_totals)
 
 
 def register_attachments(lister: Callable[[int], list[UsedAttachment]] | None,
                          totals: Callable[[], dict[int, tuple[int, int]]] | None) -> None:
     """Replace where the attachments come from (None: the release attachments again)."""
     ATTACHMENTS.lister = lister or release_attachments
-    ATTACHMENTS.totals = totals or release_usage.totals
+    ATTACHMENTS.totals = totals or releases.release_attachment_totals
 
 
 def attachments_of(owner_id: int) -> list[UsedAttachment]:

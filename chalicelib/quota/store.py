@@ -20,14 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-
-from chalicelib.store import unit_of_work
-from chalicelib.store.table import Claim, Item
-from chalicelib import repos
-from chalicelib.repos import Repo
-from chalicelib import accounts
-from chalicelib.store.keys import keys
+from chalicelib import accounts, repos
 from chalicelib.quota.models import QuotaGroupItem, QuotaMember, QuotaRuleItem, QuotaVersion, Usage
+from chalicelib.repos import Repo
+from chalicelib.store import unit_of_work
+from chalicelib.store.keys import keys
+from chalicelib.store.table import Claim, Item
 
 CONFIG = "quota config"      # ConditionFailed label: rules or groups changed since read
 USAGE = "usage"

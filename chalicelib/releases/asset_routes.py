@@ -10,17 +10,17 @@ costs those two calls.  Uploads take ``multipart/form-data`` (field ``attachment
 """
 from __future__ import annotations
 
-from chalicelib.releases import records as release_records
-from chalicelib.http.errors import BadRequest
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.releases.request import RELEASES, ctx_of
-from chalicelib.repos import caller
-from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.errors import NotFoundError
 from chalicelib.http import input_rules
+from chalicelib.http.errors import BadRequest
+from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.http.router import DOWNLOAD, Param, route
 from chalicelib.releases import assets as release_files
+from chalicelib.releases import records as release_records
 from chalicelib.releases import service as releases
 from chalicelib.releases.options import EditAttachmentOptions
+from chalicelib.releases.request import RELEASES, ctx_of
+from chalicelib.repos import caller
 
 
 def _int_or_none(text: str | None) -> int | None:

@@ -30,27 +30,21 @@ response, otherwise a 302 to a short-lived presigned GET URL.
 from __future__ import annotations
 
 import mimetypes
-import time
 import uuid as uuids
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
-                               TooLarge)
+from chalicelib import accounts, clock, quota, repos
+from chalicelib.errors import BadInput, ConditionFailed, InvalidInput, NotFoundError, TooLarge
 from chalicelib.http import input_rules
-from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
-from chalicelib.releases.options import EditAttachmentOptions
-from chalicelib.repos import access_keys
-from chalicelib.repos import Caller, view_of
-from chalicelib.settings import get_settings
-from chalicelib import accounts
-from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib import repos
-from chalicelib.store import unit_of_work
+from chalicelib.releases.options import EditAttachmentOptions
+from chalicelib.repos import Caller, access_keys, view_of
+from chalicelib.settings import get_settings
+from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.releases.service import Ctx
@@ -81,9 +75,6 @@ class Download:
     data: bytes | None           # the bytes, or None when ``url`` should be followed
     url: str | None
 
-
-def now() -> int:
-    return int(time.time())
 
 
 # Rules ------------------------------------------------------------------------------------
@@ -198,7 +189,7 @@ def _writable_release(ctx: Ctx, release_id: int) -> None:
 def _new_asset(ctx: Ctx, release_id: int, name: str, *, stored: bool, **fields) -> Asset:
     uuid = str(uuids.uuid4())
     return store.Asset(id=ids.next_id("attachment"), uuid=uuid, release_id=release_id,
-                       name=name, download_count=0, created=now(),
+                       name=name, download_count=0, created=clock.seconds(),
                        uploader_id=int(ctx.user.id),
                        s3_key=release_bytes.key(ctx.repo_id, uuid) if stored else "", **fields)
 
@@ -223,7 +214,7 @@ def upload(ctx: Ctx, release_id: int, *, name: str, data: bytes) -> Asset:
     check_name(name)
     check_size(len(data))
     check_type(name, data[:SNIFF_BYTES])
-    quota.ensure_within(int(ctx.repo.owner_id), SUBJECT, adding=len(data))  # before storing
+    quota.ensure_within_quota(int(ctx.repo.owner_id), SUBJECT, adding=len(data))  # before storing
     asset = _new_asset(ctx, release_id, name, stored=True, size=len(data))
     # Bytes first, record last: a crash between leaves an object nothing points at, never
     # a record without its bytes.
@@ -260,11 +251,11 @@ def start_upload(ctx: Ctx, release_id: int, *, name: str, size: int) -> Upload:
         raise InvalidInput("[Size]: must be the number of bytes to upload")
     check_size(size)
     check_type(name, None)
-    quota.ensure_within(int(ctx.repo.owner_id), SUBJECT, adding=size)
+    quota.ensure_within_quota(int(ctx.repo.owner_id), SUBJECT, adding=size)
     asset = _new_asset(ctx, release_id, name, stored=True, size=size, state=store.PENDING)
-    _add(ctx, asset, expires=now() + PENDING_SECONDS)
+    _add(ctx, asset, expires=clock.seconds() + PENDING_SECONDS)
     return Upload(asset, release_bytes.upload_url(asset.s3_key),
-                  now() + release_bytes.UPLOAD_URL_SECONDS)
+                  clock.seconds() + release_bytes.UPLOAD_URL_SECONDS)
 
 
 def confirm_upload(ctx: Ctx, release_id: int, asset_id: int) -> Asset:

@@ -5,7 +5,7 @@ through the domain's face (``chalicelib/releases/__init__.py``).
 """
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, NumberAttribute, UnicodeAttribute)
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store.table import Item
 

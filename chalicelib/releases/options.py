@@ -2,6 +2,9 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
 from __future__ import annotations
 
+from typing import ClassVar, Mapping
+
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Option, UnsetType
 
 
@@ -20,6 +23,9 @@ class ReleaseFields(Option, kw_only=True):
 class CreateReleaseOption(ReleaseFields, kw_only=True):
     """repoCreateRelease (and the browser's new-release form).  A null or blank tag
     name reaches the rule, which answers "Required"; an empty title is the rule's too."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"tag_name": 255, "target_commitish": 255, "name": 255,
+                       "body": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"tag_name", "target_commitish", "name"})
     published = True
 
     tag_name: str | None
@@ -28,6 +34,9 @@ class CreateReleaseOption(ReleaseFields, kw_only=True):
 class EditReleaseOption(ReleaseFields, kw_only=True):
     """repoEditRelease: a text changes when it is sent non-empty, a flag when it is sent
     (left out or null, either stays as it is)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"tag_name": 255, "target_commitish": 255, "name": 255,
+                       "body": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"tag_name", "target_commitish", "name"})
     published = True
 
     tag_name: str | None | UnsetType = UNSET
@@ -36,6 +45,8 @@ class EditReleaseOption(ReleaseFields, kw_only=True):
 class EditAttachmentOptions(Option):
     """repoEditReleaseAttachment: an empty or left-out name keeps the attachment's;
     a link may be changed only on an external attachment."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 255, "browser_download_url": 2048}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name"})
 
     name: str | None | UnsetType = UNSET
     browser_download_url: str | None | UnsetType = UNSET

@@ -5,9 +5,23 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.http import formats
 from chalicelib import repos
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import B, I, S, T, ref
 from chalicelib.settings import get_settings
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "TagArchiveDownloadCount": {"zip": I, "tar_gz": I},
+    "Release": {
+        "id": I, "tag_name": S, "target_commitish": S, "name": S, "body": S, "url": S,
+        "html_url": S, "tarball_url": S, "zipball_url": S, "hide_archive_links": B,
+        "upload_url": S, "draft": B, "prerelease": B, "created_at": T, "published_at": T,
+        "author": ref("User"), "assets": {"type": "array", "items": ref("Attachment")},
+        "archive_download_count": ref("TagArchiveDownloadCount"),
+    },
+}, lists=("Release", "Attachment"))
 
 
 def _path_segments(text: str) -> str:

@@ -3,10 +3,10 @@ this caller sees them, and the Release record."""
 from __future__ import annotations
 
 from chalicelib import accounts
-from chalicelib.releases import records as release_records
 from chalicelib.http.message import ApiRequest
-from chalicelib.repos import caller, current_repo, repo_preload
+from chalicelib.releases import records as release_records
 from chalicelib.releases import service as releases
+from chalicelib.repos import caller, current_repo, repo_preload
 
 
 def _preload_more(req: ApiRequest, user_id: int | None) -> list:

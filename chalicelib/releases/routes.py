@@ -9,15 +9,14 @@ cost three calls.  Token scope: ``repository``.
 """
 from __future__ import annotations
 
+from chalicelib.errors import InvalidInput
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import PAGE
 from chalicelib.http.router import Param, route
-from chalicelib.errors import InvalidInput
 from chalicelib.releases import service as releases
 from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
 from chalicelib.releases.request import RELEASES, ctx_of, render
-
+from chalicelib.repos import PAGE
 
 SIGNED = dict(RELEASES, signed_in=True)
 

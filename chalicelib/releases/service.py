@@ -23,27 +23,22 @@ release is edited, ``deleted`` when a published release is deleted; drafts raise
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import clock, contents, events, quota, repos
+from chalicelib.accounts import account_from
+from chalicelib.accounts import account_snapshot as account_snapshot
 from chalicelib.errors import (ArchivedRepository, ConditionFailed, ConflictError, InvalidInput,
                                NotFoundError, PermissionDenied, RefProtected)
 from chalicelib.gitstore import refdb
 from chalicelib.gitstore.errors import RefsBusy, StaleRefs
-from chalicelib.contents import pushes
-from chalicelib.contents import files as repo_files
-from chalicelib.quota import service as quota
 from chalicelib.releases import s3_objects as release_bytes
-from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
-from chalicelib.issues.context import account_from, snapshot as account_snapshot
-from chalicelib.repos import Access, HasAccess, access_keys, repo_access
-from chalicelib.repos import Caller, RepoView, strip_git
-from chalicelib.store import ids
 from chalicelib.releases import store
-from chalicelib import repos
-from chalicelib.store import unit_of_work
+from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
+from chalicelib.repos import (Access, Caller, HasAccess, RepoView, access_keys, repo_access,
+                              strip_git)
+from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -126,9 +121,6 @@ def require_writer(ctx: Ctx) -> None:
 def visible(ctx: Ctx, release: Release | None) -> bool:
     return release is not None and (not release.draft or ctx.can_write)
 
-
-def now() -> int:
-    return int(time.time())
 
 
 # Reads ------------------------------------------------------------------------------------
@@ -214,7 +206,7 @@ def _tag_commit(ctx: Ctx, git, tag: str) -> str | None:
 
 def _target_commit(ctx: Ctx, git, target: str) -> str:
     try:
-        return repo_files.resolve(git, ctx.repo, target).decode()
+        return contents.resolve_ref(git, ctx.repo, target).decode()
     except NotFoundError:
         raise NotFoundError(f'target "{target}" not found: object does not exist') from None
 
@@ -273,13 +265,13 @@ def _write(ctx: Ctx, tag: str, git, new_commit: str | None, stage, size: int) ->
             refdb.retry_while_busy([], commit)
             return
         try:
-            change = pushes.prepare(ctx.repo, git, [(TAGS + tag, pushes.ZERO, new_commit)],
+            change = contents.prepare_ref_changes(ctx.repo, git, [(TAGS + tag, contents.ZERO, new_commit)],
                                     actor=ctx.user)
         except RefProtected:
             # Forgejo's words for a release on a protected new tag (422).
             raise InvalidInput("user not allowed to create protected tag") from None
         change.also(size, lambda uow: stage(uow, True))
-        pushes.commit(change)
+        contents.commit_ref_changes(change)
     except ConditionFailed as failed:
         if refdb.stale_refs(failed) is not None:
             raise ConflictError(f"tag {tag!r} was changed meanwhile; try again") from None
@@ -293,7 +285,7 @@ def _write(ctx: Ctx, tag: str, git, new_commit: str | None, stage, size: int) ->
 def _publish_plan(ctx: Ctx, tag: str, target: str):
     """(git, the commit the release names, the commit a new tag must be created on or
     None when the tag exists)."""
-    git = repo_files.open_git(ctx.repo)
+    git = contents.open_git(ctx.repo)
     existing = _tag_commit(ctx, git, tag)
     if existing is not None:
         return git, existing, None
@@ -304,7 +296,7 @@ def _publish_plan(ctx: Ctx, tag: str, target: str):
 def create_release(ctx: Ctx, option: CreateReleaseOption) -> Release:
     """repoCreateRelease."""
     require_writer(ctx)
-    quota.ensure_within(int(ctx.repo.owner_id), "size:repos:all")   # Forgejo's middleware
+    quota.ensure_within_quota(int(ctx.repo.owner_id), "size:repos:all")   # Forgejo's middleware
     tag = (option.tag_name or "").strip()
     if not tag:
         raise InvalidInput("[TagName]: Required")
@@ -323,7 +315,7 @@ def create_release(ctx: Ctx, option: CreateReleaseOption) -> Release:
         id=ids.next_id("release"), tag_name=tag, target=target, title=title,
         note=option.body or "", draft=draft, prerelease=bool(option.prerelease),
         hide_archive_links=bool(option.hide_archive_links), sha="",
-        publisher_id=int(ctx.user.id), publisher=account_snapshot(ctx.user), created=now())
+        publisher_id=int(ctx.user.id), publisher=account_snapshot(ctx.user), created=clock.seconds())
     git = new_commit = None
     if not draft:
         git, commit, new_commit = _publish_plan(ctx, tag, target)
@@ -357,7 +349,7 @@ def _edited(ctx: Ctx, before: Release, option: EditReleaseOption) -> Release:
 def edit_release(ctx: Ctx, release_id: int, option: EditReleaseOption) -> Release:
     """repoEditRelease.  Publishing creates the tag."""
     require_writer(ctx)
-    quota.ensure_within(int(ctx.repo.owner_id), "size:repos:all")
+    quota.ensure_within_quota(int(ctx.repo.owner_id), "size:repos:all")
     before = get_release(ctx, release_id)
     after = _edited(ctx, before, option)
     if after.tag_name.lower() != before.tag_name.lower():
@@ -367,10 +359,10 @@ def edit_release(ctx: Ctx, release_id: int, option: EditReleaseOption) -> Releas
     git = new_commit = None
     if after.draft:
         # Forgejo stamps a draft with the time of its last edit (drafts sort first).
-        after = after.edited(created=now())
+        after = after.edited(created=clock.seconds())
     elif before.draft or after.tag_name != before.tag_name or not before.sha:
         git, commit, new_commit = _publish_plan(ctx, after.tag_name, after.target)
-        after = after.edited(sha=commit, created=now() if new_commit else after.created)
+        after = after.edited(sha=commit, created=clock.seconds() if new_commit else after.created)
     # else: a published release keeps its tag and commit; no git read is needed.
     action = None if after.draft else "published" if before.draft else "updated"
 

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field, replace
 
 from pynamodb.exceptions import UpdateError
 
+from chalicelib import repos
+from chalicelib.releases.models import (PENDING, READY, AttachmentLink, ReleaseAssetItem,
+                                        ReleaseItem, ReleaseTagClaim)
+from chalicelib.repos import Repo
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
-from chalicelib import repos
-from chalicelib.repos import Repo
-from chalicelib.releases.models import PENDING, READY, AttachmentLink, ReleaseAssetItem, ReleaseItem, ReleaseTagClaim
 
 DIGITS = 15
 RELEASE = "release"      # ConditionFailed label: the release is gone or was edited meanwhile

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib.settings import get_settings
-from chalicelib.releases import store
 from chalicelib import repos
+from chalicelib.releases import store
+from chalicelib.settings import get_settings
 
 
 def _stored(asset) -> bool:

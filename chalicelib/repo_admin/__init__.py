@@ -22,3 +22,14 @@ Registered by ``chalicelib/areas.py``; the cleanup consumer by
 ``chalicelib/jobs/consumers.py``; the mirror schedule by
 ``chalicelib/jobs/schedules.py``.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "on_repository_deleted":  "consumers",
+    "sync_due":               "migrations",
+    "CreateRepoOption":       "options",
+    "EditRepoOption":         "options",
+    "create_repo":            "service",
+})

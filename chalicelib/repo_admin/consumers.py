@@ -19,16 +19,14 @@ from chalicelib import events as domain_events
 
 
 def on_repository_deleted(event: domain_events.Event) -> None:
-    from chalicelib.contents import archives
-    from chalicelib.lfs import consumers as lfs_needs
-    from chalicelib.repo_admin import migrations
+    from chalicelib import contents, lfs, releases
     from chalicelib.repo_admin import lifecycle as repo_lifecycle
-    from chalicelib.releases import assets as release_files
+    from chalicelib.repo_admin import migrations
 
     assert isinstance(event, domain_events.RepositoryDeleted)
-    archives.forget_repo(event.repo_id)
+    contents.forget_repo_archives(event.repo_id)
     # Release attachments: their download links (outside the partition) and bytes.
-    release_files.forget_repo(event.repo_id, int(event.repo.get("owner_id") or 0))
+    releases.forget_repo_assets(event.repo_id, int(event.repo.get("owner_id") or 0))
     migrations.unschedule(event.repo_id)
-    lfs_needs.release(event)
+    lfs.release_needs(event)
     repo_lifecycle.purge(event.repo_id, int(event.repo.get("pool_id") or 0))

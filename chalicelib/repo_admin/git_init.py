@@ -6,12 +6,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.contents.authorship import identity
+from chalicelib.contents import identity
 from chalicelib.errors import InvalidInput
 
 if TYPE_CHECKING:  # dulwich and the record classes stay off the cold-start path
-    from chalicelib.gitops.trees import FileEdit
     from chalicelib.accounts import Account
+    from chalicelib.gitops.trees import FileEdit
     from chalicelib.repo_admin.options import CreateRepoOption
     from chalicelib.repos import Repo
 
@@ -113,10 +113,9 @@ def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) ->
     The commit's objects go in one pack; the branch is then created with a
     compare-and-swap from "absent" (``pushes.apply_ref_updates``), so a concurrent
     writer of the same branch makes this fail rather than be overwritten."""
+    from chalicelib import contents, signing
     from chalicelib.gitops import commits, objects
     from chalicelib.gitstore import repo as gitrepo
-    from chalicelib.contents import pushes
-    from chalicelib.signing import service as signing
 
     git = gitrepo.init_repo(int(repo.id), int(repo.pool_id), repo.default_branch)
     if plan_ is None:
@@ -128,5 +127,5 @@ def initialize(repo: Repo, plan_: InitPlan | None, *, author: Account | None) ->
             staged, parent=None, edits=_files(repo, plan_, holder), author=identity(author),
             message="Initial commit", sign=signing.commit_signer("INITIAL_COMMIT", author))
     ref = f"refs/heads/{repo.default_branch}"
-    pushes.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())], actor=author,
-                             guard=pushes.Guard.SYSTEM)
+    contents.apply_ref_updates(repo, git, [(ref, None, commit.id.decode())], actor=author,
+                             guard=contents.Guard.SYSTEM)

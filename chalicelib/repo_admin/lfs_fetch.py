@@ -34,9 +34,8 @@ import tempfile
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from chalicelib import netguard
+from chalicelib import lfs, netguard
 from chalicelib.errors import InvalidInput
-from chalicelib.lfs import imports
 from chalicelib.repo_admin import remotes
 from chalicelib.repo_admin.remotes import Remote
 
@@ -185,14 +184,14 @@ def _object(obj: dict, wanted: dict[str, int], pool_id: int,
     with tempfile.TemporaryFile(prefix="lfs-import-") as into:
         _download(action, oid, size, into)
         if record:
-            done = imports.store_object(pool_id, oid, size, into)
-            if done == imports.POOL_GONE:
+            done = lfs.store_object(pool_id, oid, size, into)
+            if done == lfs.POOL_GONE:
                 raise FetchFailed("the repository was deleted meanwhile")
-            if done == imports.REFUSED:
+            if done == lfs.REFUSED:
                 raise FetchFailed(f"LFS object {oid} is being removed here as unused: "
                                   "it is fetched again by a later sync")
         else:
-            imports.put(pool_id, oid, size, into)
+            lfs.put_object(pool_id, oid, size, into)
     outcome.held[oid] = outcome.stored[oid] = size
 
 
@@ -204,7 +203,7 @@ def fetch(remote: Remote, url: str, pool_id: int, pointers: dict[str, int], *,
     FetchFailed (texts without the credentials)."""
     import urllib3
 
-    planned = imports.plan(pool_id, pointers)
+    planned = lfs.plan_import(pool_id, pointers)
     outcome = Outcome(held=dict(planned.held), skipped=dict(planned.too_large))
     todo = list(planned.fetch.items())
     try:

@@ -19,17 +19,12 @@ Each write is one unit of work with its event:
 from __future__ import annotations
 
 import re
-import time
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import clock, contents, events, quota, repos
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                ServiceError)
-from chalicelib.contents import pushes
-from chalicelib.quota import charges as quota_charges
 from chalicelib.settings import get_settings
-from chalicelib import repos
-from chalicelib.contents import branch_store
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
@@ -42,9 +37,6 @@ _NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 _RESERVED = {".", "..", "-"}
 _RESERVED_SUFFIXES = (".git", ".wiki", ".rss", ".atom")
 
-
-def now() -> int:
-    return int(time.time())
 
 
 def validate_name(name: str) -> str:
@@ -66,7 +58,7 @@ def new_record(owner: Account, name: str, *, description: str = "", private: boo
                default_branch: str = "", template: bool = False) -> Repo:
     """A repository of ``owner`` with a fresh id, not yet written."""
     return repos.new_repo_record(
-        ids.next_id("repo"), owner, name, created=now(), description=description,
+        ids.next_id("repo"), owner, name, created=clock.seconds(), description=description,
         private=private, template=template,
         default_branch=default_branch or get_settings().repository.DEFAULT_BRANCH)
 
@@ -94,7 +86,7 @@ def create(repo: Repo, *, actor: Account | None) -> None:
     try:
         with unit_of_work.writing() as uow:
             stage_creation(repo)
-            uow.raise_event(events.RepositoryCreated(**pushes.event_fields(repo, actor)))
+            uow.raise_event(events.RepositoryCreated(**contents.push_event_fields(repo, actor)))
     except ConditionFailed as failed:
         raise creation_error(failed) from None
 
@@ -105,8 +97,8 @@ def fork(repo: Repo, parent: Repo, *, actor: Account | None) -> None:
     from chalicelib.gitstore import refdb
 
     refs = refdb.load_refs(int(parent.id))
-    records = {b.name: b for b in branch_store.list_branches(parent.id, consistent=True)}
-    plain = [(name, pushes.ZERO, value.sha) for name, value in refs.items() if value.sha]
+    records = {b.name: b for b in contents.branch_infos(parent.id, consistent=True)}
+    plain = [(name, contents.ZERO, value.sha) for name, value in refs.items() if value.sha]
     peeled = {name: value.peeled for name, value in refs.items() if value.peeled}
     copies = _branch_copies(repo, parent, plain, records)
     size = len(refs) + len(copies) + repos.creation_size(fork=True) + 1  # + event
@@ -117,13 +109,13 @@ def fork(repo: Repo, parent: Repo, *, actor: Account | None) -> None:
                 if value.symref:
                     refdb.stage_symref(uow, repo.id, name, value.symref)
             for record in copies:
-                branch_store.stage_put(record)
+                contents.stage_put_branch(record)
             stage_creation(repo, parent=parent)
             uow.raise_event(events.RepositoryForked(
-                **pushes.event_fields(repo, actor), parent_id=int(parent.id),
-                parent=pushes.repo_snapshot(parent)))
+                **contents.push_event_fields(repo, actor), parent_id=int(parent.id),
+                parent=contents.repo_snapshot(parent)))
     except BaseException as exc:
-        if size > pushes.TRANSACTION_LIMIT:   # committed in chunks: some may have landed
+        if size > contents.TRANSACTION_LIMIT:   # committed in chunks: some may have landed
             discard_git_side(repo, pool_too=False)
         if isinstance(exc, ConditionFailed):
             raise creation_error(exc) from None
@@ -135,18 +127,18 @@ def _branch_copies(repo: Repo, parent: Repo, plain: list, records: dict) -> list
     landed between the two reads) is rebuilt from the commit."""
     git, copies = None, []
     for ref, _, sha in plain:
-        if not ref.startswith(pushes.HEADS):
+        if not ref.startswith(contents.HEADS):
             continue
-        name = ref[len(pushes.HEADS):]
+        name = ref[len(contents.HEADS):]
         record = records.get(name)
         if record is not None and record.commit_id == sha:
-            copies.append(branch_store.copy_record(record, repo.id))
+            copies.append(contents.copy_branch_record(record, repo.id))
             continue
         if git is None:
             from chalicelib.gitstore import repo as gitrepo
             git = gitrepo.open_repo(int(parent.id), int(parent.pool_id))
-        copies.append(branch_store.new_record(repo.id, name,
-                                              **pushes.commit_fields(git[sha.encode()])))
+        copies.append(contents.new_branch_record(repo.id, name,
+                                              **contents.commit_fields(git[sha.encode()])))
     return copies
 
 
@@ -160,8 +152,8 @@ def remove(repo: Repo, *, actor: Account | None) -> None:
             for child in forks:
                 repos.stage_detach_fork(child)
             repos.stage_delete_repo(repo, parent=parent)
-            quota_charges.stage_release(repo)
-            uow.raise_event(events.RepositoryDeleted(**pushes.event_fields(repo, actor)))
+            quota.stage_charge_release(repo)
+            uow.raise_event(events.RepositoryDeleted(**contents.push_event_fields(repo, actor)))
     except ConditionFailed:
         raise ConflictError("the repository changed while it was being deleted") from None
 
@@ -173,8 +165,8 @@ def discard_git_side(repo: Repo, *, pool_too: bool) -> None:
 
     gitstore.delete_repo_refs(int(repo.id))
     with unit_of_work.writing():
-        for record in branch_store.list_branches(repo.id, consistent=True):
-            branch_store.stage_delete(repo.id, record.name)
+        for record in contents.branch_infos(repo.id, consistent=True):
+            contents.stage_delete_branch(repo.id, record.name)
     if pool_too:
         gitstore.delete_pool(int(repo.pool_id))
 

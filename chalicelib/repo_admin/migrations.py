@@ -28,27 +28,19 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from typing import TYPE_CHECKING
 
-from chalicelib import aws, events
+from chalicelib import accounts, aws, clock, contents, events, netguard, quota, repos
+from chalicelib import lfs as git_lfs
 from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
                                PermissionDenied)
 from chalicelib.gitstore import refdb
 from chalicelib.http.options import UNSET
-from chalicelib import netguard
-from chalicelib.contents import pushes
+from chalicelib.repo_admin import lfs_fetch, mirror_store, remotes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
-from chalicelib.quota import service as quota
-from chalicelib.repos import Access, can_create_in
-from chalicelib.repos import Caller, RepoView
-from chalicelib import accounts
-from chalicelib.lfs import imports as lfs_imports
-from chalicelib.repo_admin import lfs_fetch, mirror_store
-from chalicelib.repo_admin.remotes import Remote
-from chalicelib.repo_admin import remotes
 from chalicelib.repo_admin.options import MigrateRepoOptions
-from chalicelib import repos
+from chalicelib.repo_admin.remotes import Remote
+from chalicelib.repos import Access, Caller, RepoView, can_create_in
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
 
@@ -116,13 +108,13 @@ def _fetch(remote: Remote, git):
         raise InvalidInput(f"Migration failed: {text}.") from None
 
 
-def _remote_changes(git, result) -> tuple[list[pushes.Update], str | None]:
+def _remote_changes(git, result) -> tuple[list[contents.Update], str | None]:
     """The ref changes that make our branches and tags equal the remote's (pruning what
     it deleted), and the remote's default branch (None if unknown)."""
     remote = {ref: sha for ref, sha in result.refs.items()
               if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}") and sha}
     local = {ref: sha for ref, sha in git.get_refs().items() if ref.startswith(WANTED_PREFIXES)}
-    zero = pushes.ZERO.encode()
+    zero = contents.ZERO.encode()
     updates = [(ref, local.get(ref, zero), sha) for ref, sha in remote.items()
                if local.get(ref) != sha]
     updates += [(ref, sha, zero) for ref, sha in local.items() if ref not in remote]
@@ -136,11 +128,11 @@ def _chunks(updates: list) -> list[list]:
     return [updates[i:i + REF_CHUNK] for i in range(0, len(updates), REF_CHUNK)] or [[]]
 
 
-def _stage_head(change: pushes.RefChange, repo: Repo, branch: str) -> None:
+def _stage_head(change: contents.RefChange, repo: Repo, branch: str) -> None:
     change.also(1, lambda uow: refdb.stage_symref(uow, repo.id, "HEAD", f"refs/heads/{branch}"))
 
 
-def _stage_schedule(change: pushes.RefChange, repo: Repo, synced_at: float) -> None:
+def _stage_schedule(change: contents.RefChange, repo: Repo, synced_at: float) -> None:
     """The sync time and the next one, on the record and in the schedule."""
     due = int(synced_at + repo.mirror_interval) if repo.mirror_interval else 0
     change.set_repo_fields(mirror_updated=int(synced_at), mirror_next=due)
@@ -165,7 +157,7 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         raise InvalidInput("[CloneAddr]: Required")
     name = repo_lifecycle.validate_name((option.repo_name or "").strip())
     owner = _owner(caller, option)
-    quota.ensure_within(int(owner.id), "size:repos:all")   # Forgejo: before permissions
+    quota.ensure_within_quota(int(owner.id), "size:repos:all")   # Forgejo: before permissions
     mirror = bool(option.mirror)
     interval = parse_interval(_interval_text(option.mirror_interval)) if mirror else 0
     lfs, lfs_endpoint = _lfs_options(option)
@@ -189,16 +181,16 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
     fetched = None
     try:
-        started = time.time()
+        started = clock.now()
         updates, head = _remote_changes(git, _fetch(remote, git))
         if lfs:     # before the repository is written: it appears with its objects
             fetched = _fetch_lfs(remote, lfs_url, repo, git)
         repo.default_branch = head or repo.default_branch
         chunks = _chunks(updates)
         for chunk in chunks[:-1]:      # the packs are charged with the creation, last
-            pushes.commit(pushes.prepare(repo, git, chunk, actor=caller.user, announce=False,
+            contents.commit_ref_changes(contents.prepare_ref_changes(repo, git, chunk, actor=caller.user, announce=False,
                                          creates_repo=True, charge=False))
-        last = pushes.prepare(repo, git, chunks[-1], actor=caller.user, announce=False,
+        last = contents.prepare_ref_changes(repo, git, chunks[-1], actor=caller.user, announce=False,
                               creates_repo=True)
         _stage_head(last, repo, repo.default_branch)
         if mirror:
@@ -207,11 +199,11 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
                   lambda uow: repo_lifecycle.stage_creation(repo))
         last.events.append(events.RepositoryMigrated(**last.event_fields(caller.user),
                                                      mirror=mirror))
-        pushes.commit(last)
+        contents.commit_ref_changes(last)
     except BaseException as exc:
         repo_lifecycle.discard_git_side(repo, pool_too=True)
         if lfs:
-            lfs_imports.discard_pool(int(repo.pool_id))
+            git_lfs.discard_pool(int(repo.pool_id))
         if isinstance(exc, ConditionFailed):
             raise repo_lifecycle.creation_error(exc) from None
         raise
@@ -257,7 +249,7 @@ def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
     """Record the migrated objects now that their pool exists; False when it is gone
     again (the repository was deleted meanwhile: nothing is left to record)."""
     for oid, size in fetched.stored.items():
-        if lfs_imports.record(int(repo.pool_id), oid, size) == lfs_imports.POOL_GONE:
+        if git_lfs.record_object(int(repo.pool_id), oid, size) == git_lfs.POOL_GONE:
             return False
     return True
 
@@ -265,9 +257,9 @@ def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
 def _add_needs(repo: Repo, held: dict[str, int]) -> None:
     """The repository needs the objects it points at (its quota counts them; nothing
     collects them): after its refs, as nothing collects an object recorded so lately."""
-    from chalicelib.lfs import needs
+    from chalicelib import lfs as git_lfs
 
-    missing = needs.add(repo, held) if held else []
+    missing = git_lfs.add_needs(repo, held) if held else []
     if missing:
         log.warning("repository %s: %d LFS objects not held after all: %s", repo.id,
                     len(missing), ", ".join(missing[:5]))
@@ -295,20 +287,20 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
     auth = json.loads(repo.mirror_auth) if repo.mirror_auth else {}
     remote = Remote(repo.original_url, auth.get("u", ""), auth.get("p", ""))
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
-    started = time.time()
+    started = clock.now()
     updates, head = _remote_changes(git, _fetch(remote, git))
     chunks = _chunks(updates)
     # The remote is the mirror's truth: no protection rule holds it back (a mirror takes
     # no pushes, so its rules only matter once it is converted).
     for chunk in chunks[:-1]:
-        pushes.commit(pushes.prepare(repo, git, chunk, actor=actor, guard=pushes.Guard.SYSTEM))
-    last = pushes.prepare(repo, git, chunks[-1], actor=actor, guard=pushes.Guard.SYSTEM)
+        contents.commit_ref_changes(contents.prepare_ref_changes(repo, git, chunk, actor=actor, guard=contents.Guard.SYSTEM))
+    last = contents.prepare_ref_changes(repo, git, chunks[-1], actor=actor, guard=contents.Guard.SYSTEM)
     if head and head != repo.default_branch:
         last.set_repo_fields(default_branch=head)
         _stage_head(last, repo, head)
     _stage_schedule(last, repo, started)
     last.events.append(events.RepositoryMirrorSynced(**last.event_fields(actor)))
-    pushes.commit(last)
+    contents.commit_ref_changes(last)
     if repo.mirror_lfs and get_settings().server.LFS_START_SERVER:
         _sync_lfs(repo, remote, git)
 
@@ -344,7 +336,7 @@ def sync_requested(caller: Caller, view: RepoView) -> None:
         raise PermissionDenied("Must have write access")
     if not view.repo.mirror:
         raise BadInput("Repository is not a mirror")
-    quota.ensure_within(int(view.repo.owner_id), "size:git:all")
+    quota.ensure_within_quota(int(view.repo.owner_id), "size:git:all")
     sync(view.repo, actor=caller.user)
 
 
@@ -362,10 +354,10 @@ def _reschedule(repo: Repo, at: float) -> None:
 def sync_due(now: float | None = None) -> int:
     """The scheduled job: sync every due mirror; a failing one waits for its next turn
     (and a call AWS refused fails the run, after the others)."""
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     synced, denied = 0, None
     for repo in mirror_store.due_repos(now):
-        if not quota.allows(int(repo.owner_id), "size:repos:all"):
+        if not quota.quota_allows(int(repo.owner_id), "size:repos:all"):
             log.info("mirror sync of repository %s skipped: its owner is over quota", repo.id)
             _reschedule(repo, now)    # Forgejo skips it silently; try again next interval
             continue

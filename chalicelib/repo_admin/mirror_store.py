@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import json
 
-
+from chalicelib.repo_admin.models import MirrorDue, MirrorLfsPending, keys
+from chalicelib.repos import Repo
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
-from chalicelib.repo_admin.models import MirrorDue
-from chalicelib.repos import Repo
-from chalicelib.repo_admin.models import keys
-from chalicelib.repo_admin.models import MirrorLfsPending
 
 __all__ = ["MirrorDue"]
 

@@ -5,7 +5,7 @@ through the domain's face (``chalicelib/repo_admin/__init__.py``).
 """
 from __future__ import annotations
 
-from pynamodb.attributes import (NumberAttribute, UnicodeAttribute)
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
 from chalicelib.store.keys import keys as shared_keys
 from chalicelib.store.table import Item

@@ -11,9 +11,18 @@ as they did before the edge checked bodies: ``Loose…`` keeps the published typ
 rule refuses a value that is not a text where it reads one."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Mapping
 
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Int64, Meta, Option, UnsetType, go_field
+
+# Text limits (``http.input_rules``): Forgejo's binding MaxSize where it has one.
+_REPO = {"name": 100, "description": 2048, "website": 1024, "default_branch": 255,
+         "gitignores": 1024, "license": 255, "readme": 255, "issue_labels": 255,
+         "trust_model": 32, "object_format_name": 32}
+_ONE_LINE_REPO = frozenset({"name", "default_branch", "website", "gitignores", "license",
+                            "readme", "issue_labels", "trust_model", "object_format_name"})
+
 
 LooseText = Annotated[Any, Meta(extra={"type": "string"})]
 LooseFlag = Annotated[Any, Meta(extra={"type": "boolean"})]
@@ -30,6 +39,8 @@ _MERGE_TEXTS = ("default_merge_style", "default_update_style")
 class CreateRepoOption(Option):
     """createCurrentUserRepo, adminCreateRepo, createOrgRepo (and the browser's
     ``/repo/create``).  A null or empty name reaches the name rule ("[Name]: Required")."""
+    max_lengths: ClassVar[Mapping[str, int]] = _REPO
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_REPO
 
     name: str | None
     description: str | None | UnsetType = UNSET
@@ -48,6 +59,8 @@ class CreateRepoOption(Option):
 class CreateForkOption(Option):
     """createFork: the fork keeps its parent's name unless ``name`` is given, and goes
     to the caller unless ``organization`` names one."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 100, "organization": input_rules.NAME_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name", "organization"})
 
     name: str | None | UnsetType = UNSET
     organization: str | None | UnsetType = UNSET
@@ -55,6 +68,8 @@ class CreateForkOption(Option):
 
 class EditRepoOption(Option):
     """repoEdit: what is left out or null stays as it is."""
+    max_lengths: ClassVar[Mapping[str, int]] = _REPO
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_REPO
     texts = {**{(go_field(name), "type"): f"[{name}]: expected true or false"
                 for name in _MERGE_FLAGS},
              **{(go_field(name), "type"): f"[{name}]: expected a string"
@@ -87,6 +102,11 @@ class MigrateRepoOptions(Option):
     """repoMigrate.  A null or empty address reaches the rule ("[CloneAddr]: Required");
     the new repository's name is checked by the name rule, which answers a missing one
     with Forgejo's "[Name]: Required", so the edge does not require it."""
+    max_lengths: ClassVar[Mapping[str, int]] = dict(_REPO, clone_addr=2048, repo_name=100, repo_owner=input_rules.NAME_MAX,
+                           auth_username=255, auth_password=255, auth_token=255,
+                           service=32, uid=32)
+    single_line: ClassVar[frozenset[str]] = _ONE_LINE_REPO | {"repo_name", "repo_owner", "clone_addr", "auth_username",
+                                            "service", "uid"}
     swagger_required = ("clone_addr", "repo_name")
 
     clone_addr: str | None

@@ -6,15 +6,14 @@ path.  ``createOrgRepo`` is here too: creating a repository is one rule wherever
 """
 from __future__ import annotations
 
-from chalicelib import repos
+from chalicelib import accounts, repos
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, REPO, caller, current_repo, repo_record
 from chalicelib.http.router import alias, route
 from chalicelib.orgs import ORG, current_org
-from chalicelib import accounts
 from chalicelib.repo_admin import service as repo_admin
 from chalicelib.repo_admin.options import (CreateForkOption, CreateRepoOption, EditRepoOption,
                                            MigrateRepoOptions)
+from chalicelib.repos import IN_REPO, REPO, caller, current_repo, repo_record
 
 
 @route("POST", "/user/repos", "createCurrentUserRepo",

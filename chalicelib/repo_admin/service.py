@@ -10,23 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import accounts, clock, contents, events, quota, repos
+from chalicelib.contents import validate_branch_name
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.quota import charges as quota_charges
-from chalicelib.quota import service as quota
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
-from chalicelib import repos
-from chalicelib.contents import pushes
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
-from chalicelib.repos import Access, can_create_in
-from chalicelib.repos import Caller, RepoView
-from chalicelib import accounts
-from chalicelib.contents import branch_store
-from chalicelib.store import unit_of_work
-from chalicelib.contents.authorship import validate_branch_name
 from chalicelib.repo_admin.options import CreateForkOption, CreateRepoOption, EditRepoOption
+from chalicelib.repos import Access, Caller, RepoView, can_create_in
+from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -44,7 +37,7 @@ def create_repo(caller: Caller, owner: Account, option: CreateRepoOption, *,
     if not can_create_in(caller.user, owner):
         raise PermissionDenied("Given user is not allowed to create repositories here.")
     if check_quota:
-        quota.ensure_within(int(owner.id), "size:repos:all")
+        quota.ensure_within_quota(int(owner.id), "size:repos:all")
     name = repo_lifecycle.validate_name((option.name or "").strip())
     object_format = option.object_format_name or "sha1"
     if object_format != "sha1":
@@ -80,7 +73,7 @@ def fork_repo(caller: Caller, source: RepoView, option: CreateForkOption) -> Rep
         if not can_create_in(caller.user, target):
             raise PermissionDenied("User is no admin of organisation")
         owner = target
-    quota.ensure_within(int(owner.id), "size:repos:all")
+    quota.ensure_within_quota(int(owner.id), "size:repos:all")
     name = repo_lifecycle.validate_name(option.name or source.repo.name)
     if owner.id == source.repo.owner_id and name.lower() == source.repo.lower_name:
         raise InvalidInput("the repository cannot be forked onto itself")
@@ -121,7 +114,7 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
             setattr(repo, field, sent[field])
     archived = sent.get("archived")
     if archived is not None and archived != repo.archived:
-        repo.archived, repo.archived_at = archived, repo_lifecycle.now() if archived else 0
+        repo.archived, repo.archived_at = archived, clock.seconds() if archived else 0
     branch = sent.get("default_branch")
     if branch and branch != repo.default_branch:
         _check_default_branch(repo, branch)
@@ -136,17 +129,17 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
         from chalicelib.repo_admin import migrations
 
         repo.mirror_interval = migrations.parse_interval(interval)
-    repo.updated = repo_lifecycle.now()
+    repo.updated = clock.seconds()
     changes = tuple((field, previous) for field, previous in before.items()
                     if field != "updated" and getattr(repo, field) != previous)
     try:
         with unit_of_work.writing() as uow:
             repos.stage_save_repo(repo)
-            quota_charges.stage_visibility(repo, before["private"])
+            quota.stage_charge_visibility(repo, before["private"])
             if repo.default_branch != before["default_branch"]:
                 from chalicelib.gitstore import refdb
                 refdb.stage_symref(uow, repo.id, "HEAD", f"refs/heads/{repo.default_branch}")
-            uow.raise_event(events.RepositoryEdited(**pushes.event_fields(repo, caller.user),
+            uow.raise_event(events.RepositoryEdited(**contents.push_event_fields(repo, caller.user),
                                                     changes=changes))
     except ConditionFailed:
         raise ConflictError("the repository changed meanwhile; try again") from None
@@ -156,5 +149,5 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
 def _check_default_branch(repo: Repo, branch: str) -> None:
 
     validate_branch_name(branch)
-    if not repo.empty and branch_store.get(repo.id, branch) is None:
+    if not repo.empty and contents.branch_info(repo.id, branch) is None:
         raise NotFoundError(f"branch does not exist [name: {branch}]")

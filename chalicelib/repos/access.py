@@ -17,18 +17,16 @@ repository is gone, and a claim left by a deleted repository is taken over (see
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import TYPE_CHECKING, Iterator
 
-from chalicelib import events
+from chalicelib import accounts, clock, events
+from chalicelib.accounts import parse_ssh_key
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import accounts
-from chalicelib.repos.permissions import Access, prefetch_access, repo_access
-from chalicelib.accounts import parse_ssh_key
-from chalicelib.repos.options import AddCollaboratorOption
-from chalicelib.repos.views import Caller, RepoView, list_visible
 from chalicelib.repos import access_store as store
+from chalicelib.repos.options import AddCollaboratorOption
+from chalicelib.repos.permissions import Access, prefetch_access, repo_access
+from chalicelib.repos.views import Caller, RepoView, list_visible
 from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
@@ -110,7 +108,7 @@ def add_collaborator(actor: Account, view: RepoView, name: str,
     # collaborator makes it fail, and only then is the current mode read.
     try:
         with _writing(repo) as uow:
-            store.stage_add_collaborator(repo, int(user.id), label, int(time.time()))
+            store.stage_add_collaborator(repo, int(user.id), label, clock.seconds())
             uow.raise_event(events.CollaboratorChanged(
                 **_about(actor, repo), user_id=int(user.id), permission=label, action="added",
                 user=events.snapshot(user)))
@@ -191,7 +189,7 @@ def _change_relation(relation: Relation, user: Account, view: RepoView, action: 
     try:
         with _writing(repo) as uow:
             if action == "added":
-                store.stage_follow(relation, repo, int(user.id), int(time.time()))
+                store.stage_follow(relation, repo, int(user.id), clock.seconds())
             else:
                 store.stage_unfollow(relation, repo, int(user.id))
             uow.raise_event(events.RepoAccessChanged(
@@ -266,7 +264,7 @@ def add_deploy_key(actor: Account, view: RepoView, option: CreateKeyOption) -> D
     key_id = ids.next_id("deploy_key")
     key = store.new_deploy_key(repo, key_id, title=title, content=parsed.content,
                                fingerprint=parsed.fingerprint, read_only=read_only,
-                               created=int(time.time()))
+                               created=clock.seconds())
     try:
         with _writing(repo) as uow:
             # A claim a deleted repository left behind is taken over, if still that one.

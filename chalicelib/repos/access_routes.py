@@ -8,16 +8,15 @@ caller cannot see, before any of that.
 from __future__ import annotations
 
 from chalicelib import accounts
-from chalicelib.repos import records
+from chalicelib.accounts import CreateKeyOption
 from chalicelib.http import paging
 from chalicelib.http.errors import NotFound
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_list
 from chalicelib.http.router import Param, route
-from chalicelib.accounts import CreateKeyOption
-from chalicelib.repos import access
+from chalicelib.repos import access, records
 from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.repos.permissions import Access
+from chalicelib.repos.request import IN_REPO, PAGE, caller, current_repo, repo_list
 from chalicelib.repos.views import RepoView
 
 SIGNED_IN_REPO = dict(IN_REPO, signed_in=True)

@@ -25,12 +25,12 @@ deciding access also reads, are in ``orgs.store`` and ``orgs.team_store``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable
 
-from chalicelib import accounts, orgs
+from chalicelib import accounts
 from chalicelib.repos import store as repo_store
-from chalicelib.repos.models import Collaboration, DeployKey, Repo, RepoLink, RepoName, UserLink
-from chalicelib.repos.models import keys
+from chalicelib.repos.models import (Collaboration, DeployKey, Repo, RepoLink, RepoName, UserLink,
+                                     keys)
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Claim, Item
 
@@ -54,20 +54,8 @@ def _repo_must_exist(repo: Repo) -> None:
     unit_of_work.current().check(Repo(repo.pk, repo.sk), Repo.pk.exists(), label=REPO_GONE)
 
 
-# What deciding access reads (see repos/permissions.py) ---------------------------------
-
-def access_keys(repo: Repo, user_id: int | None) -> list:
-    """Every item ``repo_access`` reads for this caller: the owner, the caller's
-    collaboration and organization membership.  Prefetch them in one batch."""
-    found = [accounts.account_key(int(repo.owner_id))]
-    if user_id is not None:
-        found.append(keys.collaboration(int(repo.id), user_id))
-        found.append(orgs.member_key(int(repo.owner_id), user_id))
-    return found
-
-
-def prefetch_access(repos: Iterable[Repo], user_id: int | None) -> None:
-    unit_of_work.prefetch(key for repo in repos for key in access_keys(repo, user_id))
+def collaboration_key(repo_id: int, user_id: int) -> tuple[str, str]:
+    return keys.collaboration(repo_id, user_id)
 
 
 def collaboration(repo_id: int, user_id: int, *, consistent: bool = False) -> Collaboration | None:

@@ -7,10 +7,10 @@ either's object store sees both heads' commits.
 """
 from __future__ import annotations
 
-from chalicelib.errors import NotFoundError
 from chalicelib import accounts
-from chalicelib.repos.views import Caller, RepoView, find, find_by_id, view_of
+from chalicelib.errors import NotFoundError
 from chalicelib.repos import store as repo_store
+from chalicelib.repos.views import Caller, RepoView, find, find_by_id, view_of
 
 
 def locate(caller: Caller, base: RepoView, head: str) -> tuple[RepoView, str]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from chalicelib.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from chalicelib.repo_admin.options import EditRepoOption
+    from chalicelib.repo_admin import EditRepoOption
     from chalicelib.repos.store import Repo
 
 MERGE_STYLES = ("merge", "rebase", "rebase-merge", "squash", "fast-forward-only",

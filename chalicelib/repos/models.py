@@ -5,7 +5,8 @@ through the domain's face (``chalicelib/repos/__init__.py``).
 """
 from __future__ import annotations
 
-from pynamodb.attributes import (BooleanAttribute, NumberAttribute, NumberSetAttribute, UnicodeAttribute)
+from pynamodb.attributes import (BooleanAttribute, NumberAttribute, NumberSetAttribute,
+                                 UnicodeAttribute)
 
 from chalicelib.store.keys import keys as shared_keys
 from chalicelib.store.table import Item

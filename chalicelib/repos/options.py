@@ -5,7 +5,7 @@ A deploy key's body is the accounts domain's ``CreateKeyOption`` (one definition
 every SSH key Forgejo accepts): ``access_routes`` imports it from there."""
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, ClassVar, Literal, Mapping, get_args
 
 from chalicelib.http.options import UNSET, Meta, Option, UnsetType
 
@@ -19,5 +19,7 @@ PermissionText = Annotated[str, Meta(extra={"enum": list(get_args(CollaboratorPe
 class AddCollaboratorOption(Option):
     """repoAddCollaborator.  Left out (or null): a new collaborator gets write, an
     existing one keeps the mode they have."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"permission": 16}
+    single_line: ClassVar[frozenset[str]] = frozenset({"permission"})
 
     permission: PermissionText | None | UnsetType = UNSET

@@ -15,12 +15,13 @@ import json
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
+from chalicelib import accounts, orgs
 from chalicelib.repos import access_store as store
-from chalicelib import orgs
+from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
-    from chalicelib.repos.access_store import Account, Collaboration, Repo
     from chalicelib.orgs import OrgMember
+    from chalicelib.repos.access_store import Account, Collaboration, Repo
 
 CODE_UNIT = "repo.code"
 UNITS = ("repo.code", "repo.issues", "repo.ext_issues", "repo.pulls", "repo.releases",
@@ -72,13 +73,18 @@ def collaboration(repo_id: int, user_id: int) -> Collaboration | None:
 
 
 def access_keys(repo: Repo, user_id: int | None) -> list:
-    """What ``repo_access`` will read for this caller: prefetch it in one batch."""
-    return store.access_keys(repo, user_id)
+    """Every item ``repo_access`` reads for this caller: the owner, the caller's
+    collaboration and organization membership.  Prefetch them in one batch."""
+    found = [accounts.account_key(int(repo.owner_id))]
+    if user_id is not None:
+        found.append(store.collaboration_key(int(repo.id), user_id))
+        found.append(orgs.member_key(int(repo.owner_id), user_id))
+    return found
 
 
 def prefetch_access(repos: list[Repo], user_id: int | None) -> None:
     """Read what deciding access to each of ``repos`` needs, in one batch."""
-    store.prefetch_access(repos, user_id)
+    unit_of_work.prefetch(key for repo in repos for key in access_keys(repo, user_id))
 
 
 def is_org(account: Account) -> bool:
@@ -86,18 +92,19 @@ def is_org(account: Account) -> bool:
 
 
 def can_see(viewer: Account | None, account: Account) -> bool:
-    """Visibility of a user or an organization profile (public/limited/private)."""
-    if account.visibility == "public":
+    """Visibility of a user or an organization profile (public/limited/private): what
+    the account alone decides, and an organization's members see it whatever its
+    visibility (the membership is read only when that decides)."""
+    if accounts.can_see(viewer, account):
         return True
-    if viewer is None:
-        return False
-    if viewer.is_admin or viewer.id == account.id:
-        return True
-    if is_org(account) and membership(int(account.id), int(viewer.id)) is not None:
-        return True
-    if account.visibility == "limited":
-        return not viewer.restricted
-    return False
+    return (viewer is not None and is_org(account)
+            and membership(int(account.id), int(viewer.id)) is not None)
+
+
+def member_organizations(user: Account) -> list[Account]:
+    """The organizations ``user`` belongs to (whose repositories they reach through
+    their teams)."""
+    return orgs.orgs_of(user, user)
 
 
 def team_grants(member: OrgMember | None) -> dict[int, tuple[Access, dict, bool]]:

@@ -9,12 +9,49 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from chalicelib.accounts import user_record
+from chalicelib.http import schemas
 from chalicelib.http.formats import GO_ZERO_TIME, app_url, go_duration, rfc3339
+from chalicelib.http.schema_types import STRINGS, B, I, S, T, nullable, ref
 from chalicelib.repos import merge_settings
 from chalicelib.settings import get_settings
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "Permission": {"admin": B, "push": B, "pull": B},
+    "InternalTracker": {"enable_time_tracker": B, "allow_only_contributors_to_track_time": B,
+                        "enable_issue_dependencies": B},
+    "Repository": {
+        "id": I, "owner": ref("User"), "name": S, "full_name": S, "description": S, "empty": B,
+        "private": B, "fork": B, "template": B, "parent": nullable(ref("Repository")), "mirror": B,
+        "size": I, "language": S, "languages_url": S, "html_url": S, "url": S, "link": S,
+        "ssh_url": S, "clone_url": S, "original_url": S, "website": S, "stars_count": I,
+        "forks_count": I, "watchers_count": I, "open_issues_count": I, "open_pr_counter": I,
+        "release_counter": I, "default_branch": S, "archived": B, "created_at": T,
+        "updated_at": T, "archived_at": T, "permissions": ref("Permission"), "has_issues": B,
+        "internal_tracker": ref("InternalTracker"), "has_wiki": B, "wiki_branch": S,
+        "globally_editable_wiki": B, "has_pull_requests": B, "has_projects": B,
+        "has_releases": B, "has_packages": B, "has_actions": B, "ignore_whitespace_conflicts": B,
+        "allow_merge_commits": B, "allow_rebase": B, "allow_rebase_explicit": B,
+        "allow_squash_merge": B, "allow_fast_forward_only_merge": B, "allow_rebase_update": B,
+        "default_delete_branch_after_merge": B, "default_merge_style": S,
+        "default_update_style": S, "default_allow_maintainer_edit": B, "avatar_url": S,
+        "internal": B, "mirror_interval": S, "object_format_name": S, "mirror_updated": T,
+        "repo_transfer": nullable(ref("RepoTransfer")), "topics": STRINGS, "wiki_clone_url": S,
+        "wiki_ssh_url": S, "has_wiki_contents": B,
+    },
+    "RepoTransfer": {"doer": ref("User"), "recipient": ref("User"),
+                     "teams": {"type": "array", "items": {"type": "object"}}},
+    "SearchResults": {"ok": B, "data": {"type": "array", "items": ref("Repository")}},
+    "RepoCollaboratorPermission": {"permission": S, "role_name": S, "user": ref("User")},
+    "WatchInfo": {"subscribed": B, "ignored": B, "reason": {}, "created_at": T, "url": S,
+                  "repository_url": S},
+    "DeployKey": {"id": I, "key_id": I, "key": S, "url": S, "title": S, "fingerprint": S,
+                  "created_at": T, "read_only": B, "repository": ref("Repository")},
+}, lists=("Repository", "DeployKey"))
 
 
 def _ssh_url(owner: str, name: str) -> str:

@@ -4,15 +4,13 @@ record as this caller sees it, and the paging parameters."""
 from __future__ import annotations
 
 from chalicelib.errors import NotFoundError
-from chalicelib.repos import records
-from chalicelib.http import paging
+from chalicelib.http import paging, scopes
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param
-from chalicelib.repos import views as repo_views
-from chalicelib.http import scopes
 from chalicelib.http.scopes import is_public_only
+from chalicelib.repos import records
+from chalicelib.repos import views as repo_views
 from chalicelib.settings import get_settings
-
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))

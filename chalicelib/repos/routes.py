@@ -6,13 +6,14 @@ only this module, so it must not import the write path.
 """
 from __future__ import annotations
 
+from chalicelib import accounts
+from chalicelib.errors import InvalidInput
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
-from chalicelib.errors import InvalidInput
-from chalicelib import accounts
 from chalicelib.repos import service as repos
-from chalicelib.repos.request import IN_REPO, PAGE, REPO, caller, current_repo, repo_list, repo_record
+from chalicelib.repos.request import (IN_REPO, PAGE, REPO, caller, current_repo, repo_list,
+                                      repo_record)
 
 
 @route("GET", "/repos/{owner}/{repo}", "repoGet", summary="Get a repository",

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import InvalidInput, NotFoundError
 from chalicelib import accounts
-from chalicelib.repos.views import Caller, RepoView, list_visible
+from chalicelib.errors import InvalidInput, NotFoundError
 from chalicelib.repos import store
-from chalicelib.repos.permissions import can_see
+from chalicelib.repos.permissions import can_see, member_organizations
+from chalicelib.repos.views import Caller, RepoView, list_visible
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -31,14 +31,13 @@ def owned_by(caller: Caller, owner: Account) -> list[RepoView]:
 def accessible_to(caller: Caller) -> list[RepoView]:
     """userCurrentListRepos: what the caller owns, collaborates on, or reaches through
     an organization's teams."""
-    from chalicelib import orgs
     from chalicelib.repos import access as repo_access
 
     user = caller.user
     found = {int(r.id): r for r in store.owned_by(user.id)}
     for view in repo_access.collaborating_on(caller, user):
         found.setdefault(int(view.repo.id), view.repo)
-    for org in orgs.orgs_of(user, user):
+    for org in member_organizations(user):
         for repo in store.owned_by(int(org.id)):
             found.setdefault(int(repo.id), repo)
     return list_visible(caller, list(found.values()))

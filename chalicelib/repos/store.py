@@ -23,8 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from chalicelib import accounts
-from chalicelib.repos.models import ForkLink, Pool, Repo, RepoName
-from chalicelib.repos.models import keys
+from chalicelib.repos.models import ForkLink, Pool, Repo, RepoName, keys
 from chalicelib.store import partitions, unit_of_work
 from chalicelib.store.attributes import values_for
 from chalicelib.store.table import Item

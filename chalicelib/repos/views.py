@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.errors import NotFoundError
-from chalicelib.repos.permissions import Access, HasAccess, repo_access
 from chalicelib import accounts
+from chalicelib.errors import NotFoundError
 from chalicelib.repos import store
+from chalicelib.repos.permissions import Access, HasAccess, repo_access
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:

@@ -25,3 +25,21 @@ The pull request keeps copies of its review requests and of each reviewer's stan
 verdict (``pulls/store.py`` ``PullFields``, written with the reviews by ``service.commit``):
 the merge gate (``pulls/gate.py``) reads those and imports nothing from here.
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "EVENT_TYPES":              "consumers",
+    "on_event":                 "consumers",
+    "CreatePullReviewComment":  "options",
+    "CreatePullReviewOptions":  "options",
+    "SubmitPullReviewOptions":  "options",
+    "pull_review_record":       "records.pull_review",
+    "review_comment_record":    "records.review_comment",
+    "code_comments_of":         "service",
+    "create_review":            "service",
+    "create_review_comment":    "service",
+    "list_reviews":             "service",
+    "submit_review":            "service",
+})

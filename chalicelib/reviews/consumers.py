@@ -35,11 +35,11 @@ def purge(repo_id: int, number: int) -> int:
     domain, below this one, deletes the issue with its comments; a repository's
     deletion removes its whole partition, reviews with it).  Idempotent: a pull
     request still there (never: numbers are not reused) keeps its reviews."""
-    from chalicelib.issues import store as issue_store
+    from chalicelib import issues
     from chalicelib.reviews import store
     from chalicelib.store import unit_of_work
 
-    if issue_store.get_issue(repo_id, number, consistent=True) is not None:
+    if issues.issue_item(repo_id, number, consistent=True) is not None:
         return 0
     with unit_of_work.writing():
         return store.stage_purge(repo_id, number)
@@ -47,16 +47,14 @@ def purge(repo_id: int, number: int) -> int:
 
 def mark_stale(repo_id: int, number: int) -> int:
     """Mark what the pull request's current head makes stale; returns reviews changed."""
-    from chalicelib.issues import store as issue_store
-    from chalicelib.pulls import store as pull_store
-    from chalicelib.reviews import service
-    from chalicelib.reviews import store
+    from chalicelib import issues, pulls
+    from chalicelib.reviews import service, store
     from chalicelib.store import unit_of_work
 
-    issue = issue_store.get_issue(repo_id, number, consistent=True)
+    issue = issues.issue_item(repo_id, number, consistent=True)
     if issue is None or not issue.is_pull:
         return 0
-    pull = pull_store.fields_of(issue)
+    pull = pulls.pull_fields_of(issue)
     head = pull.head_sha
     rule = service.protection_rule(repo_id, pull.base_branch)
     dismiss = bool(rule is not None and getattr(rule, "dismiss_stale_approvals", False))
@@ -82,10 +80,8 @@ def mark_stale(repo_id: int, number: int) -> int:
 
 def _outdate_comments(repo_id: int, number: int, head: str) -> None:
     """New-side comments whose line differs at ``head`` (or whose file is gone)."""
-    from chalicelib.contents import files as repo_files
-    from chalicelib import repos
-    from chalicelib.reviews import hunks
-    from chalicelib.reviews import store
+    from chalicelib import contents, repos
+    from chalicelib.reviews import hunks, store
     from chalicelib.store import unit_of_work
 
     comments = [c for c in store.comments_of(repo_id, number)
@@ -95,7 +91,7 @@ def _outdate_comments(repo_id: int, number: int, head: str) -> None:
     repo = repos.repo_by_id(repo_id)
     if repo is None:
         return
-    object_store = repo_files.open_git(repo).object_store
+    object_store = contents.open_git(repo).object_store
     for comment in comments:
         before = _blob(object_store, comment.commit_id, comment.path)
         after = _blob(object_store, head, comment.path)

@@ -10,12 +10,40 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib import accounts
+from chalicelib import accounts, orgs
+from chalicelib.http import schemas
 from chalicelib.http.formats import rfc3339
-from chalicelib.issues.records import issue_html_url
-from chalicelib import orgs
-from chalicelib.pulls.records import TEAM_DEFAULTS
+from chalicelib.http.schema_types import B, I, S, T, nullable, ref
+from chalicelib.issues import issue_html_url
+from chalicelib.pulls import TEAM_DEFAULTS
 from chalicelib.reviews.timeline import COMMENT, REVIEW, REVIEW_REQUEST
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+SCHEMAS = schemas.declare({
+    "PullReview": {"id": I, "user": nullable(ref("User")), "team": nullable(ref("Team")),
+                   "state": S, "body": S, "commit_id": S, "stale": B, "official": B,
+                   "dismissed": B, "comments_count": I, "submitted_at": T, "updated_at": T,
+                   "html_url": S, "pull_request_url": S},
+    "PullReviewComment": {"id": I, "body": S, "user": ref("User"),
+                          "resolver": nullable(ref("User")), "pull_request_review_id": I,
+                          "created_at": T, "updated_at": T, "path": S, "commit_id": S,
+                          "original_commit_id": S, "diff_hunk": S, "position": I,
+                          "original_position": I, "extra_lines_count": I, "html_url": S,
+                          "pull_request_url": S},
+    "TimelineComment": {
+    "id": I, "type": S, "html_url": S, "pull_request_url": S, "issue_url": S,
+    "user": nullable(ref("User")), "body": S, "created_at": T, "updated_at": T,
+    "old_project_id": I, "project_id": I, "old_milestone": nullable(ref("Milestone")),
+    "milestone": nullable(ref("Milestone")), "tracked_time": nullable(ref("TrackedTime")),
+    "old_title": S, "new_title": S, "old_ref": S, "new_ref": S,
+    "ref_issue": nullable(ref("Issue")), "ref_comment": nullable(ref("Comment")),
+    "ref_action": S, "ref_commit_sha": S, "review_id": I, "label": nullable(ref("Label")),
+    "assignee": nullable(ref("User")), "assignee_team": nullable(ref("Team")),
+    "resolve_doer": nullable(ref("User")), "dependent_issue": nullable(ref("Issue")),
+    "removed_assignee": B,
+},
+}, lists=("PullReview", "PullReviewComment"))
 
 
 def _team_record(review, owner) -> dict | None:

@@ -11,17 +11,13 @@ clients asking for the same reviewer at once make one request.
 """
 from __future__ import annotations
 
-from chalicelib import events
-from chalicelib import accounts
+from chalicelib import accounts, clock, events, orgs, pulls, repos
+from chalicelib.accounts import account_snapshot
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.issues.context import PULLS_UNIT, Ctx, now, snapshot
-from chalicelib import orgs
-from chalicelib.pulls import service as pulls
-from chalicelib.pulls.store import PullFields
-from chalicelib import repos
+from chalicelib.issues import PULLS_UNIT, Ctx
+from chalicelib.pulls import PullFields
 from chalicelib.repos import Access, access_keys, collaboration, is_org, membership, repo_access
-from chalicelib.reviews import service
-from chalicelib.reviews import store
+from chalicelib.reviews import service, store
 from chalicelib.reviews.options import PullReviewRequestOptions
 from chalicelib.reviews.store import APPROVED, REQUEST_CHANGES, REQUEST_REVIEW, Review
 from chalicelib.store import unit_of_work
@@ -128,7 +124,7 @@ def change_requests(ctx: Ctx, number: int, option: PullReviewRequestOptions,
             teams.append(team)
     if not reviewers and not teams:
         return []
-    pull = pulls.fields_of(issue)
+    pull = pulls.pull_fields_of(issue)
     if adding and (issue.state != "open" or pull.merged) and \
             any(int(r.id) in latest for r in reviewers):
         raise PermissionDenied(CLOSED)
@@ -142,23 +138,23 @@ def change_requests(ctx: Ctx, number: int, option: PullReviewRequestOptions,
         made, gone, notes = [], [], []
         asked = {int(s.get("id") or 0) for s in fields.requested_reviewers}
         asked_teams = {int(t.get("id") or 0) for t in fields.requested_teams}
-        stamp = now()
+        stamp = clock.seconds()
         for reviewer in reviewers:
             rid = int(reviewer.id)
             if adding and rid not in asked:
                 review = Review(id=store.new_review_id(), number=number, reviewer_id=rid,
-                                reviewer=snapshot(reviewer), state=REQUEST_REVIEW,
+                                reviewer=account_snapshot(reviewer), state=REQUEST_REVIEW,
                                 official=officials[rid], submitted_at=stamp, updated=stamp)
                 made.append(review)
-                fields.requested_reviewers.append(snapshot(reviewer))
-                notes.append((review, "review_requested", snapshot(reviewer), {}))
+                fields.requested_reviewers.append(account_snapshot(reviewer))
+                notes.append((review, "review_requested", account_snapshot(reviewer), {}))
             elif not adding and rid in asked:
                 fields.requested_reviewers = [s for s in fields.requested_reviewers
                                               if int(s.get("id") or 0) != rid]
                 for review in existing.values():
                     if review.reviewer_id == rid:
                         gone.append(review)
-                        notes.append((review, "review_request_removed", snapshot(reviewer), {}))
+                        notes.append((review, "review_request_removed", account_snapshot(reviewer), {}))
         for team in teams:
             tid, snap = int(team.id), team_snapshot(team)
             if adding and tid not in asked_teams:

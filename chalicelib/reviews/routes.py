@@ -11,13 +11,13 @@ because it shows the reviews too (``timeline.py``).
 """
 from __future__ import annotations
 
+from chalicelib import accounts, issues
+from chalicelib.accounts import account_from
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
-from chalicelib import accounts
-from chalicelib.issues import request as issue_request
-from chalicelib.issues.context import account_from, fresh_accounts, parse_time
-from chalicelib.pulls.request import PULL, ctx_of
+from chalicelib.issues import fresh_accounts, parse_time
+from chalicelib.pulls import PULL, pull_ctx_of
 from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload
 from chalicelib.reviews import records as review_records
 from chalicelib.reviews import requests as review_requests
@@ -52,7 +52,7 @@ def _ids(req: ApiRequest) -> tuple[int, int]:
        summary="List all reviews for a pull request", query=PAGE,
        responses={200: "PullReviewList", 404: "notFound"}, **PULL)
 def list_reviews(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     page = paging.page_of(req)
     found = reviews.list_reviews(ctx, req.int_param("index"))
     shown = found[page.offset:page.offset + page.limit]
@@ -64,7 +64,7 @@ def list_reviews(req: ApiRequest) -> ApiResponse:
        summary="Create a review to an pull request", body="CreatePullReviewOptions",
        responses={200: "PullReview", 404: "notFound", 422: "validationError"}, **SIGNED)
 def create_review(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     review = reviews.create_review(ctx, req.int_param("index"),
                                    req.option(CreatePullReviewOptions))
     return ApiResponse.json(_render(req, ctx, review))
@@ -73,7 +73,7 @@ def create_review(req: ApiRequest) -> ApiResponse:
 @route("GET", REVIEW, "repoGetPullReview", summary="Get a specific review for a pull request",
        responses={200: "PullReview", 404: "notFound"}, **PULL)
 def get_review(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     return ApiResponse.json(_render(req, ctx, reviews.get_review(ctx, *_ids(req))))
 
 
@@ -81,7 +81,7 @@ def get_review(req: ApiRequest) -> ApiResponse:
        summary="Submit a pending review to an pull request", body="SubmitPullReviewOptions",
        responses={200: "PullReview", 404: "notFound", 422: "validationError"}, **SIGNED)
 def submit_review(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     review = reviews.submit_review(ctx, *_ids(req), req.option(SubmitPullReviewOptions))
     return ApiResponse.json(_render(req, ctx, review))
 
@@ -90,7 +90,7 @@ def submit_review(req: ApiRequest) -> ApiResponse:
        summary="Delete a specific review from a pull request",
        responses={204: "empty", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def delete_review(req: ApiRequest) -> ApiResponse:
-    reviews.delete_review(ctx_of(req), *_ids(req))
+    reviews.delete_review(pull_ctx_of(req), *_ids(req))
     return ApiResponse.empty()
 
 
@@ -98,7 +98,7 @@ def delete_review(req: ApiRequest) -> ApiResponse:
        summary="Get a specific review for a pull request",
        responses={200: "PullReviewCommentList", 404: "notFound"}, **PULL)
 def review_comments(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     return ApiResponse.json([_render_comment(req, ctx, c)
                              for c in reviews.review_comments(ctx, *_ids(req))])
 
@@ -108,7 +108,7 @@ def review_comments(req: ApiRequest) -> ApiResponse:
        body="CreatePullReviewCommentOptions",
        responses={200: "PullReviewComment", 404: "notFound", 422: "validationError"}, **SIGNED)
 def create_review_comment(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     made = reviews.create_review_comment(ctx, *_ids(req),
                                          req.option(CreatePullReviewCommentOptions))
     return ApiResponse.json(_render_comment(req, ctx, made))
@@ -118,7 +118,7 @@ def create_review_comment(req: ApiRequest) -> ApiResponse:
        summary="Get a pull review comment",
        responses={200: "PullReviewComment", 403: "forbidden", 404: "notFound"}, **PULL)
 def get_review_comment(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     found = reviews.get_review_comment(ctx, *_ids(req), req.int_param("comment"))
     return ApiResponse.json(_render_comment(req, ctx, found))
 
@@ -127,7 +127,7 @@ def get_review_comment(req: ApiRequest) -> ApiResponse:
        summary="Delete a pull review comment",
        responses={204: "empty", 403: "forbidden", 404: "notFound"}, **SIGNED)
 def delete_review_comment(req: ApiRequest) -> ApiResponse:
-    reviews.delete_review_comment(ctx_of(req), *_ids(req), req.int_param("comment"))
+    reviews.delete_review_comment(pull_ctx_of(req), *_ids(req), req.int_param("comment"))
     return ApiResponse.empty()
 
 
@@ -136,7 +136,7 @@ def delete_review_comment(req: ApiRequest) -> ApiResponse:
        responses={200: "PullReview", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **SIGNED)
 def dismiss_review(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     review = reviews.dismiss(ctx, *_ids(req), req.option(DismissPullReviewOptions), True)
     return ApiResponse.json(_render(req, ctx, review))
 
@@ -146,7 +146,7 @@ def dismiss_review(req: ApiRequest) -> ApiResponse:
        responses={200: "PullReview", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **SIGNED)
 def undismiss_review(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     return ApiResponse.json(_render(req, ctx, reviews.dismiss(ctx, *_ids(req), None, False)))
 
 
@@ -156,7 +156,7 @@ def undismiss_review(req: ApiRequest) -> ApiResponse:
        responses={201: "PullReviewList", 403: "forbidden", 404: "notFound",
                   422: "validationError"}, **SIGNED)
 def create_requests(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
+    ctx = pull_ctx_of(req)
     made = review_requests.change_requests(ctx, req.int_param("index"),
                                            req.option(PullReviewRequestOptions), True)
     return ApiResponse.json([_render(req, ctx, r) for r in made], status=201)
@@ -168,7 +168,7 @@ def create_requests(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "validationError"},
        **SIGNED)
 def delete_requests(req: ApiRequest) -> ApiResponse:
-    review_requests.change_requests(ctx_of(req), req.int_param("index"),
+    review_requests.change_requests(pull_ctx_of(req), req.int_param("index"),
                                     req.option(PullReviewRequestOptions), False)
     return ApiResponse.empty()
 
@@ -182,7 +182,7 @@ def _users(req: ApiRequest, found: list) -> ApiResponse:
        summary="Return all users that can be requested to review in this repo",
        responses={200: "UserList", 404: "notFound"}, **dict(IN_REPO, preload=repo_preload))
 def get_reviewers(req: ApiRequest) -> ApiResponse:
-    from chalicelib.pulls import service as pulls
+    from chalicelib import pulls
 
     ctx = pulls.pull_context(caller(req), current_repo(req))
     return _users(req, review_requests.reviewers(ctx))
@@ -192,7 +192,7 @@ def get_reviewers(req: ApiRequest) -> ApiResponse:
        summary="Return all users that have write access and can be assigned to issues",
        responses={200: "UserList", 404: "notFound"}, **dict(IN_REPO, preload=repo_preload))
 def get_assignees(req: ApiRequest) -> ApiResponse:
-    return _users(req, review_requests.assignees(issue_request.ctx_of(req)))
+    return _users(req, review_requests.assignees(issues.issue_ctx_of(req)))
 
 
 TIME_RANGE = (Param("since", "string", "if provided, only comments updated since the "
@@ -204,11 +204,11 @@ TIME_RANGE = (Param("since", "string", "if provided, only comments updated since
 @route("GET", "/repos/{owner}/{repo}/issues/{index}/timeline", "issueGetCommentsAndTimeline",
        summary="List all comments and events on an issue", query=(*TIME_RANGE, *PAGE),
        responses={200: "TimelineList", 404: "notFound", 422: "validationError"},
-       **issue_request.ISSUE)
+       **issues.ISSUE)
 def issue_timeline(req: ApiRequest) -> ApiResponse:
     """The issue's comments and its reviews' entries: the issue routes' two batches, one
     Query of the comments and, for a pull request, one of its reviews."""
-    ctx = issue_request.ctx_of(req)
+    ctx = issues.issue_ctx_of(req)
     page = paging.page_of(req)
     issue, found = reviews_timeline.timeline(ctx, req.int_param("index"),
                                              parse_time(req.arg("since"), "Since"),

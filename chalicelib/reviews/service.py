@@ -23,17 +23,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Callable, Iterable
 
-from chalicelib import events
+from chalicelib import clock, events, issues, pulls
+from chalicelib.accounts import account_snapshot
 from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.issues import service as issues
-from chalicelib.issues.context import Ctx, now, snapshot
-from chalicelib.pulls import gate as pull_gate
-from chalicelib.pulls import service as pulls
-from chalicelib.pulls import store as pull_store
-from chalicelib.pulls.store import PullFields
+from chalicelib.issues import Ctx
+from chalicelib.pulls import PullFields
 from chalicelib.repos import Access, repo_access
-from chalicelib.reviews import hunks
-from chalicelib.reviews import store
+from chalicelib.reviews import hunks, store
 from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
                                         DismissPullReviewOptions, SubmitPullReviewOptions)
 from chalicelib.reviews.store import (APPROVED, COMMENT, PENDING, REQUEST_CHANGES, Review,
@@ -93,16 +89,16 @@ def get_review_comment(ctx: Ctx, number: int, review_id: int, comment_id: int) -
 # Who may approve -------------------------------------------------------------------------
 
 def protection_rule(repo_id: int, branch: str):
-    from chalicelib.protection import store as protection_store
-    return protection_store.get(repo_id).rule_for(branch)
+    from chalicelib import protection
+    return protection.protection_of(repo_id).rule_for(branch)
 
 
 def is_official(ctx: Ctx, user, base_branch: str) -> bool:
     """Forgejo's IsOfficialReviewer: the rule's approvers, or writers with no rule."""
     rule = protection_rule(ctx.repo_id, base_branch)
     if rule is not None:
-        from chalicelib.protection import gate as protection_gate
-        return bool(rule.is_official_approver(protection_gate.pusher_of(ctx.view, user)))
+        from chalicelib import protection
+        return bool(rule.is_official_approver(protection.pusher_of(ctx.view, user)))
     return repo_access(user, ctx.repo, ctx.view.owner) >= Access.WRITE
 
 
@@ -140,7 +136,7 @@ def commit(ctx: Ctx, number: int, stage: Callable[[], None],
         return
 
     def change(old, new, tracker) -> None:
-        pull = pulls.fields_of(new)
+        pull = pulls.pull_fields_of(new)
         if pull_change is not None:
             pull_change(pull)
         more, gone = touched() if touched is not None else ([], [])
@@ -148,13 +144,13 @@ def commit(ctx: Ctx, number: int, stage: Callable[[], None],
             after = {r.id: r for r in store.reviews_of(ctx.repo_id, number, consistent=True)
                      if r.id not in removed and r.id not in set(gone)}
             after.update((r.id, r) for r in [*changed, *more])
-            pull.verdicts = pull_gate.standing(list(after.values()))
-        pull_store.set_fields(new, pull)
+            pull.verdicts = pulls.standing(list(after.values()))
+        pulls.set_pull_fields(new, pull)
         if new.pull != old.pull:
-            new.updated = now()
+            new.updated = clock.seconds()
         stage()
 
-    issues.mutate(ctx, number, change, lambda old, new: raised(new))
+    issues.mutate_issue(ctx, number, change, lambda old, new: raised(new))
 
 
 def _unrequest(user) -> Callable[[PullFields], bool]:
@@ -203,12 +199,11 @@ def _code_comments(ctx: Ctx, issue, options: list[CreatePullReviewComment], revi
     """The code comments of a review, each on a file the pull request changes."""
     if not options:
         return []
-    from chalicelib.contents import files as repo_files
-    from chalicelib.pulls import views as pull_views
+    from chalicelib import contents, pulls
 
-    changed, head = pull_views.files(ctx, issue)
+    changed, head = pulls.pull_files(ctx, issue)
     by_path = {f.path: f for f in changed}
-    store_ = repo_files.open_git(ctx.repo).object_store
+    store_ = contents.open_git(ctx.repo).object_store
     made = []
     for option in options:
         path = (option.path or "").strip().lstrip("/")
@@ -223,9 +218,9 @@ def _code_comments(ctx: Ctx, issue, options: list[CreatePullReviewComment], revi
         new = store_[change.new_id.encode()].as_raw_string() if change.new_id else b""
         made.append(ReviewComment(
             id=store.new_comment_id(), number=int(issue.number), review_id=review_id,
-            poster_id=int(ctx.user.id), poster=snapshot(ctx.user), body=option.body or "",
+            poster_id=int(ctx.user.id), poster=account_snapshot(ctx.user), body=option.body or "",
             path=path, line=line, commit_id=commit_id or head, original_commit_id=head,
-            diff_hunk=hunks.hunk_for(path, old, new, line), created=now(), updated=now()))
+            diff_hunk=hunks.hunk_for(path, old, new, line), created=clock.seconds(), updated=clock.seconds()))
     return made
 
 
@@ -238,13 +233,13 @@ def _pending_of(ctx: Ctx, number: int) -> Review | None:
 
 def _decide(ctx: Ctx, issue, review: Review, state: str, body: str, commit_id: str) -> None:
     """Fill in a review being submitted (or kept pending) as ``state``."""
-    pull = pulls.fields_of(issue)
+    pull = pulls.pull_fields_of(issue)
     if state in DECIDING and (issue.state != "open" or pull.merged):
         raise InvalidInput(CLOSED_PR)
     review.state, review.body, review.commit_id = state, body, commit_id or pull.head_sha
     review.official = state in DECIDING and is_official(ctx, ctx.user, pull.base_branch)
     review.stale = state in DECIDING and review.commit_id != pull.head_sha
-    review.updated = now()
+    review.updated = clock.seconds()
     if state != PENDING:
         review.submitted_at = review.updated
 
@@ -274,7 +269,7 @@ def create_review(ctx: Ctx, number: int, option: CreatePullReviewOptions) -> Rev
     pending = _pending_of(ctx, number)
     if pending is None:
         review = Review(id=store.new_review_id(), number=number, reviewer_id=int(ctx.user.id),
-                        reviewer=snapshot(ctx.user))
+                        reviewer=account_snapshot(ctx.user))
     else:
         review = Review(**pending.__dict__)
     _decide(ctx, issue, review, state, body, option.commit_id or "")
@@ -386,7 +381,7 @@ def create_review_comment(ctx: Ctx, number: int, review_id: int,
     issue = pulls.get_pull(ctx, number)
     made = _code_comments(ctx, issue, [option], review.id, review.commit_id)
     copy = Review(**review.__dict__)
-    copy.updated = now()
+    copy.updated = clock.seconds()
     with unit_of_work.writing():
         store.stage_replace(ctx.repo_id, copy, review.version, comments=made)
     return made[0]
@@ -427,7 +422,7 @@ def dismiss(ctx: Ctx, number: int, review_id: int, option: DismissPullReviewOpti
     changed = []
     for target in targets:
         copy = Review(**target.__dict__)
-        copy.dismissed, copy.updated = dismissed, now()
+        copy.dismissed, copy.updated = dismissed, clock.seconds()
         changed.append((copy, target.version))
     def stage() -> None:
         for copy, version in changed:

@@ -27,10 +27,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Iterable
 
-
+from chalicelib.reviews.models import ReviewCommentItem, ReviewItem, keys
 from chalicelib.store import ids, unit_of_work
-from chalicelib.reviews.models import keys
-from chalicelib.reviews.models import ReviewCommentItem, ReviewItem
 
 PENDING, APPROVED, REQUEST_CHANGES, COMMENT, REQUEST_REVIEW = (
     "PENDING", "APPROVED", "REQUEST_CHANGES", "COMMENT", "REQUEST_REVIEW")

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chalicelib.issues import comments as issue_comments
-from chalicelib.issues import service as issues
-from chalicelib.issues.context import Ctx
+from chalicelib import issues
+from chalicelib.issues import Ctx
 from chalicelib.reviews import service
 from chalicelib.reviews.store import PENDING, REQUEST_REVIEW, Review
 
@@ -71,7 +70,7 @@ def timeline(ctx: Ctx, number: int, since: int | None = None,
     """The issue (404 when missing) and its whole timeline in the range, oldest first."""
     issue = issues.get_issue(ctx, number)
     found = [Entry(COMMENT, int(c.id), int(c.created), int(c.updated), comment=c)
-             for c in issue_comments.issue_comments(ctx, number, since, before)]
+             for c in issues.issue_comments(ctx, number, since, before)]
     if issue.is_pull:
         for review in service.list_reviews(ctx, number):
             found += [e for e in _review_entries(review) if _in_range(e, since, before)]

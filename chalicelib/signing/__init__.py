@@ -19,3 +19,13 @@ Registered by ``chalicelib/areas.py``.  Services that make commits (contents, me
 initial commits) take a signer from ``service``; branch and commit records call
 ``verify``.  SSH public keys themselves belong to accounts (``accounts.public_keys``).
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "commit_signer":            "service",
+    "prefetch_signers":         "verify.prefetch",
+    "verification_for_branch":  "verify.for_branch",
+    "verify_commit":            "verify.verify",
+})

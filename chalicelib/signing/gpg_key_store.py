@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-
-from chalicelib.store import unit_of_work
-from chalicelib.store.table import Item
-from chalicelib.store.keys import keys
 from chalicelib.signing.models import GPGKeyIdLink, GPGKeyItem, id_link_key
+from chalicelib.store import unit_of_work
+from chalicelib.store.keys import keys
+from chalicelib.store.table import Item
 
 KEY_PREFIX = "GPGKEY#"
 # Label of the staged key-id links that fail when a (sub)key id is already uploaded.

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from chalicelib import events
-from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.accounts import actor_of_event, get_user
-from chalicelib.signing.options import CreateGPGKeyOption
+from chalicelib.errors import ConditionFailed, InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.signing import gpg_key_store as store
-from chalicelib.store import ids, unit_of_work
 from chalicelib.signing.gpg_key_store import GPGKeyItem
+from chalicelib.signing.options import CreateGPGKeyOption
+from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account

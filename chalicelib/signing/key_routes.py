@@ -1,13 +1,11 @@
 """Users' GPG keys (``/user/gpg_keys``, ``/users/{username}/gpg_keys``)."""
 from __future__ import annotations
 
-import json
-
-from chalicelib.http import formats
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.signing.options import CreateGPGKeyOption
+from chalicelib.signing.records import gpg_key_record
 
 PAGE = (Param("page", "integer", "page number of results to return (1-based)"),
         Param("limit", "integer", "page size of results"))
@@ -18,31 +16,6 @@ def own_key_preload(req: ApiRequest, user_id: int | None) -> list:
     from chalicelib.signing import gpg_keys
 
     return gpg_keys.preload_keys(user_id, req.params["id"])
-
-
-def _time(seconds: int) -> str:
-    return formats.rfc3339(seconds) if seconds else "0001-01-01T00:00:00Z"
-
-
-def gpg_key_record(item) -> dict:
-    """A GPGKey record (Forgejo's field set; subkeys share the primary's e-mails list)."""
-    emails = [{"email": e, "verified": True} for e in json.loads(item.emails)]
-    subkeys = [{
-        "id": 0, "primary_key_id": item.key_id, "key_id": s["key_id"],
-        "public_key": s.get("public_key", ""), "emails": [], "subkeys": [],
-        "can_sign": s["can_sign"], "can_encrypt_comms": s["can_encrypt_comms"],
-        "can_encrypt_storage": s["can_encrypt_storage"], "can_certify": s["can_certify"],
-        "verified": bool(item.verified), "created_at": _time(s["created"]),
-        "expires_at": _time(s["expires"]),
-    } for s in json.loads(item.subkeys)]
-    return {
-        "id": int(item.id), "primary_key_id": "", "key_id": item.key_id,
-        "public_key": item.public_key, "emails": emails, "subkeys": subkeys,
-        "can_sign": bool(item.can_sign), "can_encrypt_comms": bool(item.can_encrypt_comms),
-        "can_encrypt_storage": bool(item.can_encrypt_storage),
-        "can_certify": bool(item.can_certify), "verified": bool(item.verified),
-        "created_at": _time(int(item.created)), "expires_at": _time(int(item.expires)),
-    }
 
 
 @route("GET", "/user/gpg_keys", "userCurrentListGPGKeys",

@@ -2,8 +2,9 @@
 (``ApiRequest.option``) and ``/swagger.v1.json`` publishes them (``http.options``)."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Mapping
 
+from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Meta, Option, UnsetType
 
 # Published as a string; no rule reads it, so any value is ignored (as it was before
@@ -15,6 +16,9 @@ class CreateGPGKeyOption(Option):
     """userCurrentPostGPGKey.  The key is required, but the rule says so, with Forgejo's
     own field name (``[ArmoredKey]: Required``), when it is missing, null or blank; a
     key that is not a text gets that answer too."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"armored_public_key": input_rules.BODY_MAX,
+                       "armored_signature": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset()
     swagger_required = ("armored_public_key",)
     texts = {("ArmoredPublicKey", "type"): "[ArmoredKey]: Required"}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from chalicelib.http.errors import InternalError, NotFound
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, current_repo
 from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, current_repo
 
 TEXT = ("text/plain",)
 

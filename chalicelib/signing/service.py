@@ -98,8 +98,8 @@ def _pgp_from_armor(armored: str) -> InstanceKey:
 def generate_pgp_key(name: str, email: str) -> str:
     """A new Ed25519 signing key, armored (about 450 bytes: fits a standard SSM parameter)."""
     pgpy = _pgpy()
-    from pgpy.constants import (CompressionAlgorithm, EllipticCurveOID, HashAlgorithm,
-                                KeyFlags, PubKeyAlgorithm, SymmetricKeyAlgorithm)
+    from pgpy.constants import (CompressionAlgorithm, EllipticCurveOID, HashAlgorithm, KeyFlags,
+                                PubKeyAlgorithm, SymmetricKeyAlgorithm)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -179,8 +179,8 @@ def for_branch(info) -> dict:
 
 def prefetch(infos) -> None:
     """Read what verifying these branches needs in batched reads (call before records)."""
-    from chalicelib.signing import gpg_keys
     from chalicelib import accounts
+    from chalicelib.signing import gpg_keys
 
     signed = [i for i in infos if i.signature]
     if not signed:

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib import accounts
-from chalicelib.http import formats
-from chalicelib import repos
+from chalicelib import accounts, repos
+from chalicelib.http import formats, schemas
+from chalicelib.http.schema_types import I, S, T, nullable, ref
+
+# The records' Swagger definitions: Forgejo's names, fields and types, published by
+# /swagger.v1.json (``http.schemas``) and checked against what this module builds.
+_STATUS_STATE = {"type": "string",
+                 "enum": ["pending", "success", "error", "failure", "warning", "skipped"]}
+SCHEMAS = schemas.declare({
+    "CommitStatus": {"id": I, "status": _STATUS_STATE, "target_url": S, "description": S,
+                     "url": S, "context": S, "creator": ref("User"), "created_at": T,
+                     "updated_at": T},
+    "CombinedStatus": {"state": {"type": "string", "enum": ["", *_STATUS_STATE["enum"]]},
+                       "sha": S, "total_count": I,
+                       "statuses": nullable({"type": "array", "items": ref("CommitStatus")}),
+                       "repository": nullable(ref("Repository")), "commit_url": S, "url": S},
+}, lists=("CommitStatus",))
 
 
 def commit_status(shown, view) -> dict:

@@ -21,13 +21,13 @@ it, and the parameter takes every segment up to ``/status(es)``.
 """
 from __future__ import annotations
 
-from chalicelib.statuses import records as status_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
 from chalicelib.http.router import Param, alias, route
-from chalicelib.statuses import service as svc
+from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload, repo_record
 from chalicelib.settings import get_settings
+from chalicelib.statuses import records as status_records
+from chalicelib.statuses import service as svc
 from chalicelib.statuses.options import CreateStatusOption
 
 

@@ -30,16 +30,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 
-from chalicelib import events
-from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, \
-    PermissionDenied
+from chalicelib import clock, contents, events, repos
+from chalicelib.accounts import account_from, account_snapshot
+from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
+                               PermissionDenied)
 from chalicelib.http import input_rules
-from chalicelib.contents import files as repo_files
-from chalicelib.issues.context import account_from, snapshot
-from chalicelib.repos import access_keys
-from chalicelib.repos import Caller, RepoView, strip_git
-from chalicelib.contents import branch_store
-from chalicelib import repos
+from chalicelib.repos import Caller, RepoView, access_keys, strip_git
 from chalicelib.statuses import store
 from chalicelib.statuses.options import CreateStatusOption, State
 from chalicelib.store import unit_of_work
@@ -124,9 +120,9 @@ def _commit_through_git(repo: Repo, text: str, *, full_given: bool = False) -> s
 
     if repo.empty:
         return None
-    git = repo_files.open_git(repo)
+    git = contents.open_git(repo)
     try:
-        sha = text.encode() if full_given else repo_files.resolve(git, repo, text)
+        sha = text.encode() if full_given else contents.resolve_ref(git, repo, text)
         obj = git[sha]
         while isinstance(obj, Tag):
             obj = git[obj.object[1]]
@@ -158,7 +154,7 @@ def _ref_commit(repo: Repo, ref: str) -> str | None:
     """Forgejo's ``ResolveRefOrSha``: a branch, then a tag, then a commit id.  A
     full-length id is not looked up among the tags (git itself warns about such tag
     names), so its combined status needs no read beyond the preload."""
-    branch = branch_store.get(int(repo.id), ref)
+    branch = contents.branch_info(int(repo.id), ref)
     if branch is not None:
         return branch.commit_id
     full = full_id(repo, ref)
@@ -184,7 +180,7 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
         if full is not None:
             found.append(store.summary_key(int(repo.id), full))
         if ref is not None:
-            found.append(branch_store.key(int(repo.id), ref))
+            found.append(contents.branch_key(int(repo.id), ref))
     return found
 
 
@@ -255,9 +251,6 @@ def combined_state(repo_id: int, sha: str) -> str:
 
 # Create -------------------------------------------------------------------------------------
 
-def now() -> int:
-    return int(time.time())
-
 
 def create_status(view: RepoView, caller: Caller, sha: str,
                   option: CreateStatusOption) -> Shown:
@@ -277,7 +270,7 @@ def create_status(view: RepoView, caller: Caller, sha: str,
     commit = _commit_through_git(view.repo, full or sha, full_given=full is not None)
     if commit is None:
         raise InvalidInput(f"No commit found for SHA: {sha}")
-    repo_id, created, creator = int(view.repo.id), now(), snapshot(user)
+    repo_id, created, creator = int(view.repo.id), clock.seconds(), account_snapshot(user)
 
     for attempt in range(RETRIES):
         summary = store.get_summary(repo_id, commit, consistent=attempt > 0)

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pynamodb.attributes import MapAttribute
 from pynamodb.expressions.operand import Path, Value
 
-from chalicelib.store import unit_of_work
 from chalicelib import repos
 from chalicelib.repos import Repo
 from chalicelib.statuses.models import CommitStatusItem, StatusSummary
+from chalicelib.store import unit_of_work
 
 INDEX_DIGITS = 15
 SUMMARY = "statuses"     # ConditionFailed label: the summary changed since read

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import threading
 
-from chalicelib.store.table import Counter
-
 from chalicelib.store.keys import keys
+from chalicelib.store.table import Counter
 
 MAX_SAFE_ID = 2 ** 53 - 1
 BLOCK = 16

@@ -18,13 +18,13 @@ table's TTL attribute ``expires``.
 from __future__ import annotations
 
 import json
-import time
 import zlib
 from typing import Iterable, Iterator
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.exceptions import PutError, UpdateError
 
+from chalicelib import clock
 from chalicelib import events as domain_events
 from chalicelib.store.table import Item
 
@@ -54,7 +54,7 @@ def shard_of(event_id: str) -> int:
 
 
 def item_for(event: domain_events.Event) -> OutboxItem:
-    created = event.occurred_at or time.time()
+    created = event.occurred_at or clock.now()
     pk = f"{OUTBOX_PREFIX}{shard_of(event.event_id)}"
     sk = f"{int(created * 1000):013d}#{event.event_id}"
     return OutboxItem(pk, sk, event_id=event.event_id, event_type=type(event).__name__,
@@ -83,7 +83,7 @@ def from_stream_image(image: dict) -> OutboxItem | None:
 def pending(*, older_than: float | None = None, limit: int = 500) -> Iterator[OutboxItem]:
     """Outbox items, oldest first per shard; ``older_than`` (unix seconds) skips the
     ones younger than that, which the stream or the committing process still handles."""
-    cutoff = f"{int((older_than if older_than is not None else time.time() + 60) * 1000):013d}"
+    cutoff = f"{int((older_than if older_than is not None else clock.now() + 60) * 1000):013d}"
     for shard in range(SHARDS):
         yield from OutboxItem.query(f"{OUTBOX_PREFIX}{shard}", OutboxItem.sk < cutoff,
                                     consistent_read=True, limit=limit, page_size=min(limit, 100))
@@ -105,7 +105,7 @@ def _mark_key(event_id: str, consumer: str) -> tuple[str, str]:
 def claim(event_id: str, consumer: str, *, lease_seconds: float) -> bool:
     """Take (event, consumer) for handling: False when it is done, or running under
     someone else's live lease."""
-    now = time.time()
+    now = clock.now()
     mark = DeliveryMark(*_mark_key(event_id, consumer), status="running",
                         lease_until=now + lease_seconds,
                         expires=int(now) + DELIVERY_KEEP_SECONDS)

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from chalicelib.git_transport import routes as git_http
+from chalicelib import git_transport
 from chalicelib.http import gateway
 from chalicelib.settings import get_settings
 
@@ -85,11 +85,11 @@ def handle_stream_event(event: dict, context: Any = None, *,
     streamed_limit = settings.STREAMED_RESPONSE_LIMIT if enforce_limits else sys.maxsize
     buffered_limit = settings.BUFFERED_RESPONSE_LIMIT if enforce_limits else sys.maxsize
     req = gateway.request_from_event(event)
-    budget = git_http.STREAM_BUDGET.set(streamed_limit)
+    budget = git_transport.STREAM_BUDGET.set(streamed_limit)
     try:
         response = gateway.handle(req, event)
     finally:
-        git_http.STREAM_BUDGET.reset(budget)
+        git_transport.STREAM_BUDGET.reset(budget)
     operation = getattr(req.route, "operation_id", None)
     if operation in STREAMED_OPERATIONS:
         body = bounded(response.stream) if response.stream is not None else chunked(response.body)

@@ -10,9 +10,8 @@ with one message whatever was wrong, so the form does not tell which names exist
 """
 from __future__ import annotations
 
+from chalicelib import accounts, webhooks
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib import accounts
-from chalicelib.webhooks import sources as webhook_sources
 from chalicelib.web.view import Web, page, redirect, render, site_target
 
 FAILED = "Username or password is incorrect."
@@ -20,7 +19,7 @@ FAILED = "Username or password is incorrect."
 
 def _login_name(given: str) -> str:
     if "@" in given:
-        return webhook_sources.usernames([given]).get(given.lower(), "")
+        return webhooks.usernames([given]).get(given.lower(), "")
     return given
 
 

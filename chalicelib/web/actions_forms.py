@@ -8,7 +8,6 @@ registered before the pages' ``/{owner}/{repo}`` and ``/{owner}/{repo}/issues/{i
 """
 from __future__ import annotations
 
-
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import repo_record

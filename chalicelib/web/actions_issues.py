@@ -9,14 +9,10 @@ object, so permissions, locks and validation are one set of rules.
 """
 from __future__ import annotations
 
-from chalicelib import errors
+from chalicelib import errors, issues
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.issues import CreateIssueCommentOption, CreateIssueOption, EditIssueOption
 from chalicelib.repos import caller, current_repo
-from chalicelib.issues import comments as issue_comments
-from chalicelib.issues import context as issue_context
-from chalicelib.issues import service as issues
-from chalicelib.issues.options import CreateIssueCommentOption, CreateIssueOption, \
-    EditIssueOption
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -50,7 +46,7 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
     form = posted(req)
     values = {"title": form.get("title", ""), "content": form.get("content", "")}
-    ctx = issue_context.context(caller(req), view)
+    ctx = issues.issue_context(caller(req), view)
     try:
         item = issues.create_issue(ctx, CreateIssueOption(title=values["title"],
                                                            body=values["content"]))
@@ -69,14 +65,14 @@ def comment(req: ApiRequest, web: Web) -> ApiResponse:
     number = _number(req)
     form = posted(req)
     content, status = form.get("content", ""), form.get("status", "")
-    ctx = issue_context.context(caller(req), view)
+    ctx = issues.issue_context(caller(req), view)
     item = issues.get_issue(ctx, number)
     anchor = ""
     try:
         if status and status not in STATES:
             raise errors.InvalidInput(f"[Status]: must be one of {', '.join(STATES)}")
         if content.strip() or not status:
-            found, item = issue_comments.create_comment(ctx, number,
+            found, item = issues.create_comment(ctx, number,
                                                         CreateIssueCommentOption(body=content))
             anchor = f"#issuecomment-{int(found.id)}"
         if status:

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import re
 
-from chalicelib import errors
+from chalicelib import errors, protection
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.protection import records
-from chalicelib.protection import service as protection
-from chalicelib.protection.options import CreateBranchProtectionOption, CreateTagProtectionOption
+from chalicelib.protection import CreateBranchProtectionOption, CreateTagProtectionOption
 from chalicelib.repos import caller, current_repo
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
 from chalicelib.web.view import Web, page, path_url, redirect, render
@@ -60,8 +58,8 @@ def _page(req: ApiRequest, web: Web, view, *, error: errors.ServiceError | None 
                                            else 400)
         message = getattr(error, "message", "") or str(error) or "Not allowed."
     return render(web, TEMPLATE, status=status, title="Branch and tag protection",
-                  branch_rules=[records.branch_protection(r, names) for r in branch_rules],
-                  tag_rules=[records.tag_protection(r, names) for r in tag_rules],
+                  branch_rules=[protection.branch_protection_record(r, names) for r in branch_rules],
+                  tag_rules=[protection.tag_protection_record(r, names) for r in tag_rules],
                   error=message, error_in="tag" if tag_form is not None else "branch",
                   branch_form=branch_form or {"push": "none", "required_approvals": "0"},
                   tag_form=tag_form or {}, push_modes=PUSH_MODES, form_csrf=web.csrf,

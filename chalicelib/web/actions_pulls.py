@@ -11,17 +11,11 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib import errors
+from chalicelib import contents, errors, pulls, repos
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.pulls import CreatePullRequestOption, MergePullRequestOption
 from chalicelib.repos import caller, current_repo
-from chalicelib.contents import branches
-from chalicelib.contents import commits as commit_views
-from chalicelib import repos
-from chalicelib.pulls import merging as pull_merging
-from chalicelib.pulls import service as pulls
-from chalicelib.pulls.options import CreatePullRequestOption, MergePullRequestOption
-from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
-from chalicelib.web.actions_forms import show_form
+from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
 COMPARE = "forms/compare.html"
@@ -56,12 +50,12 @@ def choose(req: ApiRequest, web: Web) -> ApiResponse:
 
 def _compare_page(req: ApiRequest, web: Web, view, base: str, head: str, *,
                   error: errors.ServiceError | None = None, values: dict | None = None):
-    names = sorted(b.name for b in branches.list_branches(view))
+    names = sorted(b.name for b in contents.list_branches(view))
     commits, note = [], ""
     if base == head:
         note = "Choose two different branches to compare."
     else:
-        found = commit_views.compare(caller(req), view, f"{base}...{head}")
+        found = contents.compare(caller(req), view, f"{base}...{head}")
         commits = [{"sha": c.id.decode(), "subject": c.message.decode("utf-8", "replace")
                     .split("\n", 1)[0], "author": c.author.decode("utf-8", "replace")
                     .split(" <", 1)[0]} for c in found.commits[:MAX_SHOWN_COMMITS]]
@@ -128,7 +122,7 @@ def merge(req: ApiRequest, web: Web) -> ApiResponse:
             Do=style, MergeTitleField=form.get("merge_title_field", ""),
             MergeMessageField=form.get("merge_message_field", ""),
             delete_branch_after_merge=checked(form, "delete_branch_after_merge"))
-        pull_merging.merge_pull(ctx, number, option)
+        pulls.merge_pull(ctx, number, option)
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise

@@ -7,14 +7,11 @@ the API refuses the POST (404 to who may not read, 403 to readers).
 """
 from __future__ import annotations
 
-from chalicelib import errors
+from chalicelib import contents, errors, releases
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.releases import CreateReleaseOption
 from chalicelib.repos import caller, current_repo
-from chalicelib.contents import branches
-from chalicelib.releases import service as releases
-from chalicelib.releases.options import CreateReleaseOption
-from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
-from chalicelib.web.actions_forms import show_form
+from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
 TEMPLATE = "forms/release_new.html"
@@ -22,7 +19,7 @@ FIELDS = ("tag_name", "target", "title", "content")
 
 
 def _page(req: ApiRequest, web: Web, view, values: dict, error=None) -> ApiResponse:
-    names = sorted(b.name for b in branches.list_branches(view))
+    names = sorted(b.name for b in contents.list_branches(view))
     return show_form(web, TEMPLATE, error=error, title="New release", values=values,
                      branch_names=names, **repo_values(req, view, "releases"))
 
@@ -30,7 +27,7 @@ def _page(req: ApiRequest, web: Web, view, values: dict, error=None) -> ApiRespo
 @page("GET", "/{owner}/{repo}/releases/new", "webReleaseNewForm", in_repo=True, signed_in=True)
 def new_form(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    releases.require_writer(releases.context(caller(req), view))
+    releases.require_release_writer(releases.release_context(caller(req), view))
     values = {name: "" for name in FIELDS}
     values.update(tag_name=req.arg("tag") or "", target=view.repo.default_branch,
                   draft=False, prerelease=False)
@@ -43,7 +40,7 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
     form = posted(req)
     values = {name: form.get(name, "") for name in FIELDS}
     values.update(draft=checked(form, "draft"), prerelease=checked(form, "prerelease"))
-    ctx = releases.context(caller(req), view)
+    ctx = releases.release_context(caller(req), view)
     option = CreateReleaseOption(
         tag_name=values["tag_name"].strip(), target_commitish=values["target"],
         name=values["title"].strip(), body=values["content"], draft=values["draft"],

@@ -6,11 +6,10 @@ the name rules, the quota and the initial commit are the API's.
 """
 from __future__ import annotations
 
-from chalicelib import errors
+from chalicelib import errors, repo_admin
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.repo_admin import CreateRepoOption
 from chalicelib.repos import caller
-from chalicelib.repo_admin import service as repo_admin
-from chalicelib.repo_admin.options import CreateRepoOption
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 

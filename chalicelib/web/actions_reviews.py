@@ -13,14 +13,12 @@ service's message and the API's status.
 """
 from __future__ import annotations
 
-from chalicelib import errors
+from chalicelib import errors, pulls, reviews
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.pulls import service as pulls
-from chalicelib.pulls.request import PullRenderer
+from chalicelib.pulls import PullRenderer
 from chalicelib.repos import caller, current_repo
-from chalicelib.reviews import service as reviews
-from chalicelib.reviews.options import (CreatePullReviewComment, CreatePullReviewOptions,
-                                        SubmitPullReviewOptions)
+from chalicelib.reviews import (CreatePullReviewComment, CreatePullReviewOptions,
+                                SubmitPullReviewOptions)
 from chalicelib.web import review_view
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect

@@ -10,11 +10,10 @@ password, so the browser may make them.
 """
 from __future__ import annotations
 
-from chalicelib import errors
-from chalicelib import accounts
-from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.http import scopes
+from chalicelib import accounts, errors
 from chalicelib.accounts import CreateAccessTokenOption
+from chalicelib.http import scopes
+from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, redirect
 

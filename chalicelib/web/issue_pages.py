@@ -10,24 +10,16 @@ the form for a comment on the line its ``path`` and ``line`` arguments name.
 """
 from __future__ import annotations
 
-from chalicelib import repos
-from chalicelib.statuses import records as status_records
+from chalicelib import contents, issues, pulls, repos, statuses
+from chalicelib.errors import NotFoundError
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.issues.request import Renderer
-from chalicelib.pulls.request import PullRenderer
+from chalicelib.issues import IssueRenderer
+from chalicelib.pulls import PullRenderer
 from chalicelib.repos import caller, current_repo
-from chalicelib.errors import NotFoundError
-from chalicelib.issues import comments as issue_comments
-from chalicelib.issues import context as issue_context
-from chalicelib.issues import service as issues
-from chalicelib.pulls import views as pull_views
-from chalicelib.pulls import service as pulls
-from chalicelib.statuses import service as statuses
 from chalicelib.web import present, review_view
 from chalicelib.web.pages import pager, repo_values
 from chalicelib.web.view import Web, page, render
-from chalicelib.contents import commit_records
 
 STATES = ("open", "closed", "all")
 MERGE_STYLES = (("merge", "Create merge commit"), ("rebase", "Rebase and fast-forward"),
@@ -62,14 +54,14 @@ def _tracker_values(ctx) -> dict:
 @page("GET", "/{owner}/{repo}/issues", "webRepoIssues", in_repo=True)
 def issue_list(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    ctx = issue_context.context(caller(req), view)
+    ctx = issues.issue_context(caller(req), view)
     wanted = _filters(req)
     query = issues.IssueQuery(state=wanted["state"], kind="issues", keyword=wanted["q"],
                               labels=wanted["labels"],
                               milestones=[wanted["milestone"]] if wanted["milestone"] else [])
     page_ = paging.page_of(req)
     found, total = issues.list_issues(ctx, query, page_.offset, page_.limit)
-    renderer = Renderer(req, ctx)
+    renderer = IssueRenderer(req, ctx)
     return render(web, "issues.html", title="Issues", items=[renderer.issue(i) for i in found],
                   filters=wanted, pager=pager(req, total), kind="issues",
                   **_tracker_values(ctx), **repo_values(req, view, "issues"))
@@ -77,8 +69,8 @@ def issue_list(req: ApiRequest, web: Web) -> ApiResponse:
 
 def _conversation(req: ApiRequest, ctx, view, number: int, record: dict, is_pull: bool):
     """The comments' records and every body rendered (the issue's first)."""
-    renderer = Renderer(req, ctx)
-    found = issue_comments.issue_comments(ctx, number)
+    renderer = IssueRenderer(req, ctx)
+    found = issues.issue_comments(ctx, number)
     comment_records = [renderer.comment(c, is_pull) for c in found]
     bodies = present.markdown(req, view, [record.get("body") or "",
                                           *[c.get("body") or "" for c in comment_records]])
@@ -88,11 +80,11 @@ def _conversation(req: ApiRequest, ctx, view, number: int, record: dict, is_pull
 @page("GET", "/{owner}/{repo}/issues/{index}", "webRepoIssue", in_repo=True)
 def issue_one(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    ctx = issue_context.context(caller(req), view)
+    ctx = issues.issue_context(caller(req), view)
     item = issues.get_issue(ctx, _number(req))
     if item.is_pull:
         return pull_one_of(req, web, view, int(item.number))
-    record = Renderer(req, ctx).issue(item)
+    record = IssueRenderer(req, ctx).issue(item)
     body_html, comments = _conversation(req, ctx, view, int(item.number), record, False)
     return render(web, "issue.html", title=f"{record['title']} #{record['number']}",
                   issue=record, body_html=body_html, comments=comments,
@@ -110,7 +102,7 @@ def pull_list(req: ApiRequest, web: Web) -> ApiResponse:
                                   labels=wanted["labels"],
                                   milestones=[wanted["milestone"]] if wanted["milestone"] else [])
         page_ = paging.page_of(req)
-        found, total = issues.list_issues(issue_context.context(caller(req), view), query,
+        found, total = issues.list_issues(issues.issue_context(caller(req), view), query,
                                           page_.offset, page_.limit)
     else:
         page_ = paging.page_of(req)
@@ -134,7 +126,7 @@ def _statuses(req: ApiRequest, view, sha: str) -> dict | None:
     combined = statuses.combined_status(view, caller(req), sha)
     if not combined.shown:
         return None
-    return status_records.combined_status(combined, view, repos.repository_record(view, req.actor))
+    return statuses.combined_status_record(combined, view, repos.repository_record(view, req.actor))
 
 
 def _pull_diff(ctx, item, *, with_commits: bool = True) -> tuple[list, list, str]:
@@ -143,11 +135,11 @@ def _pull_diff(ctx, item, *, with_commits: bool = True) -> tuple[list, list, str
     html = repos.repo_html_url(view)
     api = repos.repo_api_url(view.owner.login, view.repo.name)
     try:
-        commits_shown = [commit_records.commit(c, html, api)
-                         for c in pull_views.commits(ctx, item)] if with_commits else []
-        changes, head = pull_views.files(ctx, item)
-        files = [commit_records.changed_file(f, html, api, head) for f in changes]
-        diff = pull_views.diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
+        commits_shown = [contents.commit_record(c, html, api)
+                         for c in pulls.pull_commits(ctx, item)] if with_commits else []
+        changes, head = pulls.pull_files(ctx, item)
+        files = [contents.changed_file_record(f, html, api, head) for f in changes]
+        diff = pulls.pull_diff_or_patch(ctx, item, "diff").decode("utf-8", "replace")
     except NotFoundError:
         commits_shown, files, diff = [], [], ""
     return commits_shown, files, diff[:present.MAX_SHOWN]
@@ -157,7 +149,7 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     ctx = pulls.pull_context(caller(req), view)
     item = pulls.get_pull(ctx, number)
     record = PullRenderer(req, ctx).pull(item)
-    issue_ctx = issue_context.context(caller(req), view)
+    issue_ctx = issues.issue_context(caller(req), view)
     body_html, comments = _conversation(req, issue_ctx, view, number, record, True)
     commits_shown, files, diff = _pull_diff(ctx, item)
     base_repo = record["base"].get("repo") or {}

@@ -9,17 +9,12 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from chalicelib import accounts
-from chalicelib import orgs
-from chalicelib import repos
+from chalicelib import accounts, contents, orgs, repos
+from chalicelib.contents import tag_record
+from chalicelib.errors import NotFoundError
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import caller, current_repo, repo_record
-from chalicelib.contents.tag_records import tag_record
-from chalicelib.errors import NotFoundError
-from chalicelib.contents import service as contents
-from chalicelib.contents import files as repo_files
-from chalicelib.contents import tags
 from chalicelib.settings import get_settings
 from chalicelib.web import present
 from chalicelib.web.view import Web, page, path_url, render
@@ -111,7 +106,7 @@ def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
                       ref=branch, ref_kind="branch", **values)
     # One open of the repository (refs and pack list) serves the listing, the README
     # and the switcher.
-    git = repo_files.open_git(view.repo)
+    git = contents.open_git(view.repo)
     at, entries = contents.get_contents(view, "", f"refs/heads/{branch}", git=git)
     readme_html = ""
     readme = present.readme_of(entries)
@@ -139,7 +134,7 @@ def _escape(text: str) -> str:
 def source(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
     kind = req.params["kind"]
-    git = repo_files.open_git(view.repo)
+    git = contents.open_git(view.repo)
     at, found, ref, path = present.resolve_src(view, kind, req.params["rest"], git)
     values = repo_values(req, view, "code")
     crumbs = _crumbs(path)
@@ -151,7 +146,7 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
                       readme=readme, **common)
     content = found.content or b""
     # A Git LFS file shows its object (size, and its text when small), as Forgejo's.
-    lfs = repo_files.lfs_file(view.repo, content) if found.lfs_pointer else None
+    lfs = contents.lfs_file(view.repo, content) if found.lfs_pointer else None
     shown = found.kind == "file" and (lfs is None or lfs.content is not None)
     if lfs is not None:
         content = lfs.content or b""
@@ -176,13 +171,13 @@ def _crumbs(path: str) -> list[tuple[str, str]]:
     return [(p, "/".join(parts[:i + 1])) for i, p in enumerate(parts)]
 
 
-def _file_at(req: ApiRequest, view) -> repo_files.RawFile:
+def _file_at(req: ApiRequest, view) -> contents.RawFile:
     """The file the path names, read once (the page's open of the repository)."""
     _, found, _, path = present.resolve_src(view, req.params["kind"], req.params["rest"],
-                                            repo_files.open_git(view.repo))
+                                            contents.open_git(view.repo))
     if isinstance(found, list) or found.kind != "file":
         raise NotFoundError(f"not a file: {path}")
-    return repo_files.as_raw(path, found.content or b"")
+    return contents.as_raw(path, found.content or b"")
 
 
 @page("GET", "/{owner}/{repo}/raw/{kind}/{rest:path}", "webRepoRaw", in_repo=True, download=True)
@@ -190,7 +185,7 @@ def raw(req: ApiRequest, web: Web) -> ApiResponse:
     file = _file_at(req, current_repo(req))
     disposition = "attachment" if req.arg("download") else "inline"
     return ApiResponse(status=200, body=file.content,
-                       headers=repo_files.download_headers(file, disposition))
+                       headers=contents.download_headers(file, disposition))
 
 
 @page("GET", "/{owner}/{repo}/media/{kind}/{rest:path}", "webRepoMedia", in_repo=True,
@@ -199,14 +194,14 @@ def media(req: ApiRequest, web: Web) -> ApiResponse:
     """The raw file, or the Git LFS object its pointer names (the file page links here)."""
     view = current_repo(req)
     attachment = bool(req.arg("download"))
-    file = repo_files.media_of(view.repo, _file_at(req, view), attachment=attachment)
+    file = contents.media_of(view.repo, _file_at(req, view), attachment=attachment)
     if file.url is not None:
         return ApiResponse(status=302, headers={"Location": file.url,
                                                 "Cache-Control": "private, no-store"})
-    return ApiResponse(status=200, body=file.content, headers=repo_files.download_headers(
+    return ApiResponse(status=200, body=file.content, headers=contents.download_headers(
         file, "attachment" if attachment else "inline"))
 
 
 def tag_records(view, offset: int, limit: int) -> tuple[list[dict], int]:
-    found = tags.list_tags(view, offset, limit)
+    found = contents.list_tags(view, offset, limit)
     return [tag_record(t, view) for t in found.tags], found.total

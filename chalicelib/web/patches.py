@@ -9,12 +9,10 @@ the pages, whose ``/pulls/{index}`` and ``/commit/{sha}`` would match ``4.diff``
 """
 from __future__ import annotations
 
+from chalicelib import contents, pulls
+from chalicelib.errors import NotFoundError
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import caller, current_repo
-from chalicelib.errors import NotFoundError
-from chalicelib.contents import commits as commit_views
-from chalicelib.pulls import views as pull_views
-from chalicelib.pulls import service as pulls
 from chalicelib.web.view import Web, page
 
 KINDS = ("diff", "patch")
@@ -32,7 +30,7 @@ def pull_diff_or_patch(req: ApiRequest, web: Web) -> ApiResponse:
     if kind not in KINDS or not index.isdigit():
         raise NotFoundError(f"no such page: {req.raw_path}")
     ctx = pulls.pull_context(caller(req), current_repo(req))
-    return _text(pull_views.diff_or_patch(ctx, pulls.get_pull(ctx, int(index)), kind))
+    return _text(pulls.pull_diff_or_patch(ctx, pulls.get_pull(ctx, int(index)), kind))
 
 
 @page("GET", "/{owner}/{repo}/commit/{sha}.{kind}", "webCommitDiffOrPatch", in_repo=True,
@@ -42,4 +40,4 @@ def commit_diff_or_patch(req: ApiRequest, web: Web) -> ApiResponse:
     if kind not in KINDS:
         raise NotFoundError(f"no such page: {req.raw_path}")
     view = current_repo(req)
-    return _text(commit_views.diff_or_patch(view.repo, req.params["sha"], kind))
+    return _text(contents.commit_diff_or_patch(view.repo, req.params["sha"], kind))

@@ -7,10 +7,10 @@ the light and dark colours), both imported on first use.
 """
 from __future__ import annotations
 
+from chalicelib import contents
+from chalicelib.errors import NotFoundError
 from chalicelib.http.message import ApiRequest
 from chalicelib.repos import caller
-from chalicelib.errors import NotFoundError
-from chalicelib.contents import service as contents
 from chalicelib.settings import get_settings
 
 # Larger files and diffs are not highlighted (Pygments' time grows with the text).
@@ -22,26 +22,25 @@ README_NAMES = ("readme.md", "readme.markdown", "readme.mdown", "readme.mkd", "r
 
 
 def markdown_context(req: ApiRequest, view, *, mode: str = "comment", branch_path: str = ""):
-    from chalicelib.markup import render as markup
-    from chalicelib.markup import context as render_context
+    from chalicelib import markup
 
     app = get_settings().app_url
     owner, name = view.owner.login, view.repo.name
 
     def commits(shas: set[str]) -> dict[str, str]:
         full = sorted(s for s in shas if len(s) == 40)[:20]
-        return {s: s for s in render_context.existing_commits(caller(req), owner, name, full)}
+        return {s: s for s in markup.existing_commits(caller(req), owner, name, full)}
 
     return markup.RenderContext(
         mode=mode, base=markup.base_url(f"{owner}/{name}", app), app_url=app,
         branch_path=branch_path, owner=owner, repo=name,
-        mentionable=render_context.public_logins, commits=commits)
+        mentionable=markup.public_logins, commits=commits)
 
 
 def markdown(req: ApiRequest, view, texts: list[str], *, mode: str = "comment",
              branch_path: str = "") -> list[str]:
     """Sanitized HTML of each text (in order)."""
-    from chalicelib.markup import render as markup
+    from chalicelib import markup
 
     if not any(texts):
         return ["" for _ in texts]

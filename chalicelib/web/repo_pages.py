@@ -3,20 +3,15 @@ branches, tags, releases and one release (``/releases/tag/{tag}``, a Release's
 ``html_url``)."""
 from __future__ import annotations
 
-from chalicelib.contents import branch_records
-from chalicelib import repos
+from chalicelib import contents, releases, repos
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.releases.request import ctx_of as release_ctx
-from chalicelib.releases.request import render as release_record
+from chalicelib.releases import release_ctx_of as release_ctx
+from chalicelib.releases import render_release as release_record
 from chalicelib.repos import current_repo
-from chalicelib.contents import branches
-from chalicelib.contents import commits as commit_views
-from chalicelib.releases import service as releases
 from chalicelib.web import present
 from chalicelib.web.pages import pager, repo_values, tag_records
 from chalicelib.web.view import Web, page, render
-from chalicelib.contents import commit_records
 
 
 def _addresses(view) -> tuple[str, str]:
@@ -27,10 +22,10 @@ def _addresses(view) -> tuple[str, str]:
 def _commit_list(req: ApiRequest, web: Web, ref: str, kind: str) -> ApiResponse:
     view = current_repo(req)
     page_ = paging.page_of(req)
-    found = commit_views.list_commits(view.repo, commit_views.CommitQuery(sha=ref),
+    found = contents.list_commits(view.repo, contents.CommitQuery(sha=ref),
                                       page_.offset, page_.limit)
     html, api = _addresses(view)
-    shown = [commit_records.commit(c, html, api) for c in found.commits]
+    shown = [contents.commit_record(c, html, api) for c in found.commits]
     return render(web, "commits.html", title=f"Commits · {ref}", commits=shown, ref=ref,
                   ref_kind=kind, pager=pager(req, found.total), **repo_values(req, view, "code"))
 
@@ -48,12 +43,12 @@ def commits_of_tag(req: ApiRequest, web: Web) -> ApiResponse:
 @page("GET", "/{owner}/{repo}/commit/{sha}", "webRepoCommit", in_repo=True)
 def commit(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    found, git = commit_views.get_commit(view.repo, req.params["sha"])
-    stats, files = commit_views.stats_and_files(git, found)
+    found, git = contents.get_commit(view.repo, req.params["sha"])
+    stats, files = contents.stats_and_files(git, found)
     html, api = _addresses(view)
-    record = commit_records.commit(found, html, api, stats=stats, files=files)
+    record = contents.commit_record(found, html, api, stats=stats, files=files)
     sha = record["sha"]
-    diff = commit_views.diff_or_patch(view.repo, sha, "diff").decode("utf-8", "replace")
+    diff = contents.commit_diff_or_patch(view.repo, sha, "diff").decode("utf-8", "replace")
     title, _, rest = record["commit"]["message"].partition("\n")
     return render(web, "commit.html", title=title, commit=record, subject=title,
                   message_rest=rest.strip(), diff_html=present.diff_html(diff),
@@ -63,14 +58,14 @@ def commit(req: ApiRequest, web: Web) -> ApiResponse:
 @page("GET", "/{owner}/{repo}/branches", "webRepoBranches", in_repo=True)
 def branch_list(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    found = branches.list_branches(view)
+    found = contents.list_branches(view)
     paged = pager(req, len(found))
     default = view.repo.default_branch
     found.sort(key=lambda b: (b.name != default, b.name))
     shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
-    usernames = branches.usernames_for(shown)
+    usernames = contents.branch_usernames_for(shown)
     return render(web, "branches.html", title="Branches", default_branch=default,
-                  branches=[branch_records.branch(b, view, usernames=usernames) for b in shown],
+                  branches=[contents.branch_record(b, view, usernames=usernames) for b in shown],
                   pager=paged, **repo_values(req, view, "branches"))
 
 
@@ -104,5 +99,5 @@ def release_list(req: ApiRequest, web: Web) -> ApiResponse:
 @page("GET", "/{owner}/{repo}/releases/tag/{tag:path}", "webRepoRelease", in_repo=True)
 def release_one(req: ApiRequest, web: Web) -> ApiResponse:
     ctx = release_ctx(req)
-    found = releases.by_tag(ctx, req.params["tag"])
+    found = releases.release_by_tag(ctx, req.params["tag"])
     return _release_page(req, web, [found], 1, found.title or found.tag_name, ctx)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from chalicelib import reviews
+from chalicelib.accounts import account_from
 from chalicelib.http.message import ApiRequest
-from chalicelib.issues.context import account_from, fresh_accounts
-from chalicelib.reviews import records as review_records
-from chalicelib.reviews import service as reviews
+from chalicelib.issues import fresh_accounts
 from chalicelib.web import diff_table, present
 
 PENDING, REQUEST_REVIEW = "PENDING", "REQUEST_REVIEW"
@@ -51,7 +51,7 @@ def review_values(req: ApiRequest, web, ctx, view, record: dict, *,
     bodies = present.markdown(req, view, texts) if texts else []
     review_bodies, comment_bodies = bodies[:len(shown)], bodies[len(shown):]
     states = {r.id: r.state for r in shown}
-    listed = [(review_records.pull_review(r, view, req.actor, reviewer=_reviewer(ctx, r),
+    listed = [(reviews.pull_review_record(r, view, req.actor, reviewer=_reviewer(ctx, r),
                                           owner=view.owner), html)
               for r, html in zip(shown, review_bodies)]
     me = web.user
@@ -70,7 +70,7 @@ def review_values(req: ApiRequest, web, ctx, view, record: dict, *,
         "files_url": files_url(view, number), "line_link": line_link,
     }
     if diff_text is not None:
-        comments = [Shown(review_records.review_comment(c, view, req.actor,
+        comments = [Shown(reviews.review_comment_record(c, view, req.actor,
                                                         poster=account_from(
                                                             c.poster, fresh_accounts(ctx))),
                           html, c.path, c.line, states.get(c.review_id) == PENDING)

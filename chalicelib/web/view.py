@@ -29,15 +29,13 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
-from chalicelib import errors
-from chalicelib.http import auth
+from chalicelib import accounts, errors
+from chalicelib.http import auth, sessions
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import current_repo, repo_preload, repo_preload_more
 from chalicelib.http.router import DOWNLOAD, SESSION, route
-from chalicelib import accounts
+from chalicelib.repos import current_repo, repo_preload, repo_preload_more
 from chalicelib.settings import get_settings
-from chalicelib.http import sessions
 from chalicelib.web import links
 
 log = logging.getLogger("nimbus.web")

@@ -21,3 +21,17 @@ What it takes from other domains: repositories and access (``repos.permissions``
 ``repos.routes``), accounts, the records of users, repositories, issues, pull requests and
 releases (``repos.records`` …) and the SSRF guard (``netguard``).
 """
+
+from chalicelib.faces import face
+
+# The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
+__all__, __getattr__, __dir__ = face(__name__, {
+    "EVENT_TYPES":         "consumers",
+    "deliver_due":         "consumers",
+    "handle_sqs_records":  "consumers",
+    "on_event":            "consumers",
+    "run_lanes":           "consumers",
+    "sweep_deliveries":    "consumers.sweep",
+    "queue_url":           "deliveries",
+    "usernames":           "sources",
+})

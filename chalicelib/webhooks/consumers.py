@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from typing import Iterable
 
+from chalicelib import clock
 from chalicelib import events as domain_events
+from chalicelib.webhooks import deliveries as webhook_deliveries
 from chalicelib.webhooks import formats as webhook_formats
 from chalicelib.webhooks import payloads as webhook_payloads
 from chalicelib.webhooks import service as hooks
-from chalicelib.webhooks import deliveries as webhook_deliveries
 
 log = logging.getLogger("nimbus.webhooks")
 
@@ -64,7 +64,7 @@ def run_lanes(refs: Iterable[str], *, force: bool = False) -> int:
         run = webhook_deliveries.run_lane(ref, force=force)
         sent += run.sent
         if run.due_at is not None:
-            webhook_deliveries.notify([ref], delay=max(0.0, run.due_at - time.time()))
+            webhook_deliveries.notify([ref], delay=max(0.0, run.due_at - clock.now()))
     return sent
 
 

@@ -35,13 +35,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
-from chalicelib import aws
+from chalicelib import aws, clock
 from chalicelib.errors import ConditionFailed
-from chalicelib.webhooks import sender as webhook_sender
 from chalicelib.settings import get_settings
-from chalicelib.webhooks import store as hook_store
 from chalicelib.store import unit_of_work
 from chalicelib.webhooks import delivery_store as store
+from chalicelib.webhooks import sender as webhook_sender
+from chalicelib.webhooks import store as hook_store
 
 log = logging.getLogger("nimbus.webhooks")
 
@@ -67,7 +67,7 @@ def enqueue(hook, *, text: str, event: str, event_type: str, action: str,
 
     The id is the event's time in microseconds, so a hook's queue is in event order;
     a taken id (another event in the same microsecond) moves on by one."""
-    now = time.time()
+    now = clock.now()
     ref = ref_of(hook)
     delivery_id = int((occurred_at or now) * 1_000_000)
     settings = get_settings().webhook
@@ -209,7 +209,7 @@ def _status_text(outcome: webhook_sender.Outcome) -> str:
 def attempt(delivery: store.HookDelivery, hook, send: Sender = webhook_sender.send) -> None:
     """Send ``delivery`` once and move it to its next state (not saved here)."""
     request = prepare(delivery, hook)
-    started = time.time()
+    started = clock.now()
     outcome = send(request.method, request.url, request.headers, request.body)
     settings = get_settings().webhook
     delivery.attempt_count = int(delivery.attempt_count or 0) + 1
@@ -224,7 +224,7 @@ def attempt(delivery: store.HookDelivery, hook, send: Sender = webhook_sender.se
     delivery.delivered_at, delivery.duration = started, round(outcome.duration, 3)
     retryable = (outcome.status_code == 0 and not outcome.refused) or \
         outcome.status_code >= 500 or outcome.status_code == 429
-    too_old = time.time() - float(delivery.created) > settings.MAX_AGE_HOURS * 3600
+    too_old = clock.now() - float(delivery.created) > settings.MAX_AGE_HOURS * 3600
     if outcome.ok:
         delivery.state = "delivered"
     elif not retryable:
@@ -235,7 +235,7 @@ def attempt(delivery: store.HookDelivery, hook, send: Sender = webhook_sender.se
                     delivery.guid, delivery.hook_id, delivery.attempt_count, delivery.status)
     else:
         delivery.state = "pending"
-        delivery.next_attempt_at = time.time() + backoff(delivery.attempt_count,
+        delivery.next_attempt_at = clock.now() + backoff(delivery.attempt_count,
                                                          outcome.retry_after)
 
 
@@ -286,7 +286,7 @@ def run_lane(ref: str, *, owner: str | None = None, force: bool = False,
                 delivery.status = "the hook was deleted" if hook is None else "the hook is inactive"
                 store.save_attempt(delivery, final=True)
                 continue
-            now = time.time()
+            now = clock.now()
             if float(delivery.next_attempt_at or 0) > now or time.monotonic() > stop_at:
                 run.due_at = max(now, float(delivery.next_attempt_at or 0))
                 store.release_lane(ref, owner, run.due_at)
@@ -302,4 +302,4 @@ def run_lane(ref: str, *, owner: str | None = None, force: bool = False,
 
 def due_lanes(*, every: bool = False) -> list[str]:
     """Lanes due now whose lease ran out (``every``: all of them, leases ignored)."""
-    return [store.lane_ref(lane) for lane in store.due_lanes(time.time(), ignore_leases=every)]
+    return [store.lane_ref(lane) for lane in store.due_lanes(clock.now(), ignore_leases=every)]

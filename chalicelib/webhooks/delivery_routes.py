@@ -17,15 +17,15 @@ import json
 from urllib.parse import urlencode
 
 from chalicelib.http import formats
-from chalicelib.webhooks import formats as webhook_formats
-from chalicelib.webhooks import payloads as webhook_payloads
-from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import current_repo
 from chalicelib.http.router import Param, route
-from chalicelib.webhooks import service as hooks
-from chalicelib.webhooks import history as webhook_history
+from chalicelib.repos import current_repo
 from chalicelib.settings import get_settings
+from chalicelib.webhooks import formats as webhook_formats
+from chalicelib.webhooks import history as webhook_history
+from chalicelib.webhooks import payloads as webhook_payloads
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
 
 ONE = {403: "forbidden", 404: "notFound"}
 ADMIN_HOOKS = dict(tag="admin", scope="admin", site_admin=True)

@@ -21,12 +21,12 @@ delivery exists exactly when a worker can find it.
 """
 from __future__ import annotations
 
-import time
 import zlib
 from typing import Iterable
 
 from pynamodb.exceptions import DeleteError, UpdateError
 
+from chalicelib import clock
 from chalicelib.store import unit_of_work
 from chalicelib.webhooks.models import DeliveryLane, HookDelivery, QueuedDelivery
 
@@ -145,7 +145,7 @@ def claim_lane(ref: str, owner: str, lease_seconds: float, *, force: bool = Fals
                ) -> DeliveryLane | None:
     """Lease the hook's lane for ``owner``; None when there is none or another worker
     holds a live lease (``force``: take it anyway; a restarted local runtime)."""
-    now = time.time()
+    now = clock.now()
     lane = DeliveryLane(*lane_key(ref))
     condition = DeliveryLane.pk.exists()
     if not force:

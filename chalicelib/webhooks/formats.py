@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from chalicelib.http import input_rules
 from chalicelib.webhooks import chat as webhook_chat
 from chalicelib.webhooks.payloads import Payload
-from chalicelib.http import input_rules
 
 DEFAULT_TYPES = ("forgejo", "gitea", "gogs")
 

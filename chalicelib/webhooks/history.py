@@ -7,20 +7,19 @@ another hook, repository or organization is a 404.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib import events
+from chalicelib import clock, events
 from chalicelib.errors import InvalidInput, NotFoundError
-from chalicelib.webhooks import sources as webhook_sources
-from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks import deliveries as webhook_deliveries
 from chalicelib.webhooks import delivery_store as store
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks import sources as webhook_sources
 
 if TYPE_CHECKING:
-    from chalicelib.webhooks.store import Hook
     from chalicelib.webhooks.delivery_store import HookDelivery
+    from chalicelib.webhooks.store import Hook
 
 MAX_PAGE = 100
 
@@ -56,7 +55,7 @@ def redeliver(scope: hooks.Scope, hook_id: int, delivery_id: int) -> HookDeliver
         hook, text=old.payload_text, event=old.event, event_type=old.event_type,
         action=old.action, content_kind=old.content_kind, http_method=old.http_method,
         default_headers=bool(old.default_headers), repo_id=int(old.repo_id or 0),
-        redelivery=True, occurred_at=time.time())
+        redelivery=True, occurred_at=clock.now())
     webhook_deliveries.notify([webhook_deliveries.ref_of(hook)])
     return made
 
@@ -99,6 +98,6 @@ def send_test(test: TestPush, request, payload) -> HookDelivery | None:
         test.hook, text=request.text, event=payload.event, event_type=payload.event_type,
         action="", content_kind=request.content_kind, http_method=request.http_method,
         default_headers=request.default_headers, repo_id=int(test.repo.get("id") or 0),
-        occurred_at=time.time())
+        occurred_at=clock.now())
     webhook_deliveries.notify([webhook_deliveries.ref_of(test.hook)])
     return made

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import zlib
 
-from pynamodb.attributes import (BinaryAttribute, BooleanAttribute, ListAttribute, NumberAttribute, UnicodeAttribute)
+from pynamodb.attributes import (BinaryAttribute, BooleanAttribute, ListAttribute, NumberAttribute,
+                                 UnicodeAttribute)
 
 from chalicelib.store.keys import keys as shared_keys
 from chalicelib.store.table import Item

@@ -6,14 +6,23 @@ which answers "Required"; the type's and the events' names are the rules' too (t
 own messages, the events case-insensitive)."""
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Mapping, TypeVar
 
 from chalicelib.errors import InvalidInput
 from chalicelib.http.options import UNSET, Option, UnsetType, decode
 
+# Text limits (``http.input_rules``), the same for a field and its config copy.
+_HOOK = {"url": 2048, "content_type": 16, "secret": 255, "branch_filter": 1024,
+         "authorization_header": 1024, "type": 32, "events": 64}
+_ONE_LINE_HOOK = ("type", "events", "branch_filter", "authorization_header", "content_type")
+HOOK_MAXIMA = dict(_HOOK, **{f"config.{k}": v for k, v in _HOOK.items()})
+HOOK_ONE_LINE = frozenset((*_ONE_LINE_HOOK, *(f"config.{k}" for k in _ONE_LINE_HOOK)))
+
 
 class CreateHookOption(Option):
     """repoCreateHook, orgCreateHook, adminCreateHook."""
+    max_lengths: ClassVar[Mapping[str, int]] = HOOK_MAXIMA
+    single_line: ClassVar[frozenset[str]] = HOOK_ONE_LINE
 
     type: str | None
     config: dict[str, str] | None
@@ -27,6 +36,8 @@ class EditHookOption(Option):
     """repoEditHook, orgEditHook, adminEditHook: the config's keys change when sent;
     events, branch filter and authorization header are rewritten whatever was sent (left
     out, they are reset); ``active`` changes when sent."""
+    max_lengths: ClassVar[Mapping[str, int]] = HOOK_MAXIMA
+    single_line: ClassVar[frozenset[str]] = HOOK_ONE_LINE
 
     config: dict[str, str] | None | UnsetType = UNSET
     events: list[str] | None | UnsetType = UNSET

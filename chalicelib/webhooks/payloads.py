@@ -20,17 +20,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import events
-from chalicelib.issues import records as issue_records
-from chalicelib.pulls import records as pull_records
-from chalicelib import accounts
+from chalicelib import accounts, events, issues, pulls, repos
 from chalicelib.http import formats
-from chalicelib import repos
-from chalicelib.pulls import service as pulls
-from chalicelib.webhooks import review_payloads as webhook_reviews
-from chalicelib.webhooks import sources as webhook_sources
 from chalicelib.repos import Access
 from chalicelib.settings import get_settings
+from chalicelib.webhooks import review_payloads as webhook_reviews
+from chalicelib.webhooks import sources as webhook_sources
 
 ZERO = "0" * 40
 HEADS, TAGS = "refs/heads/", "refs/tags/"
@@ -120,7 +115,7 @@ class _Builder:
         milestone = (milestone_id, milestones[milestone_id]) if milestone_id in milestones \
             else None
         assignees = [webhook_sources.account(a) for a in json.loads(item.assignees or "[]")]
-        return issue_records.issue(item, self.src.view(), self.src.actor,
+        return issues.issue_record(item, self.src.view(), self.src.actor,
                                    poster=webhook_sources.account(item.poster),
                                    assignees=assignees, labels=entries,
                                    milestone_entry=milestone)
@@ -132,7 +127,7 @@ class _Builder:
 
     def pull_request(self, item) -> dict:
         """ToAPIPullRequest(pr, doer): base and head repositories as the doer may see."""
-        pull = pulls.fields_of(item)
+        pull = pulls.pull_fields_of(item)
         base = self.repository(self.access("doer"))
         head = base
         if pull.head_repo_id and int(pull.head_repo_id) != int(self.src.repo.id):
@@ -142,8 +137,8 @@ class _Builder:
         merged_by = None
         if pull.merged and pull.merged_by:
             merged_by = accounts.user_record(webhook_sources.account(pull.merged_by), None)
-        asked = pull_records.requested(pull, self.src.owner, None, webhook_sources.account)
-        return pull_records.pull_request(self.issue(item), item, pull,
+        asked = pulls.requested_reviewers_record(pull, self.src.owner, None, webhook_sources.account)
+        return pulls.pull_request_record(self.issue(item), item, pull,
                                          number=int(item.number), base_repo=base,
                                          head_repo=head, merged_by=merged_by, requested=asked)
 
@@ -300,7 +295,7 @@ def _comment(b: _Builder, e: events.IssueCommentChanged) -> list[Payload]:
     data: dict = {"action": e.action, "issue": b.issue(item)}
     if e.is_pull:
         data["pull_request"] = b.pull_request(item)
-    data["comment"] = issue_records.comment(comment, b.src.view(), None,
+    data["comment"] = issues.comment_record(comment, b.src.view(), None,
                                             poster=webhook_sources.account(comment.poster),
                                             is_pull=e.is_pull)
     if e.action == "edited":

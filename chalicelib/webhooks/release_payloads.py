@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from chalicelib import accounts
-from chalicelib.releases import records as release_records
+from chalicelib import accounts, releases
 from chalicelib.webhooks import sources as webhook_sources
 
 
@@ -31,4 +30,4 @@ def release_record(event, view) -> dict:
         assets=[_asset(a) for a in data.get("assets") or ()])
     publisher = webhook_sources.account(data.get("publisher") or {})
     author = accounts.user_record(publisher, None) if publisher is not None else None
-    return release_records.release(item, view, author)
+    return releases.release_record(item, view, author)

@@ -16,8 +16,7 @@ sends none (Forgejo notifies team members of additions only).
 """
 from __future__ import annotations
 
-from chalicelib import events
-from chalicelib import accounts
+from chalicelib import accounts, events
 from chalicelib.webhooks import sources as webhook_sources
 
 # Review state -> the hook event type a submitted review raises.

@@ -7,11 +7,11 @@ default hooks (``/admin/hooks``) a site admin.  Deliveries and ``repoTestHook`` 
 """
 from __future__ import annotations
 
-from chalicelib.webhooks import hook_records
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import IN_REPO, PAGE, current_repo
 from chalicelib.http.router import route
+from chalicelib.repos import IN_REPO, PAGE, current_repo
+from chalicelib.webhooks import hook_records
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks.options import CreateHookOption, EditHookOption, hook_option
 

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
+from chalicelib import clock, netguard
 from chalicelib.errors import InvalidInput
-from chalicelib import netguard
 from chalicelib.settings import Settings, get_settings
 
 MAX_REDIRECTS = 10
@@ -151,7 +151,7 @@ def _one(method: str, url: str, headers: list[tuple[str, str]], body: bytes | No
             found[name] = f"{found[name]},{value}" if name in found else value
         return Outcome(status_code=response.status, reason=response.reason, headers=found,
                        body=text, url=plain_url,
-                       retry_after=retry_after(response.getheader("Retry-After"), time.time()))
+                       retry_after=retry_after(response.getheader("Retry-After"), clock.now()))
     except (OSError, http.client.HTTPException) as exc:
         return Outcome(error=f"Delivery: {netguard.redact(str(exc) or type(exc).__name__)}",
                        url=plain_url)

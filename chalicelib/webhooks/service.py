@@ -22,20 +22,17 @@ from __future__ import annotations
 import functools
 import json
 import re
-import time
 from dataclasses import dataclass
-from typing import Callable, TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from chalicelib import events
+from chalicelib import accounts, clock, events, netguard
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib import netguard
 from chalicelib.http.options import UnsetType
 from chalicelib.repos import can_see_account, is_org, is_org_owner
-from chalicelib import accounts
+from chalicelib.store import ids, unit_of_work
 from chalicelib.webhooks import store
 from chalicelib.webhooks.options import CreateHookOption, EditHookOption
-from chalicelib.store import ids, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -107,9 +104,6 @@ EVENT_FLAGS: tuple[tuple[str, str], ...] = (
 )
 _FLAG_OF_EVENT = dict(EVENT_FLAGS)
 
-
-def now() -> int:
-    return int(time.time())
 
 
 # --- whose hooks ---------------------------------------------------------------------
@@ -392,7 +386,7 @@ def create_hook(actor: Account, scope: Scope, option: CreateHookOption) -> Hook:
             raise InvalidInput("Missing config option: channel")
         extra = _slack_meta(config)
     hook_id = ids.next_id("hook")
-    created = now()
+    created = clock.seconds()
     hook = store.new(scope.kind, scope.owner_id, hook_id, hook_type=hook_type, url=url,
                      content_type=content_type, secret=config.get("secret", ""),
                      http_method="POST",   # the API always makes POST hooks
@@ -427,7 +421,7 @@ def edit_hook(actor: Account, scope: Scope, hook_id: int, option: EditHookOption
     hook.authorization_header = authorization
     if isinstance(active, bool):      # left out or null: unchanged
         hook.active = active
-    hook.updated = now()
+    hook.updated = clock.seconds()
     _write_hook(actor, scope, hook, "edited", store.stage_save)
     return hook
 

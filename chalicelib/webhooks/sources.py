@@ -13,18 +13,14 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from chalicelib import accounts, issues, repos
 from chalicelib.events import PushedCommit
-from chalicelib.repos import Access, repo_access
-from chalicelib.repos import RepoView
-from chalicelib import accounts
+from chalicelib.repos import Access, RepoView, repo_access
 from chalicelib.webhooks import snapshots
-from chalicelib.issues import store as issue_store
-from chalicelib import repos
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
-    from chalicelib.issues.store import Issue
-    from chalicelib.issues.models import Comment
+    from chalicelib.issues import Comment, Issue
     from chalicelib.repos import Repo
 
 ZERO = "0" * 40
@@ -92,7 +88,7 @@ def comment_from(snapshot: Mapping) -> Comment | None:
 
 def tracker_entries(repo_id: int) -> tuple[dict[int, dict], dict[int, dict]]:
     """The repository's labels and milestones as they are now, by id."""
-    tracker = issue_store.get_tracker(repo_id)
+    tracker = issues.get_tracker(repo_id)
     return tracker.labels, tracker.milestones
 
 
@@ -105,9 +101,9 @@ def usernames(emails: Iterable[str]) -> dict[str, str]:
 # --- git ----------------------------------------------------------------------------------
 
 def _git(repo: Repo):
-    from chalicelib.contents import files as repo_files
+    from chalicelib import contents
 
-    return repo_files.open_git(repo)
+    return contents.open_git(repo)
 
 
 def file_status(repo: Repo, sha: str) -> tuple[list[str], list[str], list[str]]:
@@ -136,7 +132,7 @@ def first_parent(repo: Repo, sha: str) -> str | None:
 
 def commit_at(repo: Repo, sha: str) -> PushedCommit | None:
     """The commit ``sha`` names (an annotated tag is peeled), as a push event carries it."""
-    from chalicelib.contents.pushes import commit_fields
+    from chalicelib.contents import commit_fields
 
     git = _git(repo)
     try:
@@ -166,10 +162,10 @@ def head_commit(repo: Repo, branch: str) -> PushedCommit | None:
 
 def resolve_ref(repo: Repo, ref: str) -> str | None:
     """A branch, tag or commit id (``?ref=`` of the test delivery) as a commit id."""
+    from chalicelib import contents
     from chalicelib.errors import NotFoundError
-    from chalicelib.contents import files as repo_files
 
     try:
-        return repo_files.resolve(_git(repo), repo, ref).decode()
+        return contents.resolve_ref(_git(repo), repo, ref).decode()
     except NotFoundError:
         return None

@@ -17,7 +17,6 @@ from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
 from chalicelib.webhooks.models import Hook, keys
 
-
 HOOK = "hook"        # the hook was deleted meanwhile (edit, delete)
 
 

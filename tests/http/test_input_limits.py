@@ -12,6 +12,7 @@ import re
 import pytest
 
 from chalicelib.http import input_rules
+from chalicelib.markup.options import MarkdownOption
 from tests.conftest import ADMIN
 from tests.accounts.test_users import ssh_key
 
@@ -19,7 +20,7 @@ R = "/repos/alice/proj"
 PASSWORD = "secret-pass-1"
 LONE = "bad \ud800 text"
 # Longer than every written maximum (markdown documents may be 1 MiB).
-OVERSIZED = "x" * (input_rules.FIELD_MAXIMA["MarkdownOption"]["text"] + 1)
+OVERSIZED = "x" * (MarkdownOption.max_lengths["text"] + 1)
 DEEP = ("[" * 100_000 + "]" * 100_000).encode()
 LISTS = ("/issues?state=all", "/issues/1/comments", "/issues/comments", "/labels",
          "/milestones?state=all", "/issues/1/times")
@@ -104,7 +105,7 @@ def _write_routes():
 
 def _fields(route) -> list[str]:
     """The text fields worth poisoning: the route's written ones, plus generic ones."""
-    named = input_rules.FIELD_MAXIMA.get(route.body or "", {})
+    named = input_rules.maxima(route.body)
     return sorted({*named, "name", "title", "body", "description"})
 
 
@@ -126,7 +127,7 @@ def test_every_write_route_refuses_bad_text_without_a_server_error(api, scene):
     # per method shows it (a 7 MB body per route would only slow the test down).
     gateway_checked: set[str] = set()
     for route in _write_routes():
-        maxima = input_rules.FIELD_MAXIMA.get(route.body or "", {})
+        maxima = input_rules.maxima(route.body)
         cases = []
         for field in _fields(route):
             top, _, inner = field.partition(".")

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from chalicelib.accounts.models import Account, keys
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Claim
-from chalicelib.accounts.models import Account
-from chalicelib.accounts.models import keys
 
 
 def _accounts(names: Iterable[str], key: Callable[[str], tuple[str, str]]) -> dict[str, Account]:
