@@ -277,7 +277,7 @@ def _lfs_collect(args) -> int:
     """Run the Git LFS collection now (the lfs_collect schedule, chalicelib/lfs/collect.py)."""
     from chalicelib import lfs
 
-    print(f"removed {lfs.collect()} object(s) and abandoned upload(s)")
+    print(f"removed {lfs.collect_objects()} object(s) and abandoned upload(s)")
     return 0
 
 

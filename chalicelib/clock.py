@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Callable, Iterator
 
-__all__ = ["now", "seconds", "milliseconds", "frozen", "Frozen"]
+__all__ = ["now", "seconds", "milliseconds", "frozen", "Frozen", "driven_by"]
 
 _source: Callable[[], float] = time.time
 _lock = threading.Lock()
@@ -48,15 +48,23 @@ class Frozen:
 
 
 @contextlib.contextmanager
-def frozen(at: float | None = None) -> Iterator[Frozen]:
-    """Fix the clock at ``at`` (default: the current time) for the block; ``advance``
-    moves it.  Process-wide: every thread reads the same fixed time."""
+def driven_by(source: Callable[[], float]) -> Iterator[None]:
+    """Read the time from ``source`` for the block (a test's sequence of instants).
+    Process-wide: every thread reads it."""
     global _source
-    fixed = Frozen(time.time() if at is None else at)
     with _lock:
-        before, _source = _source, fixed
+        before, _source = _source, source
     try:
-        yield fixed
+        yield
     finally:
         with _lock:
             _source = before
+
+
+@contextlib.contextmanager
+def frozen(at: float | None = None) -> Iterator[Frozen]:
+    """Fix the clock at ``at`` (default: the current time) for the block; ``advance``
+    moves it."""
+    fixed = Frozen(time.time() if at is None else at)
+    with driven_by(fixed):
+        yield fixed

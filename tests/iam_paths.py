@@ -191,12 +191,3 @@ def lfs_objects(api, must, token: str, push_body) -> str:
     return oids[0]
 
 
-@contextlib.contextmanager
-def days_later(module, days: int):
-    """``module.time.time()`` ``days`` ahead (a schedule running after a grace period)."""
-    later, kept = time.time() + days * 86400, module.time
-    module.time = types.SimpleNamespace(time=lambda: later)
-    try:
-        yield
-    finally:
-        module.time = kept

@@ -96,7 +96,7 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
 
     from chalicelib.gitstore import compaction
     from chalicelib.jobs import schedules
-    from chalicelib.repos import store as repos
+    from chalicelib import repos
 
     ran = []
 
@@ -108,12 +108,12 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
             raise RuntimeError("a broken pool")       # logged; not the role's fault
         return True
 
-    monkeypatch.setattr(repos, "pools", lambda: _pools(1, 2, 3))
+    monkeypatch.setattr(repos, "every_pool", lambda: _pools(1, 2, 3))
     monkeypatch.setattr(compaction, "compact_pool", compact)
     with pytest.raises(ClientError, match="AccessDenied"):
         schedules.compact_packs()
     assert ran == [1, 2, 3]
-    monkeypatch.setattr(repos, "pools", lambda: _pools(2, 3))
+    monkeypatch.setattr(repos, "every_pool", lambda: _pools(2, 3))
     assert schedules.compact_packs() == 1
 
 
@@ -131,7 +131,7 @@ def test_mirror_sync_runs_every_mirror_then_fails_on_a_denial(monkeypatch):
             raise ClientError({"Error": {"Code": "AccessDenied"}}, "GetObject")
 
     monkeypatch.setattr(migrations.mirror_store, "due_repos", lambda now: mirrors)
-    monkeypatch.setattr(migrations.quota, "allows", lambda *a: True)
+    monkeypatch.setattr(migrations.quota, "quota_allows", lambda *a: True)
     monkeypatch.setattr(migrations, "sync", sync)
     monkeypatch.setattr(migrations, "_reschedule", lambda repo, at: None)
     with pytest.raises(ClientError, match="AccessDenied"):

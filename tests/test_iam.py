@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from chalicelib import clock
 from tests import iam_paths
 from tests.iam_harness import (Authorizer, Stack, consume, rendered_roles, schedule_event,
                                stream_records, unused_rights)
@@ -130,7 +131,6 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
 def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     from app import (event_worker, lfs_collect, mirror_sync, outbox_relay, outbox_sweep,
                      pack_compaction, quota_check, webhook_sweep, webhook_worker)
-    from chalicelib.jobs import relay
     from chalicelib.signing import service as signing
     from chalicelib.settings import get_settings
     from chalicelib.repo_admin.models import MirrorDue
@@ -161,9 +161,7 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     assert len(records) > 2, records
     with stack.run_as("OutboxRelay"):
         assert outbox_relay({"Records": records[:-1]}, None)["published"] == len(records) - 1
-    later = time.time() + 3600
-    monkeypatch.setattr(relay, "time", type("Later", (), {"time": staticmethod(lambda: later)}))
-    with stack.run_as("OutboxSweep"):
+    with clock.frozen(time.time() + 3600), stack.run_as("OutboxSweep"):
         assert outbox_sweep(schedule_event(), None)["published"] >= 1
     settings = get_settings().aws
     from chalicelib import aws
@@ -222,10 +220,10 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     assert ("s3:ListBucket", f"arn:aws:s3:::{settings.BUCKET}") in \
         stack.authorizer.used("MirrorSync")
     # The fork needs the pushed LFS object too; the other two go after the grace period.
-    from chalicelib.lfs import collect, need_store
+    from chalicelib.lfs import need_store
     assert [n.oid for n in need_store.needs_of(repo_store.get("forkers", "demo").id)] == \
         [made["lfs"]]
-    with iam_paths.days_later(collect, 2), stack.run_as("LfsCollect"):
+    with clock.frozen(time.time() + 2 * 86400), stack.run_as("LfsCollect"):
         assert lfs_collect(schedule_event(), None)["collected"] == 2
     demo = repo_store.get("alice", "demo")
     demo.update(actions=[type(demo).quota_size.set(1)])   # drift for the check to repair
@@ -238,7 +236,7 @@ def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch
     one transaction holds), publishes their garbage while another run's sweep of the same
     name ends, and sweeps orphaned uploads; the second sweeps what the first retired.
     Returns the mirror pool's pack list from before them: packs now swept."""
-    from chalicelib.gitstore import compaction, packdb
+    from chalicelib.gitstore import packdb
     from chalicelib.repos import store as repo_store
 
     demo_pool = int(repo_store.get("alice", "demo").pool_id)
@@ -246,13 +244,10 @@ def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch
     retiring, stale = packdb.list_packs(demo_pool), packdb.list_packs(mirror_pool)
     assert len(retiring) > iam_paths.PACKS_TO_RETIRE and stale
     for days in (2, 4):
-        later = time.time() + days * 86400
-        monkeypatch.setattr(compaction, "time", type("Later", (), {
-            "time": staticmethod(lambda later=later: later),
-            "monotonic": staticmethod(time.monotonic)}))
         racing = iam_paths.publication_racing_a_sweep(monkeypatch) if days == 2 else \
             contextlib.nullcontext([])
-        with racing as raced, stack.run_as("PackCompaction"):
+        with clock.frozen(time.time() + days * 86400), racing as raced, \
+                stack.run_as("PackCompaction"):
             assert pack_compaction(schedule_event(), None)["compacted"] >= 1
         if days == 2:
             assert raced and not set(retiring) & set(packdb.list_packs(demo_pool))

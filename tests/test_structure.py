@@ -75,13 +75,95 @@ def _is_package_init_edge(importer: str, imported: str) -> bool:
     return imported.startswith(importer + ".") or importer.startswith(imported + ".")
 
 
+def _face_tables() -> dict[str, dict[str, tuple[str, str]]]:
+    """Every domain's face: package -> {name: (module, attribute)}."""
+    import importlib
+    import pkgutil
+
+    import chalicelib
+    from chalicelib import faces
+
+    for info in pkgutil.iter_modules(chalicelib.__path__):
+        if info.ispkg:
+            importlib.import_module(f"chalicelib.{info.name}")
+    return dict(faces.TABLES)
+
+
+def _names_used_from(tree: ast.AST, package: str) -> set[str]:
+    """The names a module takes from ``package``: ``from package import a`` and, for
+    ``from chalicelib import domain [as alias]``, every ``alias.a``."""
+    names, aliases = set(), set()
+    parent, _, leaf = package.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == package:
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == parent:
+            aliases.update(alias.asname or alias.name for alias in node.names
+                           if alias.name == leaf)
+    names.update(node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                 and isinstance(node.value, ast.Name) and node.value.id in aliases)
+    return names
+
+
+def _through_faces(graph) -> None:
+    """Replace each import of a domain's face by imports of the modules behind the names
+    taken from it: a face loads those lazily (chalicelib/faces.py), so the edge to the
+    face alone would hide a cycle through it."""
+    tables = _face_tables()
+    modules = _module_names()
+    trees = {module: ast.parse(path.read_text(), str(path)) for path, module in modules.items()}
+    for importer in list(graph.modules):
+        for package in set(graph.find_modules_directly_imported_by(importer)) & tables.keys():
+            if importer == package or importer.startswith(package + "."):
+                continue
+            graph.remove_import(importer=importer, imported=package)
+            for name in _names_used_from(trees[importer], package):
+                if name in tables[package]:
+                    graph.add_import(importer=importer, imported=tables[package][name][0])
+
+
 def test_no_import_cycles():
+    """No cycle among modules, seen through the faces."""
     graph = _graph()
+    _through_faces(graph)
     for importer in list(graph.modules):
         for imported in list(graph.find_modules_directly_imported_by(importer)):
             if _is_package_init_edge(importer, imported):
                 graph.remove_import(importer=importer, imported=imported)
     assert _cycles(graph) == []
+
+
+def test_every_face_name_resolves_and_hides_no_module():
+    """Each name a face lists is there, and none is the name of one of the package's
+    modules (importing that module would replace the name on the package)."""
+    import importlib
+
+    wrong = []
+    for package, table in _face_tables().items():
+        face = importlib.import_module(package)
+        submodules = {path.stem for path in (PACKAGE / package.split(".")[1]).glob("*.py")}
+        for name, (module, attribute) in table.items():
+            if name in submodules:
+                wrong.append(f"{package}.{name} hides the module {package}.{name}")
+            elif not hasattr(importlib.import_module(module), attribute):
+                wrong.append(f"{package}.{name}: {module} has no {attribute}")
+            elif getattr(face, name) is not getattr(importlib.import_module(module), attribute):
+                wrong.append(f"{package}.{name} is not {module}.{attribute}")
+    assert wrong == []
+
+
+def test_every_model_lives_in_a_models_module():
+    """Items are declared in ``<package>/models.py`` (or the store kernel's outbox): the
+    table loads those modules to know every kind (store/table.py ``load_every_model``)."""
+    from chalicelib.store import table
+
+    table.load_every_model()
+    allowed = {"chalicelib.store.table", *table.KERNEL_MODEL_MODULES}
+    misplaced = sorted(f"{model.__module__}.{model.__name__}"
+                       for model in table.Item.kind.get_registered_subclasses(table.Item)
+                       if model.__module__ not in allowed
+                       and not model.__module__.endswith(".models"))
+    assert misplaced == []
 
 
 def _module_names() -> dict[Path, str]:
@@ -124,3 +206,12 @@ def test_no_module_is_longer_than_450_lines():
     long = {str(path.relative_to(ROOT)): count for path in sorted(PACKAGE.rglob("*.py"))
             if (count := len(path.read_text().splitlines())) > LONGEST_MODULE}
     assert not long, f"split these modules (lines): {long}"
+
+
+def test_generated_contracts_and_domain_docstrings_are_current():
+    """``.importlinter``'s generated contracts and each domain's docstring (operations,
+    module table) match the tree (dev/import_contracts.py, dev/domain_docs.py)."""
+    from dev import domain_docs, import_contracts
+
+    assert import_contracts.main(["--check"]) == 0, import_contracts.WRITE_COMMAND
+    assert domain_docs.main(["--check"]) == 0, domain_docs.WRITE_COMMAND

@@ -13,13 +13,15 @@ userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
 | ``claim_store`` | Who holds a unique login name, e-mail address or key fingerprint: batched lookups through the claim items … |
 | ``credentials`` | What the gateway asks of the accounts domain to know who is calling (``chalicelib.http.auth`` reads this … |
 | ``key_store`` | SSH public keys of users. |
-| ``options`` | The request bodies of the accounts domain, declared once: the edge checks them … |
+| ``models`` | The accounts domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the accounts domain, declared once: the edge checks them (``ApiRequest.option``) … |
 | ``passwords`` | Password hashing with scrypt (a memory-hard KDF from OpenSSL via hashlib). |
 | ``public_keys`` | Users' SSH public keys: parsing with ``cryptography``, fingerprints, ownership. |
 | ``records`` | User, PublicKey and AccessToken records (fj:services/convert/user.go), field for field. |
 | ``routes`` | Users as seen by users: the current user, profiles, tokens and public keys. |
 | ``search`` | Lists of users: the site admin's (``adminSearchUsers``) and everyone's search (``userSearch``), read from … |
 | ``service`` | Users: creation, editing, deletion and visibility rules. |
+| ``snapshots`` | Accounts as other records keep them: a snapshot taken when an issue, comment, review or event was … |
 | ``store`` | Users and organizations (accounts) in the table. |
 | ``token_store`` | Access tokens. |
 | ``tokens`` | Personal access tokens: creation (secret shown once), listing, deletion, lookup. |

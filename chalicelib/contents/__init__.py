@@ -4,7 +4,7 @@ write, events included).
 
 Operations (``branch_routes.py``): repoCreateBranch, repoDeleteBranch, repoUpdateBranch.
 Operations (``commit_routes.py``): repoGetAllCommits, repoDownloadCommitDiffOrPatch,
-repoGetSingleCommit, repoCompareDiff, repoGetCommitPullRequest.
+repoGetSingleCommit, repoCompareDiff.
 Operations (``file_routes.py``): repoListBranches, repoGetBranch, repoGetRawFile,
 repoGetRawFileOrLFS, repoGetEditorConfig, repoGetArchive.
 Operations (``git_data_routes.py``): GetTree, GetBlob, repoListAllGitRefs,
@@ -16,10 +16,10 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | module | what it holds |
 |---|---|
 | ``archives`` | Source archives (.zip, .tar.gz, .bundle) of a commit, built once (by ``chalicelib.gitops.archives``) and … |
-| ``authorship`` | Who a commit the service makes is by, and which names a branch may have: the two rules every writer of git … |
+| ``authorship`` | Who a commit the service makes is by, and which names a branch may have: the two rules every writer of … |
 | ``branch_admin`` | Creating, deleting and renaming branches through the API (Forgejo's repoCreateBranch, repoDeleteBranch, … |
 | ``branch_records`` | The Branch record (fj:services/convert/convert.go ToBranch), field for field. |
-| ``branch_routes`` | Creating, deleting and renaming branches (Forgejo's ``repository`` tag): each one compare-and-swap of refs … |
+| ``branch_routes`` | Creating, deleting and renaming branches (Forgejo's ``repository`` tag): each one compare-and-swap of … |
 | ``branch_store`` | Branch records: the head commit of each branch, ``R#<repo id>``/``BRANCH#<name>``. |
 | ``branches`` | Branches, from the records kept with every ref change (no git reads). |
 | ``commit_records`` | Commit, CommitVerification and ChangedFile records (fj:services/convert/git_commit.go), field for field: … |
@@ -30,13 +30,14 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | ``git_data`` | The git data API (Forgejo's GetBlob, repoListAllGitRefs/repoListGitRefs, GetAnnotatedTag, repoGetNote): … |
 | ``git_data_routes`` | The git data API (Forgejo's ``repository`` tag): a tree (paged, optionally recursive), a blob, the refs … |
 | ``git_trees`` | Forgejo's GetTree: one page of a tree's entries, optionally recursive, with every blob's size. |
-| ``options`` | The request bodies of the contents domain, declared once: the edge checks them … |
+| ``models`` | The contents domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the contents domain, declared once: the edge checks them (``ApiRequest.option``) … |
 | ``pushes`` | Moving refs, with everything that follows from it, as one write. |
 | ``records`` | Records of the contents API: ContentsResponse, FileResponse, FileDeleteResponse, FilesResponse (Forgejo's … |
-| ``routes`` | The contents API (Forgejo's ``repository`` tag): read a path at a ref, and create, update or delete files, … |
+| ``routes`` | The contents API (Forgejo's ``repository`` tag): read a path at a ref, and create, update or delete … |
 | ``service`` | The contents API (issue 14 item 1): reading a path at a ref as Forgejo's ContentsResponse data, and … |
 | ``tag_records`` | The Tag record (fj:services/convert/convert.go ToTag), field for field. |
-| ``tag_routes`` | A repository's git tags (Forgejo's ``repository`` tag): list, get, create, delete (services/tags).  Tag … |
+| ``tag_routes`` | A repository's git tags (Forgejo's ``repository`` tag): list, get, create, delete (services/tags). Tag … |
 | ``tags`` | A repository's git tags (Forgejo's repoListTags, repoGetTag, repoCreateTag, repoDeleteTag). |
 
 Registered by ``chalicelib/areas.py``.  Ref moves of every writer (contents API, merges,

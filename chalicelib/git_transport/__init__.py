@@ -9,7 +9,7 @@ Operations (``routes.py``): gitInfoRefs, gitUploadPack, gitReceivePack.
 | ``large_push`` | Pushes too big for one request: the client uploads a ``git bundle`` to S3 through a presigned PUT, then … |
 | ``large_push_routes`` | Pushes too big for one request (docs/git-at-scale.md): a presigned upload of a ``git bundle``, then … |
 | ``routes`` | Git smart HTTP (protocol v0) at ``/{owner}/{repo}[.git]/…``, for the git CLI. |
-| ``service`` | Git smart HTTP for a repository the caller may use (``git_transport/routes.py`` decides who may; this runs the … |
+| ``service`` | Git smart HTTP for a repository the caller may use (``git_transport/routes.py`` decides who may; this … |
 
 Registered by ``chalicelib/areas.py``; the streaming entry point
 (``chalicelib/streaming``) serves the same routes.

@@ -14,12 +14,14 @@ issueEditMilestone, issueDeleteMilestone.
 |---|---|
 | ``comment_store`` | Comments and tracked times of issues (keys in ``chalicelib.issues.store``). |
 | ``comments`` | Comments and tracked times of issues. |
-| ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, … |
+| ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, issue … |
 | ``context`` | What every issue tracker operation shares: the repository's tracker as one caller sees it (``Ctx``), the … |
 | ``meta`` | Labels and milestones of a repository. |
+| ``models`` | The issues domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the issues domain, declared once: the edge checks them (``ApiRequest.option``) and … |
 | ``records`` | Issue tracker records: Label, Milestone, Issue (with PullRequestMeta), Comment and TrackedTime, field for … |
 | ``reference_parser`` | Issue references in text, as Forgejo finds them: ``#N`` (or ``!N``) for the text's own repository, … |
-| ``reference_store`` | References to an issue from elsewhere: a commit, another issue or pull request, a comment.  Forgejo keeps … |
+| ``reference_store`` | References to an issue from elsewhere: a commit, another issue or pull request, a comment. Forgejo keeps … |
 | ``references`` | Issue references, as Forgejo handles them (``services/issue/commit.go``, ``models/issues/issue_xref.go``, … |
 | ``request`` | What every issue route and page reads from its request: the tracker as this caller sees it (with the keys … |
 | ``routes`` | Issues, comments, labels, milestones and tracked times (Forgejo's ``issue`` tag). |

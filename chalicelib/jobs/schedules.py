@@ -51,7 +51,7 @@ def collect_lfs() -> int:
     (lfs/collect.py); how many were removed."""
     from chalicelib import lfs
 
-    return lfs.collect()
+    return lfs.collect_objects()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ Operations (``routes.py``): repoGetLanguages.
 |---|---|
 | ``consumers`` | The internal consumer that keeps each repository's language statistics in step with its default branch … |
 | ``detection`` | Which language a file of a repository counts towards, by its path and the repository's root … |
+| ``models`` | The languages domain's items in the table: its models (and key layouts). |
 | ``routes`` | A repository's language statistics (Forgejo's ``repoGetLanguages``, ``repository`` tag): bytes per … |
 | ``service`` | A repository's language statistics (Forgejo's ``repoGetLanguages``): bytes per language on the default … |
 | ``store`` | A repository's cached language statistics: one item in the repository's partition. |

@@ -2,31 +2,31 @@
 large files go between the client and S3 and never through Lambda (whose requests
 carry at most 6 MB).
 
-Operations (``routes.py``): lfsBatch, lfsVerify; (``lock_routes.py``): lfsListLocks,
-lfsCreateLock, lfsVerifyLocks, lfsUnlock.  The media answers (``repoGetRawFileOrLFS``
-and the pages' ``/media/…``) are routed in ``chalicelib.contents`` and
-``chalicelib.web`` and read their objects here (``media``).
+Operations (``lock_routes.py``): lfsListLocks, lfsCreateLock, lfsVerifyLocks, lfsUnlock.
+Operations (``routes.py``): lfsBatch, lfsVerify.
 
 | module | what it holds |
 |---|---|
-| ``routes`` | The batch API and verify at ``/{owner}/{repo}.git/info/lfs/…`` (``[server] LFS_START_SERVER``), authorized as git over HTTP |
-| ``lock_routes`` | The File Locking API at ``/{owner}/{repo}.git/info/lfs/locks[/verify, /{id}/unlock]``, signed-in callers only |
-| ``records`` | The batch answer in Git LFS's JSON: each object's actions (``upload``, ``verify``, ``download``) or its error |
-| ``lock_records`` | A lock's JSON (``id``, ``path``, ``locked_at``, ``owner.name``), lists and verify's ``ours``/``theirs`` |
-| ``gate`` | What a push must satisfy: every pointer its pack brings names an object the pool holds (a pre-receive refusal otherwise), its needs recorded |
-| ``consumers`` | The ``lfs-needs`` consumer: a new fork needs what its parent needed; a deleted repository's needs released (called by the repository cleanup) |
-| ``collect`` | The ``lfs_collect`` schedule: objects idle past ``LFS_GRACE_PERIOD`` and uploads never verified, removed by conditional steps |
-| ``imports`` | Objects fetched from another server (a migration or a mirror with ``lfs``): which to fetch, their bytes put as an upload, recorded as verify does |
-| ``service`` | The batch and verify rules: object ids and sizes, the batch's size, ``LFS_MAX_FILE_SIZE``, the owner's ``size:git:lfs`` quota, what a pool holds, verify against S3 |
-| ``needs`` | What each repository needs of its pool's objects: added by pushes, migrations, mirror syncs and forks, released by deletion; counted once per owner |
-| ``locks`` | The locking rules: paths, pages (``LFS_LOCKS_PAGING_NUM``), unlock and force, and holding others to a lock in pushes (``push_refusal``) and contents API writes (``refuse_locked``) |
-| ``media`` | Which blobs are pointers to objects the pool holds (one BatchGetItem for any number), their bytes for media answers, archives and pages, and how large an answer may carry them |
-| ``store`` | One item per object a pool holds (``POOL#<pool>`` / ``LFS#<oid>``), who needs it, and the idle listing the collection reads |
-| ``need_store`` | The repository's and the owner's need items, and the idempotent steps that release them |
-| ``lock_store`` | A lock and its path's claim in the repository's partition (``LFSLOCK#<id>``, ``LFSPATH#<path>``), with ``Repo.lfs_locks`` |
-| ``s3_objects`` | The bytes: ``lfs/<pool>/<oid[0:2]>/<oid[2:4]>/<oid>`` and uploads under ``lfs/incoming/``; presigned PUT (one key, one size, one SHA-256) and GET, HeadObject, GetObject (whole or in chunks), the move verify makes |
-| ``options``, ``lock_options`` | The request bodies (Git LFS's, not in the swagger document) |
-| ``pointers`` | Pointer files (the parser is git storage's, ``gitstore.lfs_pointers``) |
+| ``collect`` | The schedule that removes Git LFS objects no repository needs (``lfs_collect``). |
+| ``consumers`` | The Git LFS consumer of repository events (``lfs-needs``, registered by ``chalicelib.jobs.consumers``): a … |
+| ``gate`` | What a push must satisfy about Git LFS: every pointer its pack brings names an object the pool holds, … |
+| ``imports`` | Git LFS objects that come from another server (a migration, a pull mirror's sync), stored as an upload … |
+| ``lock_options`` | The request bodies of the Git LFS File Locking API … |
+| ``lock_records`` | The File Locking API's JSON (git-lfs docs/api/locking.md, Forgejo's ``convert.ToLFSLock``): a lock is … |
+| ``lock_routes`` | The Git LFS File Locking API at Forgejo's paths, ``/{owner}/{repo}.git/info/lfs/locks`` (``[server] … |
+| ``lock_store`` | Git LFS locks in the table: two items per lock, in the repository's partition (the repository-cleanup … |
+| ``locks`` | The rules of Git LFS file locking (Forgejo's services/lfs/locks.go and models/git/lfs_lock.go), and the … |
+| ``media`` | Git LFS files where a repository's files show: which blobs are pointers to objects the pool holds, and … |
+| ``models`` | The lfs domain's items in the table: its models (and key layouts). |
+| ``need_store`` | Which repositories need which Git LFS objects, in the table. |
+| ``needs`` | What each repository needs of its pool's Git LFS objects: recorded when a push (or a migration, a mirror … |
+| ``options`` | The request bodies of the Git LFS batch API … |
+| ``pointers`` | Git LFS pointer files, the small blobs git stores in place of files kept in LFS: |
+| ``records`` | The Git LFS batch API's JSON (docs/api/batch.md of git-lfs): the batch answer, each object with its … |
+| ``routes`` | Git LFS at Forgejo's paths, ``/{owner}/{repo}.git/info/lfs/…``, for the git-lfs client: the batch API and … |
+| ``s3_objects`` | The bytes of Git LFS objects in S3: ``lfs/<pool id>/<oid[0:2]>/<oid[2:4]>/<oid>``, and uploads not yet … |
+| ``service`` | The rules of the Git LFS batch API: which objects a batch may upload or download, and verify, which … |
+| ``store`` | Git LFS objects in the table: one item per object a pool holds, written once verify found its bytes in S3 … |
 
 Objects belong to the repository's object pool, so forks share their parent's, as
 they share its packs; locks belong to the repository.  Migrations and mirrors fetch
@@ -40,7 +40,7 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
-    "collect":             "collect",
+    "collect_objects":     "collect.collect",
     "EVENT_TYPES":         "consumers",
     "on_event":            "consumers",
     "release_needs":       "consumers.release",

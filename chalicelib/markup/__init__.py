@@ -7,8 +7,10 @@ repoRenderMarkdown, repoRenderMarkdownRaw, repoRenderMarkup.
 | module | what it holds |
 |---|---|
 | ``context`` | What rendering markdown in a context needs to know (``markup/routes.py``): which @mentions name public … |
+| ``options`` | The request bodies of the markup domain, declared once: the edge checks them (``markup_option``) and … |
 | ``render`` | Markdown to safe HTML, as Forgejo's ``/markdown`` and ``/markup`` render it … |
 | ``routes`` | Markdown rendering: ``/markdown``, ``/markdown/raw``, ``/markup`` and the repository routes … |
+| ``sanitize`` | The sanitizer every rendered text passes through (nh3): which tags, attributes, classes and URL schemes … |
 
 Registered by ``chalicelib/areas.py``.  The pages render with ``render``
 (``chalicelib/web/present.py``).

@@ -9,8 +9,10 @@ orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository
 
 | module | what it holds |
 |---|---|
+| ``models`` | The orgs domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the organizations domain, declared once: the edge checks them … |
 | ``records`` | Organization and Team records (fj:services/convert/convert.go), field for field. |
+| ``request`` | What every route under ``/orgs/{org}`` reads from its request: the organization as the caller may see it, … |
 | ``routes`` | Organizations: the organization itself, its members, teams and repositories. |
 | ``service`` | Organizations and their members (teams: ``orgs.teams``). |
 | ``store`` | Organizations and their memberships in the table. |
@@ -35,6 +37,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "orgs_of":              "service",
     "get_member":           "store",
     "member_key":           "store",
+    "memberships_of":       "store.organizations_of",
     "is_team_member":       "team_store.is_member",
     "list_team_members":    "team_store.list_members",
     "list_teams":           "team_store",

@@ -8,13 +8,14 @@ repoEditTagProtection, repoDeleteTagProtection.
 
 | module | what it holds |
 |---|---|
-| ``gate`` | Forgejo's pre-receive rules over the objects of a push: ``pusher_of``, ``ref_refusal``. |
-| ``options`` | The request bodies (Create/Edit Branch/Tag ProtectionOption). |
-| ``records`` | BranchProtection and TagProtection records (fj:services/convert/convert.go). |
-| ``routes`` | The ten operations (Forgejo's ``repository`` tag), repository admins only. |
-| ``rules`` | The rules as plain data and what they allow (no I/O): Pusher, BranchRule, TagRule, Protection. |
-| ``service`` | Create, edit, delete: names to ids, Forgejo's checks and errors, conditional writes. |
-| ``store`` | One item per repository holding every rule, written compare-and-swap on its version. |
+| ``gate`` | What a push may do to protected refs: Forgejo's pre-receive rules … |
+| ``models`` | The protection domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the protection domain, declared once: the edge checks them (``ApiRequest.option``) … |
+| ``records`` | Branch and tag protection rules -> Forgejo's BranchProtection and TagProtection records, field for field … |
+| ``routes`` | Branch and tag protection (Forgejo's ``repository`` tag): list, create, get, edit, delete a repository's … |
+| ``rules`` | Branch and tag protection rules as plain data, and what they allow (no I/O). |
+| ``service`` | Branch and tag protection: list, get, create, edit, delete (Forgejo's ``routers/api/v1/repo/branch.go`` … |
+| ``store`` | Branch and tag protection in the table: one item per repository. |
 
 Registered by ``chalicelib/areas.py``.  Ref moves (``contents.pushes``) ask ``gate``;
 branch records (``contents.branch_records``) and the merge gate read ``rules``.

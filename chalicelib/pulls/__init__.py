@@ -5,13 +5,15 @@ Operations (``routes.py``): repoListPullRequests, repoCreatePullRequest,
 repoDownloadPullDiffOrPatch, repoGetPullRequestCommits, repoGetPullRequestFiles,
 repoPullRequestIsMerged, repoMergePullRequest, repoCancelScheduledAutoMerge,
 repoUpdatePullRequest, repoGetPullRequest, repoEditPullRequest,
-repoGetPullRequestByBaseHead.
+repoGetPullRequestByBaseHead, repoGetCommitPullRequest.
 
 | module | what it holds |
 |---|---|
 | ``checks`` | Whether a pull request can be merged, and what it changes: Forgejo's patch check … |
-| ``consumers`` | The internal consumer that keeps open pull requests in step with their branches … |
-| ``merging`` | Merging a pull request: every Forgejo style, scheduled merges, and updating a pull request's head with its … |
+| ``consumers`` | The internal consumer that keeps open pull requests in step with their branches (``pulls/sync.py``): … |
+| ``gate`` | Whether the base branch's protection rule lets a pull request be merged now (fj:services/pull/check.go … |
+| ``merging`` | Merging a pull request: every Forgejo style, scheduled merges, and updating a pull request's head with … |
+| ``options`` | The request bodies of the pull requests domain, declared once: the edge checks them … |
 | ``records`` | PullRequest, PRBranchInfo, ChangedFile and Commit records (fj:services/convert/pull.go). |
 | ``request`` | What every pull request route and page reads from its request: the tracker as this caller sees it and the … |
 | ``routes`` | Pull requests (Forgejo's ``repository`` tag, pull routes): list, open, get, edit, merge, and what a pull … |

@@ -1,13 +1,28 @@
 """Quota: Forgejo's rules, groups and memberships, usage kept exact per owner.
 
-Operations (``routes.py``): userGetQuota, userCheckQuota, userListQuotaArtifacts,
-userListQuotaAttachments, userListQuotaPackages, orgGetQuota, orgCheckQuota,
-orgListQuotaArtifacts, orgListQuotaAttachments, orgListQuotaPackages;
-(``admin_routes.py``) adminListQuotaRules, adminCreateQuotaRule, adminGetQuotaRule,
-adminEditQuotaRule, adminDeleteQuotaRule, adminListQuotaGroups, adminCreateQuotaGroup,
-adminGetQuotaGroup, adminDeleteQuotaGroup, adminAddRuleToQuotaGroup,
-adminRemoveRuleFromQuotaGroup, adminListUsersInQuotaGroup, adminAddUserToQuotaGroup,
-adminRemoveUserFromQuotaGroup, adminGetUserQuota, adminSetUserQuotaGroups.
+Operations (``admin_routes.py``): adminListQuotaRules, adminCreateQuotaRule,
+adminGetQuotaRule, adminEditQuotaRule, adminDeleteQuotaRule, adminListQuotaGroups,
+adminCreateQuotaGroup, adminGetQuotaGroup, adminDeleteQuotaGroup,
+adminAddRuleToQuotaGroup, adminRemoveRuleFromQuotaGroup, adminListUsersInQuotaGroup,
+adminAddUserToQuotaGroup, adminRemoveUserFromQuotaGroup, adminGetUserQuota,
+adminSetUserQuotaGroups.
+Operations (``routes.py``): userGetQuota, userCheckQuota, userListQuotaAttachments,
+userListQuotaPackages, userListQuotaArtifacts, orgGetQuota, orgCheckQuota,
+orgListQuotaAttachments, orgListQuotaPackages, orgListQuotaArtifacts.
+
+| module | what it holds |
+|---|---|
+| ``admin`` | Administering quota: rules, groups, which rules a group holds and which accounts are in it (Forgejo's … |
+| ``admin_routes`` | Quota administration (site admins; Forgejo's ``/admin/quota/…`` and ``/admin/users/{username}/quota…``). … |
+| ``charges`` | Who is charged for repository storage, moved in the same transaction as the change. |
+| ``check`` | The quota check: recompute every account's usage from the packs (S3 and their items) and DynamoDB, and … |
+| ``models`` | The quota domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the quota domain, declared once: the edge checks them (``ApiRequest.option``) and … |
+| ``records`` | Quota records: what an owner uses, its groups and rules, and the attachments, packages and artifacts … |
+| ``routes`` | Quota of the signed-in user and of organizations (Forgejo's ``/user/quota…`` and ``/orgs/{org}/quota…``; … |
+| ``rules`` | Forgejo's quota rules as plain data: subjects, usage, and how rules and groups decide … |
+| ``service`` | Quota: what an account uses, what it may use, and the checks before writes that use space (Forgejo's … |
+| ``store`` | Quota in the table: the rules and groups, group memberships, and each account's usage. |
 
 | layer | modules |
 |---|---|

@@ -1,12 +1,26 @@
 """Releases and their attachments.
 
+Operations (``asset_routes.py``): repoListReleaseAttachments, repoCreateReleaseAttachment,
+repoCreateReleaseAttachmentUpload, repoConfirmReleaseAttachmentUpload,
+repoGetReleaseAttachment, repoEditReleaseAttachment, repoDeleteReleaseAttachment,
+downloadAttachment.
 Operations (``routes.py``): repoListReleases, repoCreateRelease, repoGetLatestRelease,
 repoGetReleaseByTag, repoDeleteReleaseByTag, repoGetRelease, repoEditRelease,
-repoDeleteRelease; (``asset_routes.py``) repoListReleaseAttachments,
-repoCreateReleaseAttachment, repoGetReleaseAttachment, repoEditReleaseAttachment,
-repoDeleteReleaseAttachment, repoCreateReleaseAttachmentUpload and
-repoConfirmReleaseAttachmentUpload (presigned uploads of large attachments),
-downloadAttachment (``/attachments/{uuid}``).
+repoDeleteRelease.
+
+| module | what it holds |
+|---|---|
+| ``asset_routes`` | Release attachments (Forgejo's ``repository`` tag): list, upload, get, edit, delete; the presigned upload … |
+| ``assets`` | Release attachments: uploads (direct, external, presigned), edits, deletions, downloads. |
+| ``models`` | The releases domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the releases domain, declared once: the edge checks them (``ApiRequest.option``) … |
+| ``records`` | Releases and their attachments -> Forgejo's Release and Attachment records, field for field … |
+| ``request`` | What every release route and page reads from its request: the repository's releases as this caller sees … |
+| ``routes`` | Releases (Forgejo's ``repository`` tag, release routes): list, create, get, edit, delete, latest, by tag. … |
+| ``s3_objects`` | The bytes of release attachments in S3: ``attachments/<repo id>/<uuid>``. |
+| ``service`` | Releases (Forgejo's rules): list, create, get, edit, delete, latest, by tag. |
+| ``store`` | Releases and their attachments in the table. |
+| ``usage`` | Release attachments as quota sees them: the owner's list (``/user/quota/attachments``, … |
 
 | layer | modules |
 |---|---|

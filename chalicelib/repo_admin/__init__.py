@@ -2,19 +2,19 @@
 and the consumer that clears what a deleted repository leaves.
 
 Operations (``routes.py``): createCurrentUserRepo, adminCreateRepo, repoDelete,
-createFork, repoMigrate, repoMirrorSync, repoEdit, createOrgRepo,
-createOrgRepoDeprecated.
+createFork, repoMigrate, repoMirrorSync, repoEdit, createOrgRepo, createOrgRepoDeprecated.
 
 | module | what it holds |
 |---|---|
 | ``consumers`` | The internal consumer of repository deletions: what a deleted repository leaves outside its records is … |
 | ``git_init`` | A new repository's git side: HEAD, and with ``auto_init`` the initial commit (README, optional .gitignore … |
-| ``lfs_fetch`` | The Git LFS objects of a migration or a mirror's sync, downloaded from the remote's LFS server through the network guard … |
+| ``lfs_fetch`` | The Git LFS objects of a migration or a pull mirror's sync, downloaded from the remote's LFS server … |
 | ``lifecycle`` | The repository lifecycle: creating, forking and deleting a repository's records, and cleaning up after a … |
 | ``migrations`` | Migrating a repository from another git server, once or as a pull mirror. |
 | ``mirror_store`` | The pull-mirror schedule: one small partition ``MIRRORS`` with an item per mirror (``<repo id, 15 … |
+| ``models`` | The repo_admin domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the repository lifecycle, declared once: the edge checks them … |
-| ``remotes`` | The remote of a migration or a pull mirror and the only HTTP client that may talk to it (pinned, checked addresses) … |
+| ``remotes`` | The remote of a migration or a pull mirror: its address and credentials, and the only HTTP client that … |
 | ``routes`` | Repository writes: create (own and admin), delete, fork, migrate, mirror sync, edit. |
 | ``service`` | Repository writes through the API: create, fork, edit, delete. |
 

@@ -103,8 +103,9 @@ def can_see(viewer: Account | None, account: Account) -> bool:
 
 def member_organizations(user: Account) -> list[Account]:
     """The organizations ``user`` belongs to (whose repositories they reach through
-    their teams)."""
-    return orgs.orgs_of(user, user)
+    their teams): every one, whatever its visibility, since a member sees it."""
+    return [org for org, member in orgs.memberships_of(int(user.id))
+            if org is not None and member is not None]
 
 
 def team_grants(member: OrgMember | None) -> dict[int, tuple[Access, dict, bool]]:

@@ -5,20 +5,21 @@ Operations (``routes.py``): repoListPullReviews, repoCreatePullReview, repoGetPu
 repoSubmitPullReview, repoDeletePullReview, repoGetPullReviewComments,
 repoCreatePullReviewComment, repoGetPullReviewComment, repoDeletePullReviewComment,
 repoDismissPullReview, repoUnDismissPullReview, repoCreatePullReviewRequests,
-repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees, and an issue's
-timeline, issueGetCommentsAndTimeline (its comments with its reviews' entries).
+repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees,
+issueGetCommentsAndTimeline.
 
 | module | what it holds |
 |---|---|
-| ``consumers`` | Stale reviews when a pull request's head moves (approvals dismissed by the rule), outdated code comments; a deleted pull request's reviews purged. |
-| ``hunks`` | The diff hunk a code comment shows (pure). |
-| ``options`` | The request bodies (CreatePullReviewOptions, SubmitPullReviewOptions, …). |
-| ``records`` | PullReview, PullReviewComment and TimelineComment records (fj:services/convert/pull_review.go, issue_comment.go). |
-| ``requests`` | Review requests (users and teams), repoGetReviewers, repoGetAssignees. |
-| ``routes`` | The thin handlers, registered before the pull request routes. |
-| ``service`` | Reviews: create, submit, delete, dismiss, code comments; who is official. |
-| ``timeline`` | An issue's timeline: its comments and, for a pull request, its reviews, requests and dismissals, oldest first. |
-| ``store`` | Review and code comment items in the repository's partition; ``reviews_of``. |
+| ``consumers`` | Stale reviews, and a deleted pull request's reviews purged, from the events queue (registered as … |
+| ``hunks`` | The diff hunk a code comment shows: the lines of the file's diff up to the commented line, as Forgejo … |
+| ``models`` | The reviews domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the reviews domain, declared once: the edge checks them (``ApiRequest.option``) and … |
+| ``records`` | PullReview and PullReviewComment records (fj:services/convert/pull_review.go), and the TimelineComment of … |
+| ``requests`` | Review requests, and who may be asked (fj:services/issue/assignee.go IsValidReviewRequest, … |
+| ``routes`` | Code review (Forgejo's ``repository`` tag): a pull request's reviews, their code comments, dismissals, … |
+| ``service`` | Reviews of a pull request: list, get, create, submit, delete, dismiss, and their code comments … |
+| ``store`` | Reviews of pull requests in the table: one item per review, one per code comment. |
+| ``timeline`` | An issue's timeline (issueGetCommentsAndTimeline; fj:routers/api/v1/repo/issue_comment.go … |
 
 Registered by ``chalicelib/areas.py``; the consumer by ``chalicelib/jobs/consumers.py``.
 The pull request keeps copies of its review requests and of each reviewer's standing

@@ -1,10 +1,22 @@
 """Signing: the instance's key that signs the commits Nimbus makes, users' GPG keys, and
 the verification of commits' signatures.
 
-Operations (``routes.py``): getSigningKey (``/signing-key.gpg``), getSSHSigningKey,
-repoSigningKey (``/repos/{owner}/{repo}/signing-key.gpg``); (``key_routes.py``)
-userCurrentListGPGKeys, userCurrentPostGPGKey, userCurrentGetGPGKey,
-userCurrentDeleteGPGKey, userListGPGKeys.
+Operations (``key_routes.py``): userCurrentListGPGKeys, userCurrentPostGPGKey,
+userCurrentGetGPGKey, userCurrentDeleteGPGKey, userListGPGKeys.
+Operations (``routes.py``): getSigningKey, getSSHSigningKey, repoSigningKey.
+
+| module | what it holds |
+|---|---|
+| ``gpg_key_store`` | Users' GPG public keys. |
+| ``gpg_keys`` | Users' GPG public keys: ``GET/POST /user/gpg_keys``, ``GET/DELETE /user/gpg_keys/{id}``, ``GET … |
+| ``key_routes`` | Users' GPG keys (``/user/gpg_keys``, ``/users/{username}/gpg_keys``). |
+| ``models`` | The signing domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the signing domain, declared once: the edge checks them (``ApiRequest.option``) and … |
+| ``records`` | GPGKey records (fj:services/convert/convert.go ToGPGKey), field for field. |
+| ``routes`` | The instance's signing keys: ``/signing-key.gpg``, ``/signing-key.ssh`` and the repository's … |
+| ``service`` | The instance's signing key and the commits it signs (``[repository.signing]``). |
+| ``ssh`` | SSH signatures (the ``SSHSIG`` format of OpenSSH's PROTOCOL.sshsig), made and checked in-process with … |
+| ``verify`` | The ``verification`` object of commit records (PayloadCommitVerification), computed the way Forgejo does … |
 
 | layer | modules |
 |---|---|

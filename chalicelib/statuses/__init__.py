@@ -1,8 +1,16 @@
 """Commit statuses: what CI systems report on a commit, and the combined state.
 
 Operations (``routes.py``): repoListStatuses, repoCreateStatus,
-repoGetCombinedStatusByRef (``[api] STATUS_ROUTES``: the combined status or, with
-``forgejo``, the list), repoGetCombinedStatusByRefModern.
+repoGetCombinedStatusByRef, repoGetCombinedStatusByRefModern.
+
+| module | what it holds |
+|---|---|
+| ``models`` | The statuses domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the statuses domain, declared once: the edge checks them (``ApiRequest.option``) … |
+| ``records`` | Commit statuses -> Forgejo's CommitStatus and CombinedStatus records, field for field … |
+| ``routes`` | Commit statuses (Forgejo's ``repository`` tag): create, list, combined status. |
+| ``service`` | Commit statuses: create, list, and the combined status of a commit (Forgejo's rules). |
+| ``store`` | Commit statuses in the table: a history per commit and one summary item per commit. |
 
 | layer | modules |
 |---|---|

@@ -1,11 +1,34 @@
 """Webhooks: repository, organization and system hooks, and their deliveries.
 
-Operations (``routes.py``): repoListHooks, repoCreateHook, repoGetHook, repoEditHook,
-repoDeleteHook, repoTestHook, orgListHooks, orgCreateHook, orgGetHook, orgEditHook,
-orgDeleteHook, adminListHooks, adminCreateHook, adminGetHook, adminEditHook,
-adminDeleteHook; (``delivery_routes.py``) repoListHookDeliveries, repoGetHookDelivery,
+Operations (``delivery_routes.py``): repoListHookDeliveries, repoGetHookDelivery,
 repoRedeliverHookDelivery, orgListHookDeliveries, orgGetHookDelivery,
-orgRedeliverHookDelivery.
+orgRedeliverHookDelivery, adminListHookDeliveries, adminGetHookDelivery,
+adminRedeliverHookDelivery, repoTestHook.
+Operations (``routes.py``): repoListHooks, repoCreateHook, repoGetHook, repoEditHook,
+repoDeleteHook, orgListHooks, orgCreateHook, orgGetHook, orgEditHook, orgDeleteHook,
+adminListHooks, adminCreateHook, adminGetHook, adminEditHook, adminDeleteHook.
+
+| module | what it holds |
+|---|---|
+| ``chat`` | Chat hooks' messages, made from the Forgejo payload as Forgejo's converters make them … |
+| ``consumers`` | Webhook delivery's two jobs. |
+| ``deliveries`` | Webhook delivery: every payload reaches every hook that subscribed, in order per hook, even when the … |
+| ``delivery_routes`` | A hook's deliveries (GitHub's delivery API, which Forgejo lacks: documented in docs/compatibility.md) and … |
+| ``delivery_store`` | Webhook deliveries in the table: each delivery's record (its payload, state and attempts), the queue of a … |
+| ``formats`` | What a hook is sent for a payload: the text that is signed and how it travels. |
+| ``history`` | A hook's deliveries as its owners see them: the history (newest first), one delivery with its attempts, … |
+| ``hook_records`` | The Hook record (fj:services/webhook/general.go ToHook), field for field. |
+| ``models`` | The webhooks domain's items in the table: its models (and key layouts). |
+| ``options`` | The request bodies of the webhooks domain, declared once: the edge checks them (``hook_option``) and … |
+| ``payloads`` | Domain events -> the payloads Forgejo sends its webhooks, field for field. |
+| ``release_payloads`` | The Release record inside a release webhook payload, from a ``ReleaseChanged`` event's snapshot … |
+| ``review_payloads`` | Code review webhooks (fj:services/webhook/notifier.go PullRequestReview, PullRequestReviewRequest; … |
+| ``routes`` | Webhooks of repositories and organizations (the records; delivery is elsewhere). |
+| ``sender`` | One webhook request on the wire, and what came back. |
+| ``service`` | Webhooks of repositories and organizations: the stored records and who gets what. |
+| ``snapshots`` | Stored records rebuilt from the snapshots domain events carry (``events.snapshot``), never saved: … |
+| ``sources`` | What a webhook payload is made from, for the delivery consumer: the records an event's snapshots describe … |
+| ``store`` | Webhooks of repositories and organizations, in the table. |
 
 | layer | modules |
 |---|---|

@@ -245,7 +245,7 @@ def test_a_release_made_after_the_check_still_wins(api, scene, monkeypatch):
     assert api.post(f"{R}/releases", token=alice, json={"tag_name": "v1", "name": "one"}).status == 201
     assert api.post(f"{R}/releases", token=alice, json={
         "tag_name": "later", "name": "d", "draft": True}).status == 201
-    monkeypatch.setattr(tags.release_store, "tag_owner", lambda *a, **k: None)
+    monkeypatch.setattr(tags.releases, "release_tag_owner", lambda *a, **k: None)
     r = api.delete(f"{R}/tags/v1", token=alice)
     assert r.status == 409 and r.json["message"].startswith("a tag attached to a release")
     r = api.post(f"{R}/tags", token=alice, json={"tag_name": "later"})

@@ -342,10 +342,8 @@ def test_lists_keep_creation_order_across_id_blocks(api, people, monkeypatch):
     """Ids come from per-process blocks, so a later comment may have a smaller id (another
     Lambda instance's block): lists that promise creation order sort by creation time,
     then id, and comments stored before the time was in the index key still come first."""
-    from types import SimpleNamespace
-
+    from chalicelib import clock
     from chalicelib.store import ids
-    from chalicelib.issues import comment_store
     from chalicelib.issues.store import ikeys
     from chalicelib.issues.models import Comment
 
@@ -362,11 +360,11 @@ def test_lists_keep_creation_order_across_id_blocks(api, people, monkeypatch):
     handed = iter([900, 500, 100])     # a high block first, then lower ones
     monkeypatch.setattr(ids, "next_id",
                         lambda seq: next(handed) if seq == "comment" else original(seq))
-    clock = iter([2_000_000_000, 2_000_000_001, 2_000_000_002])
-    monkeypatch.setattr(comment_store, "time", SimpleNamespace(time=lambda: next(clock)))
-    for number, body in ((1, "first"), (2, "second"), (1, "third")):
-        assert api.post(f"{R}/issues/{number}/comments", token=bob,
-                        json={"body": body}).status == 201
+    with clock.frozen(2_000_000_000) as instant:     # one second between comments
+        for number, body in ((1, "first"), (2, "second"), (1, "third")):
+            assert api.post(f"{R}/issues/{number}/comments", token=bob,
+                            json={"body": body}).status == 201
+            instant.advance(1)
     assert [c["body"] for c in api.get(f"{R}/issues/1/comments").json] == ["first", "third"]
     assert [c["body"] for c in api.get(f"{R}/issues/comments").json] == \
         ["legacy", "first", "second", "third"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from chalicelib import clock
 from chalicelib.jobs import consumers
 from chalicelib.lfs import collect, s3_objects
 from chalicelib.lfs.store import LfsObject, object_key
@@ -138,11 +139,10 @@ def test_a_batch_naming_an_idle_object_keeps_it_from_the_collection(api, tokens,
     _, named = pushed(api, tokens, size=500)
     _, forgotten = pushed(api, tokens, size=600)
     later = time.time() + GRACE / 2
-    from chalicelib.lfs import service
-    monkeypatch.setattr(service, "time", type("Later", (), {"time": staticmethod(lambda: later)}))
-    [answer] = batch(api, "upload", [{"oid": named, "size": 500}], token=alice).json["objects"]
+    with clock.frozen(later):
+        [answer] = batch(api, "upload", [{"oid": named, "size": 500}],
+                         token=alice).json["objects"]
     assert "actions" not in answer                     # held: nothing to send
-    monkeypatch.undo()
     assert collect.collect(time.time() + GRACE + 60) == 1
     assert record(pool, forgotten) is None and not in_s3(pool, forgotten)
     assert record(pool, named) is not None and in_s3(pool, named)

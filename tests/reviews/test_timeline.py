@@ -6,6 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from chalicelib import clock as nimbus_clock
+
 from chalicelib.http import schemas
 from tests.accounts.test_users import assert_matches_forgejo
 from tests.pulls.test_pulls import R, open_pull, scene  # noqa: F401
@@ -16,15 +18,12 @@ NULLABLE = ("user", "old_milestone", "milestone", "tracked_time", "ref_issue", "
 
 
 @pytest.fixture
-def clock(monkeypatch):
+def clock():
     """The time comments and reviews are stamped with, set by the test (entries made in
     one second would otherwise order by ids from two counters)."""
     at = SimpleNamespace(now=T0)
-    monkeypatch.setattr("chalicelib.issues.comment_store.time",
-                        SimpleNamespace(time=lambda: at.now))
-    monkeypatch.setattr("chalicelib.reviews.service.now", lambda: at.now)
-    monkeypatch.setattr("chalicelib.reviews.requests.now", lambda: at.now)
-    return at
+    with nimbus_clock.driven_by(lambda: at.now):
+        yield at
 
 
 def _stamp(offset: int) -> str:

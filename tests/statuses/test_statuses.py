@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from chalicelib import clock
 from chalicelib import events
 from chalicelib.http import schemas
 from chalicelib.statuses import service as svc
@@ -126,16 +127,15 @@ def test_create_needs_write_access_and_hides_private_repositories(api, people):
     assert api.get(f"{R}/commits/main/status", token=carol).status == 200
 
 
-def test_list_sorts_filters_and_pages(api, people, monkeypatch):
+def test_list_sorts_filters_and_pages(api, people):
     alice = people["alice"]
     sha = head(api, alice)
-    clock = iter(range(1_700_000_000, 1_700_000_100, 10))
-    monkeypatch.setattr(svc, "now", lambda: next(clock))
+    instants = iter(range(1_700_000_000, 1_700_000_100, 10))
     posted = [("success", "a"), ("failure", "b"), ("success", "c"), ("pending", "a"),
               ("error", "d")]
-    for state, context in posted:
-        assert post(api, alice, sha, state=state, context=context).status == 200
-    monkeypatch.undo()
+    with clock.driven_by(lambda: next(instants)):
+        for state, context in posted:
+            assert post(api, alice, sha, state=state, context=context).status == 200
 
     def ids(query=""):
         r = api.get(f"{R}/statuses/{sha}{query}", token=alice)

@@ -280,12 +280,15 @@ def test_ref_switcher_lists_tags(api, scene):
 
 
 def test_unexpected_errors_are_html_pages(api, scene, monkeypatch, caplog):
-    from chalicelib.repos import service as repos
+    from chalicelib import repos
+    from chalicelib.repos import service
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret detail of the failure")
 
-    monkeypatch.setattr(repos, "search", broken)
+    # The pages search through the face, the API's route through its own module.
+    monkeypatch.setattr(repos, "search_repos", broken)
+    monkeypatch.setattr(service, "search", broken)
     with caplog.at_level("ERROR", logger="nimbus"):
         r = page(api, "/explore/repos")
     body = text(r)

@@ -1,0 +1,1 @@
+"""Developer tools: generators that keep hand-kept lists out of the code (run by `make`)."""
