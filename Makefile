@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench install clean package deploy destroy browser git-lfs
+.PHONY: run test test-fast contracts bench install clean package deploy destroy browser git-lfs
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,23 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m chalicelib.local
 
-# Layer contracts first (.importlinter): a broken layer fails in seconds, loudly.
+# Contracts first (.importlinter, its generated part current): a broken layer or a domain
+# reached past its face fails in seconds, loudly.  Then the fast layer (every domain's
+# rules on the in-memory AWS twin, no moto), then the end-to-end tests on every core.
 test: $(STAMP) browser git-lfs
+	$(PY) dev/import_contracts.py --check
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m fast
+	$(PY) -m pytest -q -m "not fast" -n auto --dist worksteal
+
+# The rules of every domain against the in-memory twin: seconds, no moto, no servers.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m fast
+
+# After adding a domain or a routes module: the generated contracts and docstrings.
+contracts: $(STAMP)
+	$(PY) dev/import_contracts.py --write
+	$(PY) dev/domain_docs.py --write
 
 # Debian's headless Chromium and its matching chromedriver, for tests/web/test_browser.py;
 # nothing to do (and no network) when both are installed.  Run as root, as CI does.
