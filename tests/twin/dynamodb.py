@@ -297,9 +297,10 @@ class DynamoDB:
                 reasons.append(reason)
         if any(r["Code"] != "None" for r in reasons):
             codes = ", ".join(r["Code"] for r in reasons)
-            raise ServiceError("TransactionCanceledException",
-                               "Transaction cancelled, please refer cancellation reasons for "
-                               f"specific reasons [{codes}]", CancellationReasons=reasons)
+            message = ("Transaction cancelled, please refer cancellation reasons for specific "
+                       f"reasons [{codes}]")
+            raise ServiceError("TransactionCanceledException", message,
+                               CancellationReasons=reasons, Message=message)
         for write, new in zip(writes, outcomes):
             write.store(new)
         return {}

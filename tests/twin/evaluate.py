@@ -278,8 +278,7 @@ def check_overlaps(paths, kind: str) -> None:
     ordered_paths = sorted(paths, key=lambda p: [(type(e) is int, e) for e in p])
     for one, two in zip(ordered_paths, ordered_paths[1:]):
         if two[:len(one)] == one:
-            what = "conflict" if one == two else "overlap"
-            raise validation(f"Invalid {kind}: Two document paths {what} with each other; must "
+            raise validation(f"Invalid {kind}: Two document paths overlap with each other; must "
                              f"remove or rewrite one of these paths; path one: {show(one)}, "
                              f"path two: {show(two)}")
 

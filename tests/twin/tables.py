@@ -166,7 +166,7 @@ class Table:
                                      "specified for a secondary index key is not supported. The "
                                      "AttributeValue for a key attribute cannot contain an "
                                      f"empty string value. IndexName: {index.name}, "
-                                     f"IndexKeyAttribute: {name}")
+                                     f"IndexKey: {name}")
 
     # -- items
     def get(self, key: tuple):

@@ -1,7 +1,7 @@
 """Where the twin meets botocore: a ``before-send`` handler that answers each HTTP
 request from the in-memory backends, as moto's stubber does, but without moto.
 
-``install(world)`` appends two handlers to ``botocore.handlers.BUILTIN_HANDLERS``, so
+``install(world)`` adds two handlers to ``botocore.handlers.BUILTIN_HANDLERS``, so
 every botocore session (hence every boto3 or PynamoDB client) created afterwards has
 them; ``uninstall()`` takes them out again.  Clients made earlier keep talking to
 whatever they talked to.  botocore still validates, serializes, parses, retries and
@@ -121,7 +121,9 @@ def json_answer(url: str, handle, operation: str, body: dict, content_type: str,
             code = query_codes(error.code)
             if code:
                 headers["x-amzn-query-error"] = f"{code};Sender"
-        payload = {"__type": error_prefix + error.code, "message": error.message, **error.fields}
+        payload = {"__type": error_prefix + error.code, **error.fields}
+        if "Message" not in payload:        # a few errors spell it with a capital
+            payload["message"] = error.message
         return respond(url, error.status, headers,
                        json.dumps(payload, separators=(",", ":")).encode("utf-8"))
 
@@ -130,6 +132,9 @@ def _before_send(request, event_name: str, **_):
     world = _state["world"]
     if world is None:
         return None
+    host = urlsplit(request.url).hostname or ""
+    if not host.endswith(".amazonaws.com"):
+        return None         # a client pointed elsewhere (a local moto server): not ours
     _, service, operation = event_name.split(".", 2)
     return world.answer(service, Request(request, operation))
 
@@ -147,7 +152,8 @@ def install(world) -> None:
     if _state["world"] is not None:
         raise RuntimeError("an AWS twin world is already installed")
     _state["world"] = world
-    specs = [("before-send", _before_send),
+    # First, so a client made while moto's mock is also active still talks to the twin.
+    specs = [("before-send", _before_send, botocore.handlers.REGISTER_FIRST),
              ("choose-signer", _choose_signer, botocore.handlers.REGISTER_FIRST)]
     botocore.handlers.BUILTIN_HANDLERS.extend(specs)
     _state["handlers"] = specs

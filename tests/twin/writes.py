@@ -82,10 +82,12 @@ class Write:
         try:
             self.table.check_index_keys(new)
         except ServiceError as exc:
-            message = exc.message.replace(
-                "A value specified for a secondary index key is not supported.",
-                "The update expression attempted to update a secondary index key to a value "
-                "that is not supported.")
+            message = exc.message
+            if "empty string" in message:
+                message = ("One or more parameter values are not valid. The update expression "
+                           "attempted to update a secondary index key to a value that is not "
+                           "supported. The AttributeValue for a key attribute cannot contain an "
+                           "empty string value.")
             raise Refused("ValidationError", message) from None
         self.size = values.item_size(new)
         if self.size > values.MAX_ITEM_BYTES:
