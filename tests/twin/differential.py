@@ -22,7 +22,8 @@ from tests.twin import transport
 from tests.twin.world import World
 
 VOLATILE = {"ResponseMetadata", "ConsumedCapacity", "RequestId", "HostId", "TableId",
-            "CreationDateTime", "LastModifiedDate", "LastModified", "CreationDate"}
+            "CreationDateTime", "LastModifiedDate", "LastModified", "CreationDate", "MessageId",
+            "ReceiptHandle", "UploadId"}
 
 
 def client(service: str):

@@ -151,12 +151,18 @@ def parse_xml(body: bytes) -> ElementTree.Element:
 
 
 def kept_headers(headers: dict) -> dict:
-    return {name: value for name, value in headers.items()
+    kept = {name: value for name, value in headers.items()
             if name in STORED_HEADERS or name.startswith("x-amz-meta-")}
+    # aws-chunked is how the body travelled, not how it is stored.
+    encoding = ",".join(e for e in kept.pop("content-encoding", "").split(",")
+                        if e.strip() and e.strip() != "aws-chunked")
+    if encoding:
+        kept["content-encoding"] = encoding
+    return kept
 
 
 def checksum_headers(stored: Stored) -> dict:
     out = {"x-amz-checksum-" + a.lower(): v for a, v in stored.checksums.items() if v}
-    if out:
+    if out and stored.checksum_type != "FULL_OBJECT":
         out["x-amz-checksum-type"] = stored.checksum_type
     return out

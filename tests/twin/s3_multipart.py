@@ -95,9 +95,9 @@ def complete(bucket: Bucket, upload: Upload, request: Request):
     for number, etag in listed:
         part = upload.parts.get(number)
         if part is None or etag.strip('"') != part[1].strip('"'):
-            raise error("InvalidPart", "One or more of the specified parts could not be found.  "
-                        "The part may not have been uploaded, or the specified entity tag may "
-                        "not match the part's entity tag.", 400, UploadId=upload.id,
+            raise error("InvalidPart", "One or more of the specified parts could not be found. "
+                        "The part might not have been uploaded, or the specified entity tag "
+                        "might not have matched the part's entity tag.", 400, UploadId=upload.id,
                         PartNumber=number, ETag=etag)
         parts.append(part)
     for data, _, _ in parts[:-1]:

@@ -133,7 +133,7 @@ class SQS:
         return {}
 
     def op_ListQueues(self, body: dict) -> dict:
-        urls = [q.url for name, q in sorted(self.queues.items())
+        urls = [q.url for name, q in self.queues.items()
                 if name.startswith(body.get("QueueNamePrefix", ""))]
         start = int(body.get("NextToken") or 0)
         limit = body.get("MaxResults")
@@ -287,21 +287,23 @@ class SQS:
             taken.append(message)
         return taken
 
-    def find(self, queue: Queue, handle: str) -> Message | None:
+    def find(self, queue: Queue, handle: str) -> Message:
+        """The message a receipt handle names; a handle of no message in this queue
+        (deleted, or moved to the dead-letter queue) is invalid, as moto has it."""
         try:
             message_id = base64.urlsafe_b64decode(handle.encode()).decode().partition("#")[0]
         except (ValueError, UnicodeDecodeError):
             message_id = ""
-        if not message_id:
+        found = next((m for m in queue.messages if m.id == message_id), None) \
+            if message_id else None
+        if found is None:
             raise fail("ReceiptHandleIsInvalid", f'The input receipt handle "{handle}" is not a '
                        "valid receipt handle.")
-        return next((m for m in queue.messages if m.id == message_id), None)
+        return found
 
     def op_DeleteMessage(self, body: dict) -> dict:
         queue = self.queue(body.get("QueueUrl"))
-        message = self.find(queue, body.get("ReceiptHandle", ""))
-        if message is not None:
-            queue.messages.remove(message)
+        queue.messages.remove(self.find(queue, body.get("ReceiptHandle", "")))
         return {}
 
     def op_DeleteMessageBatch(self, body: dict) -> dict:
@@ -327,7 +329,7 @@ class SQS:
             raise fail("InvalidParameterValue", f"Value {timeout} for parameter "
                        "VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.")
         now = time.time()
-        if message is None or not message.in_flight(now):
+        if not message.in_flight(now):
             raise fail("MessageNotInflight", "Message does not exist or is not available for "
                        "visibility timeout change.")
         message.visible_at = now + timeout
