@@ -233,7 +233,7 @@ class SQS:
         count = body.get("MaxNumberOfMessages", 1)
         if not 1 <= count <= 10:
             raise fail("InvalidParameterValue", f"Value {count} for parameter "
-                       "MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if "
+                       "MaxNumberOfMessages is invalid. Reason: must be between 1 and 10, if "
                        "provided.")
         timeout = body.get("VisibilityTimeout", queue.seconds("VisibilityTimeout"))
         wait = body.get("WaitTimeSeconds", queue.seconds("ReceiveMessageWaitTimeSeconds"))

@@ -60,7 +60,7 @@ def test_queues_visibility_redelivery_and_dead_letters():
         answer = sqs.delete_message_batch(QueueUrl=url, Entries=[
             {"Id": "x", "ReceiptHandle": m["ReceiptHandle"]} for m in again["Messages"]])
         log.note([answer["Successful"], [(f["Id"], f["Code"]) for f in answer["Failed"]]])
-        log.call(sqs.receive_message, QueueUrl=url, MaxNumberOfMessages=11)
+        log.call(sqs.receive_message, QueueUrl=url, MaxNumberOfMessages=11, code_only=True)
         log.call(sqs.purge_queue, QueueUrl=url)
         log.call(sqs.set_queue_attributes, QueueUrl=url, Attributes={"VisibilityTimeout": "5"})
         log.call(sqs.get_queue_attributes, QueueUrl=url, AttributeNames=["VisibilityTimeout",
