@@ -17,10 +17,10 @@ from urllib.parse import unquote
 
 from tests.twin import s3_listing, s3_multipart
 from tests.twin.errors import ServiceError, Unsupported
-from tests.twin.s3_data import (OWNER_ID, STORED_HEADERS, Bucket, Stored, checksum, document, element,
-                                error, checksum_headers, error_document, given_checksums, http_date, iso_date,
-                                kept_headers, md5_etag, no_such_bucket, no_such_key, parse_xml,
-                                verify_checksums)
+from tests.twin.s3_data import (OWNER_ID, Bucket, Stored, checksum, checksum_headers, document,
+                                element, error, error_document, given_checksums, http_date,
+                                iso_date, kept_headers, md5_etag, no_such_bucket, no_such_key,
+                                parse_xml, verify_checksums)
 from tests.twin.transport import Request, respond
 
 _VIRTUAL_HOST = re.compile(r"^(?P<bucket>.+)\.s3(?:[.-][a-z0-9-]+)*\.amazonaws\.com$")

@@ -14,7 +14,8 @@ import uuid
 
 from tests.twin.errors import Unsupported
 from tests.twin.s3_data import (CHECKSUMS, Bucket, Stored, Upload, checksum, document, element,
-                                error, given_checksums, kept_headers, md5_etag, parse_xml, verify_checksums)
+                                error, given_checksums, kept_headers, md5_etag, parse_xml,
+                                verify_checksums)
 from tests.twin.transport import Request
 
 MIN_PART = 5 * 1024 * 1024

@@ -47,8 +47,9 @@ def test_models_saves_updates_conditions_and_queries():
         log.note(counter.value)
         for n in range(7):
             Repo(f"repo#{n % 2}", f"r{n}", id=n, owner_id=1, owner_login="ann", name=f"r{n}",
-                 lower_name=f"r{n}", default_branch="main", pool_id=n, gsi1pk="repos", created=1, updated=1,
-                 gsi1sk=f"{n % 3}", team_ids={1, 2} if n % 2 else None).save()
+                 lower_name=f"r{n}", default_branch="main", pool_id=n, gsi1pk="repos",
+                 created=1, updated=1, gsi1sk=f"{n % 3}",
+                 team_ids={1, 2} if n % 2 else None).save()
         log.note([r.name for r in Repo.query("repo#1", Repo.sk > "r2")])
         log.note([r.name for r in Repo.query("repo#0", scan_index_forward=False, page_size=2)])
         log.note([r.name for r in Repo.query("repo#0", filter_condition=Repo.id > 2, limit=1)])

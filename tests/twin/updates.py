@@ -91,7 +91,8 @@ class Update:
             if values.kind(value) not in values.SETS:
                 raise validation(f"Invalid {KIND}: Incorrect operand type for operator or "
                                  f"function; operator: DELETE, operand type: "
-                                 f"{HUMAN[values.kind(value)]}, typeSet: ALLOWED_FOR_DELETE_OPERAND")
+                                 f"{HUMAN[values.kind(value)]}, "
+                                 "typeSet: ALLOWED_FOR_DELETE_OPERAND")
         self.paths = ([p for p, _ in self.sets] + self.removes + [p for p, _ in self.adds]
                       + [p for p, _ in self.deletes])
         check_overlaps(self.paths, KIND)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from decimal import Context, Decimal, InvalidOperation
+from decimal import Context, Decimal
 
 from tests.twin.errors import validation
 
@@ -56,7 +56,8 @@ def number_text(number: Decimal) -> str:
 
 
 def add_numbers(a: str, b: str, sign: int = 1) -> str:
-    total = _WIDE.add(Decimal(a), Decimal(b)) if sign > 0 else _WIDE.subtract(Decimal(a), Decimal(b))
+    x, y = Decimal(a), Decimal(b)
+    total = _WIDE.add(x, y) if sign > 0 else _WIDE.subtract(x, y)
     return number_text(check_number(total))
 
 
