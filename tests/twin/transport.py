@@ -29,7 +29,7 @@ import botocore.useragent
 from botocore.awsrequest import AWSResponse
 from botocore.context import get_context
 
-from tests.twin.errors import ServiceError, Unsupported
+from tests.twin.errors import ServiceError
 
 _state = {"world": None, "handlers": [], "user_agent": None}
 _user_agents: dict = {}
@@ -172,7 +172,9 @@ def install(world) -> None:
     if _state["world"] is not None:
         raise RuntimeError("an AWS twin world is already installed")
     _state["world"] = world
-    # First, so a client made while moto's mock is also active still talks to the twin.
+    # botocore calls every before-send handler and takes the first answer: the twin's
+    # goes first, so it is the answer even where moto's mock is active too (moto's
+    # stubber still sees the request; the property tests pause it).
     specs = [("before-send", _before_send, botocore.handlers.REGISTER_FIRST),
              ("choose-signer", _choose_signer, botocore.handlers.REGISTER_FIRST)]
     botocore.handlers.BUILTIN_HANDLERS.extend(specs)
@@ -192,6 +194,3 @@ def uninstall() -> None:
     _user_agents.clear()
     _state["world"] = None
 
-
-def unsupported(service: str, request: Request):
-    raise Unsupported(service, request.operation)
