@@ -107,7 +107,16 @@ class ApiClient:
 def moto_world():
     """Fresh moto state with the table, bucket and queues created by infra's bootstrap.
     moto is not atomic under threads: requests are serialized as the local runtime does,
-    so racing tests catch races in our code, not in moto's."""
+    so racing tests catch races in our code, not in moto's.
+
+    With ``NIMBUS_TEST_BACKEND=twin`` the in-memory AWS twin (tests/twin) stands in for
+    moto, with the same resources."""
+    if os.environ.get("NIMBUS_TEST_BACKEND") == "twin":
+        from tests import twin
+
+        with twin.world():
+            yield
+        return
     from chalicelib.local.aws_requests import serialized_mock_aws
 
     with mock_aws(), serialized_mock_aws():
