@@ -157,6 +157,35 @@ def api(aws):
     return admin_client()
 
 
+# The fast layer ------------------------------------------------------------------------------
+#
+# Rules tested against the in-memory AWS twin (tests/twin): the real unit of work, stores
+# and services over an in-memory table, bucket and queues, in milliseconds and without
+# moto.  A test that takes ``memory`` (or ``fast_api``) is marked ``fast``: ``make
+# test-fast`` runs only those, ``make test`` runs them first.
+
+@pytest.fixture
+def memory():
+    """A fresh in-memory AWS with Nimbus's resources, for the test's duration."""
+    from tests import twin
+
+    with twin.world() as state:
+        yield state
+
+
+@pytest.fixture
+def fast_api(memory):
+    """The Lambda handler with the site admin made, on the in-memory twin: for rules a
+    client sees through the API (validation texts, status codes) and nothing else."""
+    return admin_client()
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "memory" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.fast)
+
+
 def drain_outbox() -> list:
     """Every event waiting in the outbox (oldest first per shard), removed from it, as
     ``chalicelib.events.Event`` objects: what the relay would publish next."""

@@ -116,7 +116,15 @@ class Item(Model):
         # One connection (one botocore client) for every kind of item: creating a
         # client per model class would cost each cold start several clients.
         made = Model._get_connection.__func__(Item)
-        aws.attach_hooks(made.connection.client)   # call counting (benchmarks)
+        low = made.connection
+        if low._client is None:
+            # From the process's one botocore session (chalicelib/aws.py): PynamoDB would
+            # otherwise make a session of its own, parsing botocore's descriptions again.
+            with aws.lock():
+                if low._client is None:
+                    low._local.session = aws.session()
+                    low.client  # noqa: B018 - made now, under the lock
+        aws.attach_hooks(low.client)   # call counting (benchmarks)
         return made
 
 

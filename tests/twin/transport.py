@@ -179,14 +179,29 @@ def install(world) -> None:
              ("choose-signer", _choose_signer, botocore.handlers.REGISTER_FIRST)]
     botocore.handlers.BUILTIN_HANDLERS.extend(specs)
     _state["handlers"] = specs
+    # Nimbus makes its clients from one long-lived botocore session (chalicelib/aws.py),
+    # which may predate this world: give it the handlers too.  (Clients copy a session's
+    # handlers when made, so the world's clients are made after this: twin.world().)
+    from chalicelib import aws
+
+    for event, handler, _first in specs:
+        aws.session().get_component("event_emitter").register_first(
+            event, handler, unique_id=_unique_id(event))
     _state["user_agent"] = botocore.useragent.UserAgentString.to_string
     botocore.useragent.UserAgentString.to_string = _user_agent
 
 
+def _unique_id(event: str) -> str:
+    return f"nimbus-aws-twin-{event}"
+
+
 def uninstall() -> None:
+    from chalicelib import aws
+
     for spec in _state["handlers"]:
         if spec in botocore.handlers.BUILTIN_HANDLERS:
             botocore.handlers.BUILTIN_HANDLERS.remove(spec)
+        aws.session().unregister(spec[0], unique_id=_unique_id(spec[0]))
     _state["handlers"] = []
     if _state["user_agent"] is not None:
         botocore.useragent.UserAgentString.to_string = _state["user_agent"]

@@ -1,0 +1,44 @@
+"""The scene of a fast rule test, set through the domains' faces: accounts, organizations,
+repositories and the callers who act on them, on the in-memory twin (the ``memory``
+fixture), with no HTTP in between.
+
+    def test_something(memory):
+        alice = scene.user("alice")
+        view = scene.repo(alice, "proj", auto_init=True)
+        ...
+"""
+from __future__ import annotations
+
+from chalicelib import accounts, orgs, repo_admin, repos
+
+PASSWORD = "secret-pass-1"
+
+
+def user(name: str, *, admin: bool = False, **fields):
+    """A user account (``fields``: CreateUserOption's, e.g. ``restricted=True``)."""
+    option = accounts.CreateUserOption(username=name, email=f"{name}@example.com",
+                                       password=PASSWORD, **fields)
+    return accounts.create_account(option, is_admin=admin)
+
+
+def caller(account, *, public_only: bool = False):
+    return repos.Caller(account, public_only=public_only)
+
+
+def org(owner, name: str, **fields):
+    """An organization whose Owners team holds ``owner``."""
+    from chalicelib.orgs.options import CreateOrgOption
+
+    return orgs.create_org(owner, owner, CreateOrgOption(username=name, **fields))
+
+
+def repo(owner, name: str, *, actor=None, **fields):
+    """A repository of ``owner`` made by ``actor`` (default: the owner itself); ``fields``:
+    CreateRepoOption's (``private``, ``auto_init`` …)."""
+    option = repo_admin.CreateRepoOption(name=name, **fields)
+    return repo_admin.create_repo(caller(actor or owner), owner, option)
+
+
+def fresh(account):
+    """The account as stored now (after writes that changed it)."""
+    return accounts.account_by_id(int(account.id), consistent=True)
