@@ -8,6 +8,12 @@ import pytest
 from tests.conftest import ADMIN
 
 
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
+
 @pytest.mark.parametrize("scope, shown", [(1, "1"), (True, "True"), (None, "None")])
 def test_a_scope_that_is_not_a_text_is_an_invalid_scope(api, scope, shown):
     api.create_user("alice")

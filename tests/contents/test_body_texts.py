@@ -9,6 +9,12 @@ import pytest
 from tests.contents import test_contents
 from tests.contents.test_contents import R, b64, create, head
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 scene = test_contents.scene     # the fixture: alice's proj (README.md on main)
 
 BASE64 = "must be a base64 string"

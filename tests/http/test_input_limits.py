@@ -27,6 +27,13 @@ LISTS = ("/issues?state=all", "/issues/1/comments", "/issues/comments", "/labels
 
 
 @pytest.fixture
+def api(fast_api):
+    """What a text may hold is the edge's rule, and nothing half-written the unit of
+    work's: the in-memory twin (the fast layer) answers the AWS calls."""
+    return fast_api
+
+
+@pytest.fixture
 def scene(api, monkeypatch):
     """A user, a repository with an issue, comment, label, milestone, tracked time, a
     deploy key and a hook, an org with a team; ``params`` fills any route's path.  Quota

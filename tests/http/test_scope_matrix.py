@@ -65,14 +65,20 @@ def path_of(route: Route) -> tuple[str, bool]:
     return path, route.raw
 
 
+# Who may call what is the gateway's rule, whatever answers the AWS calls: the whole
+# matrix runs on the in-memory twin (the fast layer).
+pytestmark = pytest.mark.fast
+
+
 @pytest.fixture(scope="module")
 def world():
     """alice's private ``secret`` (a README, tag v1), the org ``corp``, and her tokens:
     one per scope category and level, and a public-only one."""
-    from tests.conftest import admin_client, moto_world
+    from tests import twin
+    from tests.conftest import admin_client
     from tests.web.test_web_session import session_cookie, sign_in
 
-    with moto_world():
+    with twin.world():
         api = admin_client()
         api.create_user(OWNER, PASSWORD)
         tokens = {(level, category): api.create_token(

@@ -5,6 +5,12 @@ import pytest
 
 from tests.conftest import owner_and_writer
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 R = "/repos/alice/open"
 
 

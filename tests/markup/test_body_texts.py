@@ -4,6 +4,12 @@ import pytest
 
 
 @pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
+
+@pytest.fixture
 def alice(api):
     api.create_user("alice")
     token = api.create_token("alice")

@@ -6,6 +6,12 @@ import pytest
 
 from tests.orgs import test_orgs
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 org = test_orgs.org     # the fixture: acme, owned by olive
 
 

@@ -6,6 +6,12 @@ import pytest
 from tests.conftest import drain_outbox, owner_and_writer
 from tests.pulls.test_pulls import push_main_and_feature
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 R = "/repos/alice/open"
 PULL = {"head": "feature", "base": "main", "title": "Add a"}
 

@@ -8,6 +8,12 @@ import pytest
 
 from tests.quota import test_quota
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 # The fixtures: quota enabled, and a site admin's token.
 quota_on, admin = test_quota.quota_on, test_quota.admin
 

@@ -8,6 +8,12 @@ import pytest
 
 from tests.repo_admin import test_migrations
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 # The fixtures: a remote served on loopback, and migrations allowed from it.
 remote, local_networks_allowed = test_migrations.remote, test_migrations.local_networks_allowed
 

@@ -8,6 +8,12 @@ import pytest
 from tests.repos import test_repo_access
 from tests.repos.test_repo_access import collab
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 people = test_repo_access.people     # the fixture: alice's repositories, bob, carol
 
 

@@ -7,6 +7,12 @@ import pytest
 
 from tests.signing import test_signing
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 alice = test_signing.alice     # the fixture: alice's token
 
 

@@ -141,8 +141,15 @@ def _before_send(request, event_name: str, **_):
     host = urlsplit(request.url).hostname or ""
     if not host.endswith(".amazonaws.com"):
         return None         # a client pointed elsewhere (a local moto server): not ours
+    # A session may hold the handler twice (made after ``install`` extended botocore's
+    # built-in handlers, and given it again by ``install``): botocore calls both, and
+    # the request must be answered, and applied, once.
+    answered = getattr(request, "_nimbus_twin_answer", None)
+    if answered is not None:
+        return answered
     _, service, operation = event_name.split(".", 2)
-    return world.answer(service, Request(request, operation))
+    answered = request._nimbus_twin_answer = world.answer(service, Request(request, operation))
+    return answered
 
 
 def _choose_signer(signature_version=None, **_):

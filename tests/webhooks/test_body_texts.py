@@ -2,6 +2,12 @@
 were checked at the edge (clients may match them)."""
 import pytest
 
+
+@pytest.fixture
+def api(fast_api):
+    """These texts are the rules' and need no moto: the in-memory twin (the fast layer)."""
+    return fast_api
+
 HOOK = {"type": "gitea", "config": {"url": "https://ci.example.com/hook", "content_type": "json"}}
 
 
