@@ -9,7 +9,7 @@ fixture), with no HTTP in between.
 """
 from __future__ import annotations
 
-from chalicelib import accounts, orgs, repo_admin, repos
+from chalicelib import accounts, repo_admin, repos
 
 PASSWORD = "secret-pass-1"
 
@@ -27,9 +27,10 @@ def caller(account, *, public_only: bool = False):
 
 def org(owner, name: str, **fields):
     """An organization whose Owners team holds ``owner``."""
+    from chalicelib.orgs import service
     from chalicelib.orgs.options import CreateOrgOption
 
-    return orgs.create_org(owner, owner, CreateOrgOption(username=name, **fields))
+    return service.create_org(owner, owner, CreateOrgOption(username=name, **fields))
 
 
 def repo(owner, name: str, *, actor=None, **fields):

@@ -62,7 +62,8 @@ def test_deleting_a_user_frees_the_name_email_and_key_claims(memory):
     key = ssh_key()
     alice = scene.user("alice")
     public_keys.add_key(alice, "alice", accounts.CreateKeyOption(title="k", key=key))
-    accounts.create_token(alice, "alice", accounts.CreateAccessTokenOption(name="t", scopes=["all"]))
+    token = accounts.CreateAccessTokenOption(name="t", scopes=["all"])
+    accounts.create_token(alice, "alice", token)
     root = scene.user("root", admin=True)
     service.delete_user(root, "alice")
     assert accounts.account_by_name("alice") is None
