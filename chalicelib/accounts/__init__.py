@@ -27,8 +27,9 @@ userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
 | ``tokens`` | Personal access tokens: creation (secret shown once), listing, deletion, lookup. |
 
 Registered by ``chalicelib/areas.py``.  The gateway reads ``credentials`` by name
-(``http.auth.CREDENTIALS_MODULE``). Crossing: profile visibility reads organization
-membership through ``repos.permissions``.
+(``http.auth.CREDENTIALS_MODULE``).  The bottom domain: it uses no other.  Whether a user's
+profile shows is its own rule (``can_see``); an organization's members see it too, which
+``repos.can_see_account`` adds.
 """
 
 from chalicelib.faces import face

@@ -36,7 +36,7 @@ from pynamodb.exceptions import (DeleteError, DoesNotExist, PutError, TransactWr
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import events as domain_events
-from chalicelib.errors import ConditionFailed
+from chalicelib.errors import ConditionFailed, TooLarge
 from chalicelib.store import outbox
 from chalicelib.store.table import Item, connection
 
@@ -250,6 +250,12 @@ def _transact(chunk: list[Staged]) -> None:
         for op, reason in zip(ordered, exc.cancellation_reasons or []):
             if reason is not None and reason.code == "ConditionalCheckFailed":
                 raise ConditionFailed(op.label, exists=op.must_not_exist) from None
+            if reason is not None and reason.code == "ValidationError" \
+                    and "maximum allowed size" in (reason.message or ""):
+                # An update that grows an item past DynamoDB's 400 KB cancels the whole
+                # transaction (a lone write answers a ValidationException instead, which
+                # the gateway recognises): nothing was written, the client may send less.
+                raise TooLarge("the change is too large to store") from exc
         raise
 
 

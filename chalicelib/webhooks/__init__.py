@@ -40,9 +40,9 @@ adminListHooks, adminCreateHook, adminGetHook, adminEditHook, adminDeleteHook.
 
 Registered by ``chalicelib/areas.py`` (routes) and ``chalicelib/jobs/consumers.py``
 (the consumer); ``.importlinter`` keeps the layers inside the package pointing down.
-What it takes from other domains: repositories and access (``repos.permissions``,
-``repos.routes``), accounts, the records of users, repositories, issues, pull requests and
-releases (``repos.records`` …) and the SSRF guard (``netguard``).
+What it takes from other domains, through their faces: repositories and access (``repos``),
+accounts, the records of users, repositories, issues, pull requests and releases, and
+the snapshots events carry, rebuilt by their owners; and the SSRF guard (``netguard``).
 """
 
 from chalicelib.faces import face
