@@ -11,7 +11,6 @@ whoever opens a package sees what each module holds.  Both lists come from the c
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import sys
 import textwrap
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from dev import generated as generated_files  # noqa: E402
 from dev.import_contracts import PACKAGE, domains  # noqa: E402
 
 WIDTH = 90           # operation lists wrap here
@@ -92,26 +92,12 @@ def rendered(domain, operations) -> tuple[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write or check the domains' docstrings.")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true")
-    mode.add_argument("--check", action="store_true")
-    args = parser.parse_args(argv)
-    operations = _operations()
-    stale = []
-    for domain in domains():
-        path, wanted = rendered(domain, operations)
-        if path.read_text() != wanted:
-            stale.append(path.relative_to(PACKAGE.parent))
-            if args.write:
-                path.write_text(wanted)
-    if args.check and stale:
-        print(f"stale docstrings ({', '.join(map(str, stale))}): run `{WRITE_COMMAND}`",
-              file=sys.stderr)
-        return 1
-    if args.write:
-        print(f"wrote {len(stale)} docstring(s)")
-    return 0
+    def wanted() -> dict[Path, str]:
+        operations = _operations()
+        return dict(rendered(domain, operations) for domain in domains())
+
+    return generated_files.main(argv, "Write or check the domains' docstrings.", wanted,
+                                WRITE_COMMAND)
 
 
 if __name__ == "__main__":

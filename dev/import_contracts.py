@@ -23,11 +23,14 @@ a list of modules by hand:
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from dev import generated as generated_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "chalicelib"
@@ -104,45 +107,36 @@ def _face_contract(domain: Domain, route_list: set[str]) -> str:
     return text
 
 
-def _rules_contract(every: list[Domain]) -> str:
-    sources = [d.module(m) for d in every for m in d.rules]
-    return ("\n[importlinter:contract:rules-no-pynamodb]\n"
-            "name = Domain rules and records import no PynamoDB and no models: each domain's store "
-            "modules own persistence\n"
+def _forbidden(contract: str, name: str, sources: list[str], forbidden: list[str]) -> str:
+    return (f"\n[importlinter:contract:{contract}]\n"
+            f"name = {name}\n"
             "type = forbidden\n"
             f"source_modules ={_lines(sources)}\n"
-            f"forbidden_modules ={_lines(['pynamodb', 'chalicelib.store.table', 'chalicelib.*.models'])}\n"
+            f"forbidden_modules ={_lines(forbidden)}\n"
             "allow_indirect_imports = True\n")
 
 
-def _routes_contract(every: list[Domain]) -> str:
-    sources = [d.module(m) for d in every for m in d.routes]
+def _forbidden_contracts(every: list[Domain]) -> list[str]:
+    rules = [d.module(m) for d in every for m in d.rules]
     storage = [d.module(m) for d in every for m in d.storage]
-    return ("\n[importlinter:contract:domain-routes-through-rules]\n"
-            "name = Domain routes call their rules only, never storage\n"
-            "type = forbidden\n"
-            f"source_modules ={_lines(sources)}\n"
-            f"forbidden_modules ={_lines(storage + ['chalicelib.store', 'pynamodb'])}\n"
-            "allow_indirect_imports = True\n")
-
-
-def _endpoint_contract(every: list[Domain]) -> str:
-    sources = ["chalicelib.web", "chalicelib.jobs"] + [d.module(m) for d in every
-                                                         for m in d.rules + d.storage]
     routes = [d.module(m) for d in every for m in d.routes]
-    return ("\n[importlinter:contract:no-endpoint-imports]\n"
-            "name = The pages, the jobs and every rule import no endpoint module\n"
-            "type = forbidden\n"
-            f"source_modules ={_lines(sources)}\n"
-            f"forbidden_modules ={_lines(routes)}\n"
-            "allow_indirect_imports = True\n")
+    return [
+        _forbidden("rules-no-pynamodb", "Domain rules and records import no PynamoDB and no "
+                   "models: each domain's store modules own persistence",
+                   rules, ["pynamodb", "chalicelib.store.table", "chalicelib.*.models"]),
+        _forbidden("domain-routes-through-rules",
+                   "Domain routes call their rules only, never storage",
+                   routes, storage + ["chalicelib.store", "pynamodb"]),
+        _forbidden("no-endpoint-imports",
+                   "The pages, the jobs and every rule import no endpoint module",
+                   ["chalicelib.web", "chalicelib.jobs", *sorted(rules + storage)], routes),
+    ]
 
 
 def generated() -> str:
     every = domains()
     route_list = routes_named_by_route_list()
-    parts = [_face_contract(d, route_list) for d in every]
-    parts += [_rules_contract(every), _routes_contract(every), _endpoint_contract(every)]
+    parts = [_face_contract(d, route_list) for d in every] + _forbidden_contracts(every)
     return MARKER + "\n" + "".join(parts)
 
 
@@ -153,21 +147,8 @@ def rendered() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write or check the generated import contracts.")
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true")
-    mode.add_argument("--check", action="store_true")
-    args = parser.parse_args(argv)
-    wanted = rendered()
-    if args.write:
-        CONFIG.write_text(wanted)
-        print(f"wrote {CONFIG.name}: {len(domains())} domains")
-        return 0
-    if CONFIG.read_text() != wanted:
-        print(f"{CONFIG.name} does not match the package tree: run `{WRITE_COMMAND}`",
-              file=sys.stderr)
-        return 1
-    return 0
+    return generated_files.main(argv, "Write or check the generated import contracts.",
+                                lambda: {CONFIG: rendered()}, WRITE_COMMAND)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.settings import overridden
 from tests import memory_scene as scene
 from tests.conftest import drain_outbox
+from tests.repos.test_events_repos import make_commit
 
 ZERO = "0" * 40
 CAPABILITIES = "report-status side-band-64k delete-refs"
@@ -27,21 +28,9 @@ CAPABILITIES = "report-status side-band-64k delete-refs"
 # A push, built and read as the git client does ------------------------------------------------
 
 def new_commit(parent: str | None, files: dict[str, bytes], message: str):
-    """A commit on ``parent`` with exactly ``files``, and the objects a pack needs for it."""
-    from dulwich.objects import Blob, Commit, Tree
-
-    tree, objects = Tree(), []
-    for path, content in files.items():
-        blob = Blob.from_string(content)
-        tree.add(path.encode(), 0o100644, blob.id)
-        objects.append(blob)
-    commit = Commit()
-    commit.tree, commit.parents = tree.id, [parent.encode()] if parent else []
-    commit.author = commit.committer = b"Alice <alice@example.com>"
-    commit.author_time = commit.commit_time = 1_700_000_000
-    commit.author_timezone = commit.commit_timezone = 0
-    commit.message = message.encode()
-    return commit.id.decode(), [*objects, tree, commit]
+    """A commit on ``parent`` with exactly ``files`` (its id), and the objects a pack needs."""
+    commit, objects = make_commit(parent, files, message)
+    return commit.id.decode(), objects
 
 
 def request_body(updates: list[tuple[str, str, str]], objects=()) -> bytes:

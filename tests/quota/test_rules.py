@@ -97,6 +97,19 @@ def test_a_group_links_existing_rules_as_they_are_and_creates_missing_ones(memor
         admin.add_rule("nope", "lfs")
 
 
+@pytest.mark.xfail(strict=True, reason="admin.create_group stages the first of two rules "
+                   "listed with one new name but answers with the last one")
+def test_a_group_answers_the_rules_it_stored_when_a_new_rule_is_listed_twice(memory):
+    option = CreateQuotaGroupOptions(name="g", rules=[
+        CreateQuotaRuleOptions(name="x", limit=5, subjects=["size:all"]),
+        CreateQuotaRuleOptions(name="x", limit=9, subjects=["size:git:lfs"])])
+    try:
+        answered = admin.create_group(option)
+    except (ConflictError, InvalidInput):
+        return                       # refusing the ambiguous list is a fine answer too
+    assert answered == admin.get_group("g")
+
+
 def test_memberships_are_exact_and_go_with_their_group(memory):
     alice, bob = scene.user("alice"), scene.user("bob")
     group("g1")
@@ -121,7 +134,7 @@ def test_memberships_are_exact_and_go_with_their_group(memory):
         admin.group_members("g2")
 
 
-def test_with_quota_off_every_check_passes_and_usage_is_still_counted(memory):
+def test_with_quota_off_every_check_passes_and_the_books_are_still_kept(memory):
     alice = scene.user("alice")
     group_of(alice, "none", 0, "size:all")                 # would refuse everything
     view = scene.repo(alice, "proj", auto_init=True)
@@ -136,6 +149,14 @@ def test_with_quota_off_every_check_passes_and_usage_is_still_counted(memory):
     # Unknown subjects are refused whether quota is on or off.
     with pytest.raises(InvalidInput, match="unrecognized quota limit subject"):
         quota.allows(int(alice.id), "size:everything")
+    # The books are kept all the same: a visibility change moves the repository's bytes
+    # between the public and private counters, a deletion gives them back.
+    caller = scene.caller(alice)
+    repo_service.edit_repo(caller, repos.view_of(repos.repo_by_id(int(view.repo.id)), caller),
+                           repo_admin.EditRepoOption(private=True))
+    assert (used(alice).repos_public, used(alice).repos_private) == (0, size)
+    repo_service.delete_repo(caller, repos.view_of(repos.repo_by_id(int(view.repo.id)), caller))
+    assert (used(alice).repos_public, used(alice).repos_private) == (0, 0)
 
 
 def test_the_write_that_crosses_the_limit_succeeds_and_the_next_is_refused(quota_on):
@@ -189,17 +210,6 @@ def test_own_groups_then_default_groups_then_the_implicit_total_decide(quota_on)
     # The account's own groups replace the default ones.
     group_of(alice, "tight", 1000, "size:all")
     assert allowed(**{DEFAULT_GROUPS: "roomy"}) == (False, ["tight"])
-
-
-def test_a_visibility_change_moves_usage_between_public_and_private(memory):
-    alice = scene.user("alice")
-    view = scene.repo(alice, "proj", auto_init=True)
-    size = used(alice).repos_public
-    repo_service.edit_repo(scene.caller(alice), view, repo_admin.EditRepoOption(private=True))
-    assert (used(alice).repos_public, used(alice).repos_private) == (0, size)
-    again = repos.view_of(repos.repo_by_id(int(view.repo.id)), scene.caller(alice))
-    repo_service.delete_repo(scene.caller(alice), again)
-    assert (used(alice).repos_public, used(alice).repos_private) == (0, 0)
 
 
 def test_only_an_organization_s_owners_see_its_quota(quota_on):
