@@ -159,14 +159,16 @@ def create_group(option: CreateQuotaGroupOptions) -> Group:
     def apply(config: Config) -> Group:
         if name in config.groups:
             raise ConflictError(f"group already exists: [name: {name}]")
-        linked = []
+        # A name listed twice is the first listing's rule: the one staged and answered.
+        first: dict[str, RuleData] = {}
         for rule in wanted:
-            if rule.name not in config.rules and rule.name not in linked:
+            first.setdefault(rule.name, rule)
+        linked = list(first)
+        for rule_name, rule in first.items():
+            if rule_name not in config.rules:
                 store.stage_put_rule(rule)
-            if rule.name not in linked:
-                linked.append(rule.name)
         store.stage_put_group(name, tuple(linked))
-        rules = {**{r.name: r for r in wanted}, **config.rules}
+        rules = {**first, **config.rules}
         return Group(name, tuple(quota.rule_of(rules[r]) for r in linked))
     return _change(apply)
 

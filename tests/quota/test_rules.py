@@ -97,17 +97,13 @@ def test_a_group_links_existing_rules_as_they_are_and_creates_missing_ones(memor
         admin.add_rule("nope", "lfs")
 
 
-@pytest.mark.xfail(strict=True, reason="admin.create_group stages the first of two rules "
-                   "listed with one new name but answers with the last one")
 def test_a_group_answers_the_rules_it_stored_when_a_new_rule_is_listed_twice(memory):
     option = CreateQuotaGroupOptions(name="g", rules=[
         CreateQuotaRuleOptions(name="x", limit=5, subjects=["size:all"]),
         CreateQuotaRuleOptions(name="x", limit=9, subjects=["size:git:lfs"])])
-    try:
-        answered = admin.create_group(option)
-    except (ConflictError, InvalidInput):
-        return                       # refusing the ambiguous list is a fine answer too
+    answered = admin.create_group(option)          # the first listing is the rule
     assert answered == admin.get_group("g")
+    assert [(r.name, r.limit) for r in answered.rules] == [("x", 5)]
 
 
 def test_memberships_are_exact_and_go_with_their_group(memory):
