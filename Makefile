@@ -18,18 +18,23 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m chalicelib.local
 
+# Tests keep their compiled modules even where the environment says not to write them
+# (PYTHONDONTWRITEBYTECODE): each pytest process and each of its workers would otherwise
+# compile the whole package again.
+test test-fast: export PYTHONDONTWRITEBYTECODE :=
+
 # Contracts first (.importlinter, its generated part current): a broken layer or a domain
 # reached past its face fails in seconds, loudly.  Then the fast layer (every domain's
 # rules on the in-memory AWS twin, no moto), then the end-to-end tests on every core.
 test: $(STAMP) browser git-lfs
 	$(PY) dev/import_contracts.py --check
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest -q -m fast
+	$(PY) -m pytest -q -m fast -n auto
 	$(PY) -m pytest -q -m "not fast" -n auto --dist worksteal
 
 # The rules of every domain against the in-memory twin: seconds, no moto, no servers.
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m fast
+	$(PY) -m pytest -q -m fast -n auto
 
 # After adding a domain or a routes module: the generated contracts and docstrings.
 contracts: $(STAMP)
