@@ -1,11 +1,13 @@
 """boto3 clients for S3, SQS and SSM, made once per process and pointed at the
 configured endpoint (moto locally), and the S3 presigner.  DynamoDB goes through PynamoDB (store/table.py).
 
-Every client, PynamoDB's included, is made from one botocore session per process
-(``session``): a session parses botocore's endpoint and service descriptions once, and
-a new one per client parsed them again for each (about 0.3 s of a cold start's CPU per
-client; the tests' fresh worlds paid it every time).  Clients are made under the lock:
-a session is not thread-safe, the clients it makes are.
+Every client, PynamoDB's included, is made from one botocore session (``session``),
+and every session of the process shares one loader of botocore's endpoint and service
+descriptions: a session of its own per client parsed them again for each (about 0.3 s
+of a cold start's CPU per client; the tests' fresh worlds paid it every time).
+``reset_clients`` starts a new session over the same loader, so credentials are read
+again (the tests' IAM harness changes them) without parsing anything twice.  Clients
+are made under the lock: a session is not thread-safe, the clients it makes are.
 
 ``add_call_hook`` lets benchmarks count every AWS call through botocore's event hooks.
 ``delete_objects`` and ``is_access_denied`` keep a refused call from passing for done.
@@ -25,6 +27,7 @@ _attached: list[object] = []
 _lock = threading.RLock()
 _session = None
 _boto3 = None
+_loader = None
 _presigners: dict[tuple[str, str], object] = {}
 log = logging.getLogger("nimbus.aws")
 # What AWS answers a call the role does not allow (S3's and the JSON protocols' codes).
@@ -33,12 +36,17 @@ ACCESS_DENIED = ("AccessDenied", "AccessDeniedException")
 
 def session():
     """The process's botocore session (clients are made from it under ``lock()``)."""
-    global _session
+    global _session, _loader
     with _lock:
         if _session is None:
             import botocore.session
 
-            _session = botocore.session.get_session()
+            made = botocore.session.get_session()
+            if _loader is None:
+                _loader = made.get_component("data_loader")
+            else:
+                made.register_component("data_loader", _loader)
+            _session = made
         return _session
 
 
@@ -127,10 +135,14 @@ def _register(made, hook: Callable) -> None:
 
 
 def reset_clients() -> None:
-    """Forget clients (after the endpoint changed, e.g. between test sessions)."""
+    """Forget clients and the session (after the endpoint or the credentials changed,
+    e.g. between test worlds); botocore's descriptions stay loaded."""
+    global _session, _boto3
     with _lock:
         _clients.clear()
         _attached.clear()
+        _presigners.clear()
+        _session = _boto3 = None
 
 
 class ObjectsNotDeleted(RuntimeError):

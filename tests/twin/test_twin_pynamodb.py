@@ -25,7 +25,9 @@ def attributes(model) -> dict:
 
 def test_models_saves_updates_conditions_and_queries():
     def scenario():
-        from chalicelib.store.table import Account, Counter, Item, Repo
+        from chalicelib.accounts.models import Account
+        from chalicelib.repos.models import Repo
+        from chalicelib.store.table import Counter, Item
 
         setup_table()
         log = Record()
