@@ -43,3 +43,18 @@ def repo(owner, name: str, *, actor=None, **fields):
 def fresh(account):
     """The account as stored now (after writes that changed it)."""
     return accounts.account_by_id(int(account.id), consistent=True)
+
+
+def shared_repo(name: str, *, writers=("bob",), readers=("carol",), others=(), **fields):
+    """alice's repository ``name`` (a first commit unless ``auto_init=False``) with
+    collaborators who write and who read, and ``others`` who are strangers to it; the
+    people by name, and the repository as alice sees it."""
+    from chalicelib.repos import access
+    from chalicelib.repos.options import AddCollaboratorOption
+
+    people = {login: user(login) for login in ("alice", *writers, *readers, *others)}
+    view = repo(people["alice"], name, **{"auto_init": True, **fields})
+    for login, mode in [*((w, "write") for w in writers), *((r, "read") for r in readers)]:
+        access.add_collaborator(people["alice"], view, login,
+                                AddCollaboratorOption(permission=mode))
+    return people, view

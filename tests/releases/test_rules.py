@@ -23,8 +23,6 @@ from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases.options import CreateReleaseOption, EditReleaseOption
 from chalicelib.repo_admin import EditRepoOption
 from chalicelib.repo_admin import service as repo_service
-from chalicelib.repos import access
-from chalicelib.repos.options import AddCollaboratorOption
 from tests import memory_scene as scene
 from tests.environment import settings_env
 
@@ -65,12 +63,8 @@ class Project(dict):
 @pytest.fixture
 def project(memory):
     found = Project()
-    found.people = {n: scene.user(n) for n in ("alice", "bob", "carol")}
-    alice = found.people["alice"]
-    view = scene.repo(alice, "proj", auto_init=True)
+    found.people, view = scene.shared_repo("proj")
     found.repo_id = int(view.repo.id)
-    for name, mode in (("bob", "write"), ("carol", "read")):
-        access.add_collaborator(alice, view, name, AddCollaboratorOption(permission=mode))
     return found
 
 

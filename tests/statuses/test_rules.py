@@ -13,8 +13,6 @@ from chalicelib import clock, contents, repos, statuses
 from chalicelib.contents import service as files
 from chalicelib.contents.options import CreateFileOptions
 from chalicelib.errors import InvalidInput, PermissionDenied
-from chalicelib.repos import access
-from chalicelib.repos.options import AddCollaboratorOption
 from chalicelib.statuses import service
 from chalicelib.statuses.options import CreateStatusOption
 from tests import memory_scene as scene
@@ -47,13 +45,9 @@ class Ci(dict):
 @pytest.fixture
 def ci(memory):
     found = Ci()
-    found.people = {n: scene.user(n) for n in ("alice", "bob", "carol", "dave")}
+    found.people, view = scene.shared_repo("ci", others=("dave",))
     found.people[None] = None
-    alice = found.people["alice"]
-    view = scene.repo(alice, "ci", auto_init=True)
     found.repo_id = int(view.repo.id)
-    for name, mode in (("bob", "write"), ("carol", "read")):
-        access.add_collaborator(alice, view, name, AddCollaboratorOption(permission=mode))
     return found
 
 
