@@ -187,42 +187,20 @@ class Scene:
         self.must("POST", "/user/repos", "token", {"name": "demo", "auto_init": True})
 
 
-# Counting calls needs no particular backend: botocore's hooks see the same calls
-# whatever answers them.  ``NIMBUS_BENCH_BACKEND=twin`` answers them from the tests'
-# in-memory AWS twin (tests/twin), which the suite's budget test uses for speed; the
-# default is moto.
-BACKEND_VARIABLE = "NIMBUS_BENCH_BACKEND"
-
-
 @contextmanager
-def _aws_world():
-    if os.environ.get(BACKEND_VARIABLE) == "twin":
-        from tests import twin
-
-        with twin.world():
-            yield
-        return
+def moto_scene(prefix: str, hook=None):
+    """A Scene (not yet built) over a fresh moto world with the stack's resources;
+    ``hook(model, **kw)`` sees every AWS call from the app's clients."""
     from moto import mock_aws
 
     from chalicelib import aws
     from chalicelib.store import table
     from infra.bootstrap import ensure_resources
 
-    with mock_aws():
+    with mock_aws(), tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         aws.reset_clients()
         table.configure()
         ensure_resources()
-        yield
-
-
-@contextmanager
-def moto_scene(prefix: str, hook=None):
-    """A Scene (not yet built) over a fresh moto world (or the twin: ``BACKEND_VARIABLE``)
-    with the stack's resources; ``hook(model, **kw)`` sees every AWS call from the app's
-    clients."""
-    from chalicelib import aws
-
-    with _aws_world(), tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         if hook is not None:
             aws.add_call_hook(hook)
         from app import app

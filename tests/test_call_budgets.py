@@ -1,16 +1,13 @@
 """The AWS-call budgets (bench/aws_calls.py) as part of the suite.
 
-The benchmark runs once, in its own process (it sets up the AWS world and the
-environment the way a Lambda sees them, which this process's conftest has already fixed
-otherwise), and each test below reports one kind of problem with the benchmark's own
-lines: the operation, its count, its budget and the calls it made.  It counts against
-the in-memory twin (``NIMBUS_BENCH_BACKEND=twin``): botocore's hooks see the same calls
-whatever answers them, and ``make bench`` counts against moto.
+The benchmark runs once, in its own process (it sets up moto and the environment the
+way a Lambda sees them, which this process's conftest has already fixed otherwise), and
+each test below reports one kind of problem with the benchmark's own lines: the
+operation, its count, its budget and the calls it made.
 """
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +21,7 @@ BENCH = ROOT / "bench" / "aws_calls.py"
 @pytest.fixture(scope="module")
 def bench() -> dict:
     done = subprocess.run([sys.executable, str(BENCH), "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "NIMBUS_BENCH_BACKEND": "twin"})
+                          capture_output=True, text=True, timeout=900)
     try:
         result = json.loads(done.stdout)
     except json.JSONDecodeError:
