@@ -2,6 +2,12 @@
 git's `git http-backend`, side by side in the same run.
 
     .venv/bin/python bench/git_history.py PATH [PATH ...] [--runs 3] [--tags 99] [--json]
+                                          [--server in-process|make-run]
+
+``--server in-process`` (the default) serves Nimbus from this process's local runtime,
+without the journal; ``--server make-run`` benches what a user runs: ``make run`` in a
+subprocess, started exactly as the README says (journaled state, the event pipeline,
+the webhook worker and the schedules running beside it).
 
 Each PATH is a local clone or mirror of a repository with real history (bench against
 local mirrors of public projects: none is shipped here).  For each one and each run,
@@ -12,7 +18,9 @@ that other load on the machine weighs on both), the same git commands:
    100 refs);
 2. first clone (Nimbus with a cold pack cache, as a new Lambda container);
 3. partial clone, ``--filter=blob:none --no-checkout``;
-4. fetch of one new commit into the first clone (pushed untimed beforehand).
+4. fetch of one new commit into the first clone (pushed untimed beforehand);
+5. fetch of the same commit into a mirror clone (``--mirror``, made untimed before the
+   commit was pushed): every ref of the repository is a "have" the server reads.
 
 Git's default protocol (v2) throughout.  The table gives each server's minimum over the
 runs and the ratio of those minimums, with the per-run (paired) ratios beside it.  Then
@@ -21,18 +29,21 @@ both first clones are compared: refs, and ``git fsck`` findings.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import use_repo  # noqa: E402
 from git_transfer import drop_cached_packs, git, git_env, timed_git  # noqa: E402
 
-OPERATIONS = ("push", "first clone", "partial clone (blob:none)", "fetch 1 new commit")
+OPERATIONS = ("push", "first clone", "partial clone (blob:none)", "fetch 1 new commit",
+              "fetch 1 new commit (mirror)")
 
 
 def prepare(path: Path, work: Path, tags: int, env: dict) -> dict:
@@ -67,8 +78,12 @@ def one_run(kind: str, remote: str, repo: dict, out: Path, env: dict,
     times["partial clone (blob:none)"] = timed_git(
         "clone", "-q", "--filter=blob:none", "--no-checkout", remote, str(out / f"{kind}-partial"),
         env=env)
+    mirror = out / f"{kind}-mirror"
+    git("clone", "-q", "--mirror", remote, str(mirror), env=env)
     git("push", "-q", remote, f"refs/bench/new:refs/heads/{repo['branch']}", cwd=src, env=env)
     times["fetch 1 new commit"] = timed_git("fetch", "-q", "origin", cwd=clone, env=env)
+    times["fetch 1 new commit (mirror)"] = timed_git("fetch", "-q", "origin", cwd=mirror,
+                                                     env=env)
     return times
 
 
@@ -125,11 +140,31 @@ def bench_history(path: Path, work: Path, runs: int, tags: int, env: dict, backe
     return result
 
 
+@contextlib.contextmanager
+def nimbus_server(mode: str, work: Path, cache: Path) -> Iterator[tuple[str, tuple[str, str]]]:
+    """Nimbus's base URL and an admin (user, password): this process's local runtime
+    (``in-process``) or ``make run`` in a subprocess (``make-run``)."""
+    if mode == "make-run":
+        from make_run import ADMIN, make_run
+
+        with make_run(work, {"NIMBUS_CACHE_DIR": str(cache), "NIMBUS_LOG_LEVEL": "ERROR"}) as base:
+            yield base, ADMIN
+        return
+    from chalicelib.accounts import ensure_admin
+    from chalicelib.local.runtime import LocalRuntime
+
+    with LocalRuntime(port=0, data_dir=work / "data", access_log=False,
+                      snapshot_interval=3600) as rt:
+        ensure_admin("bench", "bench-password", "bench@example.com")
+        yield rt.url, ("bench", "bench-password")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tags", type=int, default=99)
+    parser.add_argument("--server", choices=("in-process", "make-run"), default="in-process")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -138,8 +173,6 @@ def main() -> int:
     use_repo({"NIMBUS_CACHE_DIR": str(cache), "NIMBUS_LOG_LEVEL": "ERROR"})
     import httpx
 
-    from chalicelib.local.runtime import LocalRuntime
-    from chalicelib.accounts import ensure_admin
     from tests.git_backend import serve_http_backend
 
     results = []
@@ -148,18 +181,16 @@ def main() -> int:
         backend_root = work / "backend"
         backend_root.mkdir()
         backend, backend_url = serve_http_backend(backend_root)
-        with LocalRuntime(port=0, data_dir=work / "data", access_log=False,
-                          snapshot_interval=3600) as rt:
-            ensure_admin("bench", "bench-password", "bench@example.com")
-            api = f"{rt.url}/api/v1"
-            token = httpx.post(f"{api}/users/bench/tokens", auth=("bench", "bench-password"),
+        with nimbus_server(args.server, work, cache) as (base, admin):
+            api = f"{base}/api/v1"
+            token = httpx.post(f"{api}/users/{admin[0]}/tokens", auth=admin,
                                json={"name": "b", "scopes": ["all"]}).json()["sha1"]
-            host = rt.url.split("://")[1]
+            host = base.split("://")[1]
             for i, path in enumerate(args.paths):
                 def new_repo(name: str) -> str:
                     httpx.post(f"{api}/user/repos", headers={"Authorization": f"token {token}"},
                                json={"name": name}).raise_for_status()
-                    return f"http://bench:{token}@{host}/bench/{name}.git"
+                    return f"http://{admin[0]}:{token}@{host}/{admin[0]}/{name}.git"
 
                 hist = work / f"p{i}"
                 hist.mkdir()
