@@ -263,3 +263,60 @@ def test_verify_mode_checks_every_answer(monkeypatch):
                            ExpressionAttributeValues=P0, Limit=13)
     assert sum(count for _, count, _ in pages) == 40
     assert base64.b64encode(pages[0][0][0]["bin"]["B"]) == b"AAD/Cg=="
+
+
+def _queue_story(sqs) -> list:
+    """What a client sees of a queue through sends, receives, deletes and counts (ids and
+    receipt handles are random: left out)."""
+    url = sqs.create_queue(QueueName="speed-events", Attributes={
+        "VisibilityTimeout": "60"})["QueueUrl"]
+    story: list = []
+    for start in range(0, 25, 10):
+        sqs.send_message_batch(QueueUrl=url, Entries=[
+            {"Id": str(n), "MessageBody": f"event {n}"} for n in range(start, min(start + 10, 25))])
+    sqs.send_message(QueueUrl=url, MessageBody="later", DelaySeconds=60)
+
+    def counts() -> dict:
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+                 "MessageRetentionPeriod"]
+        return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+
+    story.append(counts())
+    received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    story.append(sorted(m["Body"] for m in received))
+    story.append(counts())
+    for message in received[:4]:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=received[0]["ReceiptHandle"])  # again
+    try:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle="not-a-handle")
+    except ClientError as error:
+        story.append(error.response["Error"]["Code"])
+    story.append(counts())
+    rest = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    story.append(sorted(m["Body"] for m in rest))
+    story.append(counts())
+    sqs.delete_queue(QueueUrl=url)
+    return story
+
+
+def test_queue_answers_are_moto_s():
+    """The SQS shortcuts (one clock reading per scan, the retention period read alone, a
+    delete in one pass) give a client the same answers as moto's own code."""
+    with mock_aws(), serialized_mock_aws():
+        sqs = boto3.session.Session().client(
+            "sqs", region_name="us-east-1", aws_access_key_id="testing",
+            aws_secret_access_key="testing")
+        assert moto_speed.installed()
+        fast = _queue_story(sqs)
+        moto_speed.uninstall()
+        try:
+            slow = _queue_story(sqs)
+        finally:
+            assert moto_speed.install()
+    assert fast == slow
+    assert fast[0]["ApproximateNumberOfMessages"] == "25"
+    assert fast[2]["ApproximateNumberOfMessagesNotVisible"] == "10"   # in flight (a delayed one is neither)
+    assert "ReceiptHandleIsInvalid" in fast
+    assert fast[4]["ApproximateNumberOfMessagesNotVisible"] == "6"
+    assert len(fast[5]) == 10

@@ -41,6 +41,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "issue_comments":            "comments",
     "EVENT_TYPES":               "consumers",
     "on_event":                  "consumers",
+    "wants_event":               "consumers",
     "Ctx":                       "context",
     "MAX_TITLE":                 "context",
     "PULLS_UNIT":                "context",

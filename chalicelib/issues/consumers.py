@@ -12,6 +12,22 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.IssueChanged,
 COMMENT_ACTIONS = ("created", "edited")
 
 
+def wants_event(event: domain_events.Event) -> bool:
+    """Checked before the event is claimed: a push of commits to a branch (not a tag,
+    not a deletion, not a mirror's sync), a merge, a new or retitled text, a comment."""
+    if isinstance(event, domain_events.RepositoryPushed):
+        from chalicelib.gitstore import refdb
+
+        return event.ref.startswith("refs/heads/") and bool(event.actor_id) \
+            and not refdb.is_zero(event.after) and not event.repo.get("mirror")
+    if isinstance(event, domain_events.IssueChanged):
+        return event.action in ("merged", "opened") or (
+            event.action == "edited" and any(name in ("title", "body")
+                                             for name, _ in event.changes))
+    return isinstance(event, domain_events.IssueCommentChanged) and \
+        event.action in COMMENT_ACTIONS
+
+
 def on_event(event: domain_events.Event) -> None:
     from chalicelib.issues import references as issue_references
 

@@ -23,19 +23,27 @@ log = logging.getLogger("nimbus.consumers")
 LEASE_SECONDS = 300.0
 
 
+def _every(event: domain_events.Event) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Consumer:
     name: str
     kinds: tuple[type[domain_events.Event], ...]
     handle: Callable[[domain_events.Event], None]
+    # Asked before the claim: an event the consumer would ignore costs no delivery marks
+    # (a tag nobody subscribes to must cost next to nothing).
+    wants: Callable[[domain_events.Event], bool] = _every
 
 
 _consumers: dict[str, Consumer] = {}
 
 
 def register(name: str, kinds: Iterable[type[domain_events.Event]],
-             handle: Callable[[domain_events.Event], None]) -> None:
-    _consumers[name] = Consumer(name, tuple(kinds), handle)
+             handle: Callable[[domain_events.Event], None],
+             wants: Callable[[domain_events.Event], bool] = _every) -> None:
+    _consumers[name] = Consumer(name, tuple(kinds), handle, wants)
 
 
 def unregister(name: str) -> None:
@@ -60,6 +68,8 @@ def handle_message(body: str | dict) -> int:
         return 0
     ran, failed = 0, None
     for consumer in consumers_for(event):
+        if not consumer.wants(event):
+            continue
         if not outbox.claim(event.event_id, consumer.name, lease_seconds=LEASE_SECONDS):
             continue
         try:
@@ -74,6 +84,18 @@ def handle_message(body: str | dict) -> int:
     if failed is not None:
         raise failed
     return ran
+
+
+def lane_of(body: str) -> str:
+    """The lane a queued message runs in where the worker keeps an order (the local
+    runtime, ``local/event_lanes.py``): its repository's, or its own for an event about
+    no repository (and for a body that does not decode: it is dropped on its own)."""
+    try:
+        message = json.loads(body)
+        repo_id = message.get("repo_id") or (message.get("data") or {}).get("repo_id")
+    except (ValueError, AttributeError):
+        return "undecodable"
+    return f"repo:{int(repo_id)}" if repo_id else f"event:{message.get('id')}"
 
 
 def _stored_message(key: str) -> dict:
@@ -121,12 +143,14 @@ def _load_builtin() -> None:
              repo_admin.on_repository_deleted)
     # A fork needs the Git LFS objects its parent needed (for the collection and quota).
     register("lfs-needs", lfs.EVENT_TYPES, lfs.on_event)
-    register("pull-request-sync", pulls.EVENT_TYPES, pulls.on_event)
+    register("pull-request-sync", pulls.EVENT_TYPES, pulls.on_event, pulls.wants_event)
     # Reviews of an old head become stale (approvals dismissed when the rule says so).
-    register("review-stale", reviews.EVENT_TYPES, reviews.on_event)
-    register("language-stats", languages.EVENT_TYPES, languages.on_event)
+    register("review-stale", reviews.EVENT_TYPES, reviews.on_event, reviews.wants_event)
+    register("language-stats", languages.EVENT_TYPES, languages.on_event,
+             languages.wants_event)
     # "Closes #1" in merged pull requests and default-branch commits; references.
-    register("issue-references", issues.EVENT_TYPES, issues.on_event)
+    register("issue-references", issues.EVENT_TYPES, issues.on_event, issues.wants_event)
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
-    register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event)
+    register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event,
+             webhooks.wants_event)
     _builtin_loaded = True

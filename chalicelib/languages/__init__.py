@@ -21,4 +21,5 @@ from chalicelib.faces import face
 __all__, __getattr__, __dir__ = face(__name__, {
     "EVENT_TYPES":  "consumers",
     "on_event":     "consumers",
+    "wants_event":  "consumers",
 })

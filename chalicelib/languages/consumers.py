@@ -10,6 +10,19 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.RepositoryEdited,
                domain_events.RepositoryMigrated)
 
 
+def wants_event(event: domain_events.Event) -> bool:
+    """Checked before the event is claimed: a push to the default branch (as the event's
+    snapshot of the repository names it: a later change of default branch raises its
+    own event), another default branch, a migration."""
+    if isinstance(event, domain_events.RepositoryPushed):
+        default = event.repo.get("default_branch")
+        return event.ref == f"refs/heads/{default}" if default else \
+            event.ref.startswith("refs/heads/")
+    if isinstance(event, domain_events.RepositoryEdited):
+        return any(name == "default_branch" for name, _ in event.changes)
+    return isinstance(event, domain_events.RepositoryMigrated)
+
+
 def on_event(event: domain_events.Event) -> None:
     from chalicelib.languages import service as languages
 

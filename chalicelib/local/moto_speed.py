@@ -1,4 +1,5 @@
-"""DynamoDB answers from the embedded moto at a cost proportional to what they hold.
+"""DynamoDB and SQS answers from the embedded moto at a cost proportional to what they
+hold.
 
 moto 5.2.5 spends most of a DynamoDB request on work unrelated to the answer's size
 (bench/README.md, "The local backend's DynamoDB answers", has the numbers):
@@ -33,6 +34,15 @@ locks of ``aws_requests.py`` (each DynamoDB request runs alone), as
   plain names: the ref reads of ``gitstore/refdb.py``) takes those attributes as they
   are; moto turns the whole item into JSON, back into Python values and into
   DynamoDB types again (0.2 ms an item: a Query of 5,000 refs spent a second there).
+
+SQS (a burst of events: hundreds of messages in the events queue) is quadratic in
+moto: every message sent reads all the queue's attributes, which count the visible and
+the in-flight messages, each test of a message reading the clock twice; every message
+received does so again (to read one attribute, the retention period).  Here:
+
+- ``Queue.messages`` and the count of messages not visible read the clock once per call;
+- the retention check reads the queue's retention period, not all its attributes;
+- ``Queue.delete_message`` finds the message in one pass, not two.
 
 ``tests/test_local_backend_speed.py`` compares answers with and without the patches
 (:func:`uninstall` puts moto's code back).
@@ -83,6 +93,7 @@ def install() -> bool:
         _install_plain_values()
         _install_lookups()
         _install_projection()
+        _install_queue()
         _state["installed"] = True
         return True
 
@@ -306,3 +317,42 @@ def _install_projection() -> None:
         return item
 
     _patch(Item, "project", project)
+
+
+# -- SQS queues -----------------------------------------------------------------------------
+
+def _install_queue() -> None:
+    from moto.core.utils import unix_time, unix_time_millis
+    from moto.sqs.exceptions import ReceiptHandleIsInvalid
+    from moto.sqs.models import Queue, SQSBackend
+
+    def messages(self) -> list:
+        # moto's Message.visible and .delayed, with one reading of the clock.
+        now = unix_time_millis()
+        return [m for m in self._messages if now > m.visible_at and not now < m.delayed_until]
+
+    def not_visible(self) -> int:
+        now = unix_time_millis()
+        return sum(1 for m in self._messages if not now > m.visible_at)
+
+    def retained(self, queue_name: str, message) -> bool:
+        period = self.get_queue(queue_name).message_retention_period
+        return period + message.sent_timestamp / 1000 > unix_time()
+
+    def delete_message(self, receipt_handle: str) -> None:
+        if receipt_handle in self.deleted_messages:
+            return                  # deleting twice is not an error (moto's answer)
+        kept, gone = [], []
+        for message in self._messages:
+            (gone if message.had_receipt_handle(receipt_handle) else kept).append(message)
+        if not gone:
+            raise ReceiptHandleIsInvalid()
+        for message in gone:
+            self.pending_messages.discard(message)
+            self.deleted_messages.update(message.all_receipt_handles)
+        self._messages = kept
+
+    _patch(Queue, "messages", property(messages))
+    _patch(Queue, "approximate_number_of_messages_not_visible", property(not_visible))
+    _patch(SQSBackend, "is_message_valid_based_on_retention_period", retained)
+    _patch(Queue, "delete_message", delete_message)

@@ -32,6 +32,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "is_work_in_progress":         "checks",
     "EVENT_TYPES":                 "consumers",
     "on_event":                    "consumers",
+    "wants_event":                 "consumers",
     "standing":                    "gate",
     "merge_pull":                  "merging",
     "CreatePullRequestOption":     "options",

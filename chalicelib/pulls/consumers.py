@@ -10,6 +10,12 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.CommitStatusCreated
                domain_events.PullReviewChanged, domain_events.ReviewRequestChanged)
 
 
+def wants_event(event: domain_events.Event) -> bool:
+    """Checked before the event is claimed: a tag moves no pull request."""
+    return not isinstance(event, domain_events.RepositoryPushed) or \
+        event.ref.startswith("refs/heads/")
+
+
 def on_event(event: domain_events.Event) -> None:
     from chalicelib.pulls import sync as pull_sync
 

@@ -33,6 +33,7 @@ from chalicelib.faces import face
 __all__, __getattr__, __dir__ = face(__name__, {
     "EVENT_TYPES":              "consumers",
     "on_event":                 "consumers",
+    "wants_event":              "consumers",
     "CreatePullReviewComment":  "options",
     "CreatePullReviewOptions":  "options",
     "SubmitPullReviewOptions":  "options",

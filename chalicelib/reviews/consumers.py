@@ -21,12 +21,22 @@ EVENT_TYPES = (domain_events.IssueChanged,)
 DECIDING = ("APPROVED", "REQUEST_CHANGES")
 
 
+ACTIONS = ("synchronized", "deleted")
+
+
+def wants_event(event: domain_events.Event) -> bool:
+    """Checked before the event is claimed: only a pull request's new head or deletion."""
+    return isinstance(event, domain_events.IssueChanged) and event.is_pull \
+        and event.action in ACTIONS
+
+
 def on_event(event: domain_events.Event) -> None:
-    if isinstance(event, domain_events.IssueChanged) and event.is_pull \
-            and event.action == "synchronized":
+    if not wants_event(event):
+        return
+    assert isinstance(event, domain_events.IssueChanged)
+    if event.action == "synchronized":
         mark_stale(event.repo_id, event.number)
-    if isinstance(event, domain_events.IssueChanged) and event.is_pull \
-            and event.action == "deleted":
+    else:
         purge(event.repo_id, event.number)
 
 

@@ -10,15 +10,22 @@ by tests/test_structure.py.
 A read that may meet any kind of item (a query of a whole partition through ``Item``,
 a batch of keys of several kinds) must know every kind, but a request imports only the
 domains it uses.  ``Kind`` closes the gap: meeting a kind it does not know, or being
-asked for every kind (PynamoDB filters a query through ``Item`` to the registered
-kinds, so an unloaded kind would silently be left out), it imports every
-``chalicelib/<package>/models.py`` once (``load_every_model``).
+asked for every kind, it imports every ``chalicelib/<package>/models.py`` once
+(``load_every_model``).
+
+PynamoDB filters each query, scan and count of a model to the model's kinds
+(``kind IN (...)``).  Through ``Item`` that filter names every kind — it keeps nothing
+out (every item is an Item), and DynamoDB takes at most 100 operands in an ``IN``, a
+limit a growing list of kinds would pass.  So a read through ``Item`` itself is sent
+without it (``_unfiltered``); the items found still load as their own kinds.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import threading
 from pathlib import Path
+from typing import Iterator
 
 from pynamodb.attributes import DiscriminatorAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.connection import Connection
@@ -88,6 +95,10 @@ class Kind(DiscriminatorAttribute):
         return super().get_registered_subclasses(cls)
 
 
+# Set while PynamoDB builds the request of a query, scan or count through Item itself.
+_unfiltered = threading.local()
+
+
 class Item(Model):
     class Meta:
         table_name = "nimbus"
@@ -112,6 +123,29 @@ class Item(Model):
         return []
 
     @classmethod
+    def _get_discriminator_attribute(cls):
+        if cls is Item and getattr(_unfiltered, "active", False):
+            return None         # no kind filter (see the module's docstring)
+        return super()._get_discriminator_attribute()
+
+    @classmethod
+    def query(cls, *args, **kwargs):
+        # PynamoDB builds the filter now and reads (and loads each item by its kind)
+        # while the caller iterates, after the flag is down again.
+        with _every_kind(cls):
+            return super().query(*args, **kwargs)
+
+    @classmethod
+    def scan(cls, *args, **kwargs):
+        with _every_kind(cls):
+            return super().scan(*args, **kwargs)
+
+    @classmethod
+    def count(cls, *args, **kwargs):
+        with _every_kind(cls):
+            return super().count(*args, **kwargs)
+
+    @classmethod
     def _get_connection(cls):
         # One connection (one botocore client) for every kind of item: creating a
         # client per model class would cost each cold start several clients.
@@ -126,6 +160,18 @@ class Item(Model):
                     low.client  # noqa: B018 - made now, under the lock
         aws.attach_hooks(low.client)   # call counting (benchmarks)
         return made
+
+
+@contextlib.contextmanager
+def _every_kind(cls: type) -> Iterator[None]:
+    if cls is not Item:
+        yield
+        return
+    _unfiltered.active = True
+    try:
+        yield
+    finally:
+        _unfiltered.active = False
 
 
 class Counter(Item, discriminator="counter"):

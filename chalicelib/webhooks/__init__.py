@@ -10,6 +10,7 @@ adminListHooks, adminCreateHook, adminGetHook, adminEditHook, adminDeleteHook.
 
 | module | what it holds |
 |---|---|
+| ``branch_filters`` | Hooks' branch filters (``branch_filter``): gobwas/glob patterns without separators, as Forgejo matches … |
 | ``chat`` | Chat hooks' messages, made from the Forgejo payload as Forgejo's converters make them … |
 | ``consumers`` | Webhook delivery's two jobs. |
 | ``deliveries`` | Webhook delivery: every payload reaches every hook that subscribed, in order per hook, even when the … |
@@ -53,6 +54,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "deliver_due":         "consumers",
     "handle_sqs_records":  "consumers",
     "on_event":            "consumers",
+    "wants_event":         "consumers",
     "run_lanes":           "consumers",
     "sweep_deliveries":    "consumers.sweep",
     "queue_url":           "deliveries",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from typing import Iterable
 
 from chalicelib import clock
@@ -37,12 +38,48 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.RefCreated,
                *(t for t in (getattr(domain_events, "ReleaseChanged", None),) if t))
 
 
+# The hooks looked up for the last event a worker thread asked about (``wants_event``),
+# so that ``on_event`` right after it does not query them again.
+_looked_up = threading.local()
+
+
+def wants_event(event: domain_events.Event) -> bool:
+    """Checked before the event is claimed: does any active hook of the repository, its
+    owner or the system exist?  Without one, no payload is built (a tag pushed to a
+    repository without hooks costs three queries).  A fork's payload goes to its
+    parent's hooks: forks always go on."""
+    if isinstance(event, domain_events.RepositoryForked):
+        return True
+    if not isinstance(event, domain_events.RepoEvent) or not event.repo:
+        return False
+    _looked_up.memo = (event.event_id, {})       # a redelivery looks again
+    return bool(_hooks_in_scope(event, int(event.repo_id or event.repo.get("id") or 0),
+                                int(event.repo.get("owner_id") or 0)))
+
+
+def _hooks_in_scope(event: domain_events.Event, repo_id: int, owner_id: int) -> list:
+    memo = getattr(_looked_up, "memo", None)
+    if memo is None or memo[0] != event.event_id:
+        memo = _looked_up.memo = (event.event_id, {})
+    key = (repo_id, owner_id)
+    if key not in memo[1]:
+        memo[1][key] = hooks.hooks_in_scope(repo_id, owner_id)
+    return memo[1][key]
+
+
 def on_event(event: domain_events.Event) -> list[str]:
     """Write the event's deliveries; the lanes (hooks) that got one."""
+    try:
+        return _write_deliveries(event)
+    finally:
+        _looked_up.memo = None
+
+
+def _write_deliveries(event: domain_events.Event) -> list[str]:
     lanes: list[str] = []
     for index, payload in enumerate(webhook_payloads.payloads(event)):
-        for hook in hooks.matching_hooks(payload.repo, payload.owner, payload.event_type,
-                                         payload.branch):
+        found = _hooks_in_scope(event, int(payload.repo.id), int(payload.owner.id))
+        for hook in hooks.select_hooks(found, payload.event_type, payload.branch):
             request = webhook_formats.request_for(hook, payload)
             if request is None:
                 continue

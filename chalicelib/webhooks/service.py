@@ -19,7 +19,6 @@ Creating, editing and deleting a hook are each one unit-of-work commit with a
 """
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from chalicelib.http.options import UnsetType
 from chalicelib.repos import can_see_account, is_org, is_org_owner
 from chalicelib.store import ids, unit_of_work
 from chalicelib.webhooks import store
+from chalicelib.webhooks.branch_filters import branch_matches, compile_glob
 from chalicelib.webhooks.options import CreateHookOption, EditHookOption
 
 if TYPE_CHECKING:
@@ -197,91 +197,23 @@ def matching_hooks(repo: Repo, owner: Account, event: str,
     Delivery still decides what depends on the payload (Forgejo sends chat hooks no
     push without commits).
     """
+    return select_hooks(hooks_in_scope(int(repo.id), int(owner.id)), event, branch)
+
+
+def hooks_in_scope(repo_id: int, owner_id: int) -> list[Hook]:
+    """The active hooks of a repository, then of its owner, then the system hooks: every
+    hook that an event of the repository could reach (three consistent queries)."""
+    found = store.hooks_of("repo", repo_id) + store.hooks_of("org", owner_id)
+    found += [h for h in store.hooks_of("system", 0) if h.is_system]
+    return [h for h in found if h.active]
+
+
+def select_hooks(found: list[Hook], event: str, branch: str | None = None) -> list[Hook]:
+    """Those of ``found`` that want ``event`` (on ``branch``: see ``matching_hooks``)."""
     if event not in _FLAG_OF_EVENT:
         raise ValueError(f"unknown webhook event type {event!r}")
-    found = store.hooks_of("repo", int(repo.id)) + store.hooks_of("org", int(owner.id))
-    found += [h for h in store.hooks_of("system", 0) if h.is_system]
     return [h for h in found
-            if h.active and wants(h, event)
-            and (branch is None or branch_matches(h.branch_filter, branch))]
-
-
-# --- branch filters: gobwas/glob without separators ----------------------------------
-
-def branch_matches(pattern: str, branch: str) -> bool:
-    if pattern in ("", "*"):
-        return True
-    try:
-        return compile_glob(pattern).fullmatch(branch) is not None
-    except ValueError:   # refused when stored; a bad stored filter matches nothing
-        return False
-
-
-@functools.lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern:
-    """gobwas/glob's syntax as a regex: ``*``/``**`` any run, ``?`` one character,
-    ``[abc]``, ``[a-z]``, ``[!…]``, ``{a,b}`` alternatives, ``\\`` escapes.  Raises
-    ValueError with gobwas's message for what it refuses."""
-    out, depth, i = [], 0, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "{":
-            depth += 1
-            out.append("(?:")
-        elif c == "," and depth:
-            out.append("|")
-        elif c == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif c == "*":
-            out.append(".*")
-            if pattern[i + 1:i + 2] == "*":
-                i += 1
-        elif c == "?":
-            out.append(".")
-        elif c == "[":
-            cls, i = _glob_class(pattern, i + 1)
-            out.append(cls)
-            continue
-        elif c == "\\":
-            i += 1   # a trailing backslash escapes nothing; gobwas drops it
-            if i < len(pattern):
-                out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    # gobwas's parser ends an unclosed {…} group at the end of the pattern.
-    return re.compile("".join(out) + ")" * depth, re.DOTALL)
-
-
-def _glob_class(pattern: str, i: int) -> tuple[str, int]:
-    """One ``[...]`` starting after the ``[``: a single range or a set of characters."""
-    def at(j: int) -> str:
-        if j >= len(pattern):
-            raise ValueError("unexpected end of input")
-        return pattern[j]
-
-    negate = at(i) == "!"
-    if negate:
-        i += 1
-    if pattern[i + 1:i + 2] == "-":
-        lo, hi = at(i), at(i + 2)
-        if at(i + 3) != "]":
-            raise ValueError("expected close range character")
-        if hi < lo:
-            raise ValueError(f"hi character '{hi}' should be greater than lo '{lo}'")
-        body, i = f"{re.escape(lo)}-{re.escape(hi)}", i + 4
-    else:
-        chars = []
-        while at(i) != "]":
-            if pattern[i] == "\\":
-                i += 1
-            chars.append(at(i))
-            i += 1
-        if not chars:
-            raise ValueError("could not parse range")
-        body, i = "".join(re.escape(ch) for ch in chars), i + 1
-    return f"[{'^' if negate else ''}{body}]", i
+            if wants(h, event) and (branch is None or branch_matches(h.branch_filter, branch))]
 
 
 # --- validation ----------------------------------------------------------------------

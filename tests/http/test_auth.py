@@ -128,8 +128,8 @@ def test_query_token_can_be_disabled(api, monkeypatch):
     api.create_user("kim")
     token = api.create_token("kim")
     current = settings_mod.get_settings()
-    patched = dataclasses.replace(current, security=dataclasses.replace(
-        current.security, DISABLE_QUERY_AUTH_TOKEN=True))
+    patched = dataclasses.replace(current, security=current.security.replace(
+        DISABLE_QUERY_AUTH_TOKEN=True))
     monkeypatch.setattr(settings_mod, "get_settings", lambda: patched)
     for module in ("chalicelib.http.gateway",):
         monkeypatch.setattr(f"{module}.get_settings", lambda: patched)

@@ -335,7 +335,7 @@ def test_matching_hooks(api, scene):
     ("x.y+(z)", ["x.y+(z)"], ["xxy+(z)"]),
 ])
 def test_branch_filter_globs(pattern, yes, no):
-    from chalicelib.webhooks.service import branch_matches
+    from chalicelib.webhooks.branch_filters import branch_matches
 
     assert all(branch_matches(pattern, b) for b in yes), pattern
     assert not any(branch_matches(pattern, b) for b in no), pattern
@@ -343,7 +343,7 @@ def test_branch_filter_globs(pattern, yes, no):
 
 @pytest.mark.parametrize("pattern", ["[", "[]", "[!]", "[a-", "[z-a]", "[a-zA-Z]", "x[ab"])
 def test_invalid_branch_filters(pattern):
-    from chalicelib.webhooks.service import branch_matches, compile_glob
+    from chalicelib.webhooks.branch_filters import branch_matches, compile_glob
 
     with pytest.raises(ValueError):
         compile_glob(pattern)

@@ -1,0 +1,70 @@
+"""Which consumers an event reaches (``wants_event``, asked before the claim), on the
+in-memory twin: a tag pushed to a repository without hooks costs no delivery mark and
+runs nothing; a hook, a branch, the default branch bring their consumers back."""
+from __future__ import annotations
+
+import json
+
+from chalicelib import accounts, events, repos
+from chalicelib.jobs import consumers
+from chalicelib.store import outbox
+from chalicelib.webhooks import service as hooks
+from chalicelib.webhooks.options import CreateHookOption
+from tests import memory_scene as scene
+
+ZERO = "0" * 40
+SHA = "1" * 40
+
+
+def pushed(owner, view, ref: str, **fields) -> events.Event:
+    return events.RepositoryPushed(
+        actor_id=int(owner.id), actor=events.snapshot(accounts.account_values(owner)),
+        repo_id=int(view.repo.id), repo=events.snapshot(repos.repo_values(view.repo)),
+        ref=ref, before=ZERO, after=SHA, **fields).stamped()
+
+
+def ran(event: events.Event) -> set[str]:
+    """The consumers that took the event (a delivery mark says so)."""
+    consumers.handle_message(json.dumps(events.to_message(event)))
+    return {c.name for c in consumers.consumers_for(event)
+            if outbox.is_done(event.event_id, c.name)}
+
+
+def test_a_tag_nobody_subscribes_to_runs_no_consumer(memory):
+    alice = scene.user("alice")
+    view = scene.repo(alice, "app", auto_init=True)
+    tag = pushed(alice, view, "refs/tags/v1")
+    created = events.RefCreated(actor_id=int(alice.id), repo_id=int(view.repo.id),
+                                repo=tag.repo, ref="v1", ref_type="tag", sha=SHA).stamped()
+    assert ran(tag) == set() and ran(created) == set()
+    # no mark at all: each consumer could still claim the event
+    assert all(outbox.claim(tag.event_id, c.name, lease_seconds=1)
+               for c in consumers.consumers_for(tag))
+
+
+def test_a_hook_of_the_repository_or_its_owner_brings_webhook_delivery_back(memory):
+    alice = scene.user("alice")
+    org = scene.org(alice, "acme")
+    mine, theirs = scene.repo(alice, "app"), scene.repo(org, "tool")
+    option = CreateHookOption(type="forgejo", events=["push", "create"], active=True,
+                              config={"url": "http://8.8.8.8/hook", "content_type": "json"})
+    hooks.create_hook(alice, hooks.org_scope(alice, "acme"), option)
+    assert ran(pushed(alice, mine, "refs/tags/v1")) == set()
+    assert ran(pushed(alice, theirs, "refs/tags/v1")) == {"webhook-delivery"}
+    hooks.create_hook(alice, hooks.repo_scope(repos.view_of(mine.repo, scene.caller(alice))),
+                      option)
+    assert ran(pushed(alice, mine, "refs/tags/v2")) == {"webhook-delivery"}
+
+
+def test_branches_and_the_default_branch_bring_their_consumers(memory):
+    alice = scene.user("alice")
+    view = scene.repo(alice, "app", auto_init=True)
+    assert view.repo.default_branch == "main"
+    assert ran(pushed(alice, view, "refs/heads/topic")) == {
+        "pull-request-sync", "issue-references"}
+    assert ran(pushed(alice, view, "refs/heads/main")) == {
+        "pull-request-sync", "issue-references", "language-stats"}
+    deleted = pushed(alice, view, "refs/heads/topic")
+    deleted = events.RepositoryPushed(**{**deleted.__dict__, "before": SHA, "after": ZERO,
+                                         "event_id": ""}).stamped()
+    assert ran(deleted) == {"pull-request-sync"}      # a deleted branch names no commits
