@@ -278,7 +278,7 @@ def _queue_story(sqs) -> list:
 
     def counts() -> dict:
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
-                 "MessageRetentionPeriod"]
+                 "ApproximateNumberOfMessagesDelayed", "MessageRetentionPeriod"]
         return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
 
     story.append(counts())
@@ -316,6 +316,7 @@ def test_queue_answers_are_moto_s():
             assert moto_speed.install()
     assert fast == slow
     assert fast[0]["ApproximateNumberOfMessages"] == "25"
+    assert fast[0]["ApproximateNumberOfMessagesDelayed"] == "1"
     assert fast[2]["ApproximateNumberOfMessagesNotVisible"] == "10"   # in flight (a delayed one is neither)
     assert "ReceiptHandleIsInvalid" in fast
     assert fast[4]["ApproximateNumberOfMessagesNotVisible"] == "6"

@@ -256,7 +256,9 @@ def _push_events(change: RefChange, actor: Account | None) -> list[events.Event]
         kind = _ref_kind(ref)
         if kind and refdb.is_zero(old):
             raised.append(events.RefCreated(**common, ref=kind[1], ref_type=kind[0], sha=new))
-        commits, total = _pushed_commits(change.git, old, new)
+        # A tag's push lists no commits (Forgejo's payload has none); only branches walk.
+        commits, total = _pushed_commits(change.git, old, new) if ref.startswith(HEADS) \
+            else ([], 0)
         raised.append(events.RepositoryPushed(**common, ref=ref, before=old, after=new,
                                               commits=tuple(commits), total_commits=total))
         if kind and refdb.is_zero(new):

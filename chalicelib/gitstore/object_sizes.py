@@ -17,8 +17,7 @@ whole, as any other read would.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # Pack entry types (git's pack format).
 COMMIT, TREE, BLOB, TAG, OFS_DELTA, REF_DELTA = 1, 2, 3, 4, 6, 7
@@ -39,8 +38,8 @@ DELTA_SIZES_BYTES = 32
 Read = Callable[[int, int], bytes]
 
 
-@dataclass(frozen=True)
-class EntryHeader:
+class EntryHeader(NamedTuple):
+    # A tuple, not a frozen dataclass: a partial clone reads tens of thousands of them.
     kind: int                    # one of the pack entry types above
     size: int                    # the entry's inflated size (a delta's own size)
     base: int | bytes | None     # a delta base's offset (OFS) or id (REF); None if whole

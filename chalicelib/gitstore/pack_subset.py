@@ -87,6 +87,8 @@ class _Entries:
         self.offsets = sorted_offsets(pack.index)
         self.end_of_entries = os.fstat(self.fd).st_size - oid_length
         self.kinds = bytearray(len(self.offsets))
+        # The position of each OFS_DELTA's base (-1: not an OFS_DELTA).
+        self.ofs_bases = array("l", [-1]) * len(self.offsets)
         self._start = 0
         self._data = b""
 
@@ -114,16 +116,18 @@ class _Entries:
         """Find each entry's type from the headers alone (an OFS_DELTA's base comes
         before it; a REF_DELTA's may come anywhere); False when an entry does not
         parse or a delta's base is not an entry of the pack."""
+        kinds, ofs_bases, read = self.kinds, self.ofs_bases, self.read
         pending: dict[int, int] = {}   # position of a REF_DELTA -> position of its base
         for i, offset in enumerate(self.offsets):
-            head = entry_header(self.read, offset, self.oid_length)
+            head = entry_header(read, offset, self.oid_length)
             if head is None:
                 return False
             if head.kind == OFS_DELTA:
                 base = self.position(head.base)
-                if base is None or not self.kinds[base]:
+                if base is None or not kinds[base]:
                     return False
-                self.kinds[i] = self.kinds[base]
+                kinds[i] = kinds[base]
+                ofs_bases[i] = base
             elif head.kind == REF_DELTA:
                 try:
                     base = self.position(self.pack.index.object_offset(head.base))
@@ -131,49 +135,59 @@ class _Entries:
                     return False
                 if base is None:
                     return False
-                if self.kinds[base]:
-                    self.kinds[i] = self.kinds[base]
+                if kinds[base]:
+                    kinds[i] = kinds[base]
                 else:
                     pending[i] = base
             else:
-                self.kinds[i] = head.kind
+                kinds[i] = head.kind
         for i in pending:
             chain = [i]
-            while not self.kinds[chain[-1]]:
+            while not kinds[chain[-1]]:
                 if len(chain) > MAX_REF_CHAIN or chain[-1] not in pending:
                     return False
                 chain.append(pending[chain[-1]])
             for link in chain:
-                self.kinds[link] = self.kinds[chain[-1]]
+                kinds[link] = kinds[chain[-1]]
         return True
 
     def kept(self) -> int:
         return len(self.kinds) - self.kinds.count(BLOB)
 
     def copy_kept(self, out: HashedChunks, fmt) -> Iterator[bytes]:
-        """Every entry that is not a blob, as stored; an OFS_DELTA's header names its
-        base at the base's new place."""
-        offsets, kinds = self.offsets, self.kinds
+        """Every entry that is not a blob, as stored.  Consecutive kept entries go out
+        as one run of bytes; only an OFS_DELTA whose base moved by another distance
+        than it did (blobs left out between them) gets a new header."""
+        offsets, kinds, ofs_bases = self.offsets, self.kinds, self.ofs_bases
         moved = array("Q", bytes(8 * len(offsets)))   # where each kept entry now starts
-        last = len(offsets) - 1
+        run = None                                    # where the run being gathered starts
         for i, offset in enumerate(offsets):
             if kinds[i] == BLOB:
+                if run is not None:
+                    yield from self._copy(out, run, offset)
+                    run = None
                 continue
-            end = offsets[i + 1] if i < last else self.end_of_entries
-            moved[i] = out.total
+            moved[i] = out.total + (offset - run if run is not None else 0)
+            base = ofs_bases[i]
+            if base < 0 or moved[i] - moved[base] == offset - offsets[base]:
+                run = offset if run is None else run
+                continue
+            if run is not None:
+                yield from self._copy(out, run, offset)
             head = entry_header(self.read, offset, self.oid_length)
-            start = offset
-            if head.kind == OFS_DELTA:
-                distance = out.total - moved[self.position(head.base)]
-                yield from out.put(bytes(pack_object_header(OFS_DELTA, distance, head.size,
-                                                            fmt)))
-                start = head.data_offset
-            while start < end:
-                piece = self.read(start, min(end, start + PIECE))
-                if not piece:
-                    raise OSError(f"pack entry cut short at {start} of {end}")
-                start += len(piece)
-                yield from out.put(piece)
+            yield from out.put(bytes(pack_object_header(OFS_DELTA, moved[i] - moved[base],
+                                                        head.size, fmt)))
+            run = head.data_offset
+        if run is not None:
+            yield from self._copy(out, run, self.end_of_entries)
+
+    def _copy(self, out: HashedChunks, start: int, end: int) -> Iterator[bytes]:
+        while start < end:
+            piece = self.read(start, min(end, start + PIECE))
+            if not piece:
+                raise OSError(f"pack entries cut short at {start} of {end}")
+            start += len(piece)
+            yield from out.put(piece)
 
 
 class _KeptInPack:

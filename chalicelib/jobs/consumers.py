@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from chalicelib import events as domain_events
+from chalicelib.events import batches
 from chalicelib.store import outbox
 
 log = logging.getLogger("nimbus.consumers")
@@ -86,15 +87,11 @@ def handle_message(body: str | dict) -> int:
     return ran
 
 
-def lane_of(body: str) -> str:
-    """The lane a queued message runs in where the worker keeps an order (the local
-    runtime, ``local/event_lanes.py``): its repository's, or its own for an event about
-    no repository (and for a body that does not decode: it is dropped on its own)."""
-    try:
-        message = json.loads(body)
-        repo_id = message.get("repo_id") or (message.get("data") or {}).get("repo_id")
-    except (ValueError, AttributeError):
-        return "undecodable"
+def lane_of(message: dict) -> str:
+    """The lane an event runs in where the worker keeps an order (the local runtime,
+    ``local/event_lanes.py``): its repository's, or its own for an event about no
+    repository."""
+    repo_id = (message.get("data") or {}).get("repo_id")
     return f"repo:{int(repo_id)}" if repo_id else f"event:{message.get('id')}"
 
 
@@ -107,25 +104,50 @@ def _stored_message(key: str) -> dict:
 
 
 def handle_sqs_records(bodies: Iterable[str]) -> int:
-    return sum(handle_message(body) for body in bodies)
+    """The worker function: one SQS batch (a failure fails it: SQS retries it)."""
+    with batches.handling():
+        return sum(handle_message(body) for body in bodies)
+
+
+def handle_batch(bodies: Iterable[str]) -> list[bool]:
+    """Run several messages as one batch (``events.batches``); whether each succeeded
+    (a failed one stays on the queue for a redelivery)."""
+    done = []
+    with batches.handling():
+        for body in bodies:
+            try:
+                handle_message(body)
+            except Exception as exc:  # noqa: BLE001 - the queue delivers it again
+                log.warning("event message not handled (%s); it stays on the queue", exc)
+                done.append(False)
+                continue
+            done.append(True)
+    return done
 
 
 def poll(url: str, *, wait_seconds: int = 0, max_messages: int = 10) -> int:
-    """Receive and handle one batch from the queue (the local runtime's worker)."""
+    """Receive and handle one batch from the queue, as the worker function would (the
+    tests drive the queue with it; the local runtime reads the outbox itself)."""
     from chalicelib import aws
 
     sqs = aws.client("sqs")
     received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=max_messages,
                                    WaitTimeSeconds=wait_seconds).get("Messages", [])
-    handled = 0
-    for message in received:
-        try:
-            handle_message(message["Body"])
-        except Exception:  # noqa: BLE001 - left on the queue: redelivered, then dead-lettered
-            continue
-        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-        handled += 1
-    return handled
+    done = handle_batch(message["Body"] for message in received)
+    _delete(url, [m["ReceiptHandle"] for m, ok in zip(received, done) if ok])
+    return sum(done)
+
+
+def _delete(url: str, receipt_handles: list[str]) -> None:
+    """Remove handled messages from the queue, ten a call (a failed message is left:
+    redelivered, then dead-lettered)."""
+    from chalicelib import aws
+
+    sqs = aws.client("sqs")
+    for start in range(0, len(receipt_handles), 10):
+        chunk = receipt_handles[start:start + 10]
+        sqs.delete_message_batch(QueueUrl=url, Entries=[
+            {"Id": str(n), "ReceiptHandle": handle} for n, handle in enumerate(chunk)])
 
 
 _builtin_loaded = False

@@ -67,10 +67,7 @@ def _queued_body(item: outbox.OutboxItem) -> str:
     aws.client("s3").put_object(Bucket=get_settings().aws.BUCKET, Key=key,
                                 Body=item.message.encode("utf-8"),
                                 ContentType="application/json")
-    # The repository travels beside the pointer: the local worker's lanes key on it.
-    repo_id = (json.loads(item.message).get("data") or {}).get("repo_id")
-    return json.dumps({"type": item.event_type, "id": item.event_id, "stored_at": key,
-                       "repo_id": repo_id})
+    return json.dumps({"type": item.event_type, "id": item.event_id, "stored_at": key})
 
 
 def sweep(*, grace: float = SWEEP_GRACE_SECONDS) -> int:

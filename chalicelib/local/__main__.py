@@ -101,7 +101,8 @@ def main() -> int:
             print(said, flush=True)
         for schedule in SCHEDULES:
             runtime.add_background(every(schedule))
-        for task in EventPipeline().tasks() + WebhookWorker().tasks():
+        for task in (EventPipeline(runtime.yield_to_requests).tasks()
+                     + WebhookWorker(runtime.yield_to_requests).tasks()):
             runtime.add_background(task)
         runtime.serve()
     except Exception as exc:  # noqa: BLE001 - reported by _cannot_start

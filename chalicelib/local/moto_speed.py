@@ -40,7 +40,8 @@ moto: every message sent reads all the queue's attributes, which count the visib
 the in-flight messages, each test of a message reading the clock twice; every message
 received does so again (to read one attribute, the retention period).  Here:
 
-- ``Queue.messages`` and the count of messages not visible read the clock once per call;
+- ``Queue.messages`` and the counts of messages not visible and delayed read the clock
+  once per call;
 - the retention check reads the queue's retention period, not all its attributes;
 - ``Queue.delete_message`` finds the message in one pass, not two.
 
@@ -335,6 +336,10 @@ def _install_queue() -> None:
         now = unix_time_millis()
         return sum(1 for m in self._messages if not now > m.visible_at)
 
+    def delayed(self) -> int:
+        now = unix_time_millis()
+        return sum(1 for m in self._messages if now < m.delayed_until)
+
     def retained(self, queue_name: str, message) -> bool:
         period = self.get_queue(queue_name).message_retention_period
         return period + message.sent_timestamp / 1000 > unix_time()
@@ -354,5 +359,6 @@ def _install_queue() -> None:
 
     _patch(Queue, "messages", property(messages))
     _patch(Queue, "approximate_number_of_messages_not_visible", property(not_visible))
+    _patch(Queue, "approximate_number_of_messages_delayed", property(delayed))
     _patch(SQSBackend, "is_message_valid_based_on_retention_period", retained)
     _patch(Queue, "delete_message", delete_message)

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("nimbus.local")
 
 DEFAULT_DATA_DIR = ".nimbus"
+# Requests paused this long: background work may run (``yield_to_requests``).
+REQUESTS_IDLE_SECONDS = 0.1
 SNAPSHOT_INTERVAL = 5.0   # seconds between checks whether the journal wants compacting
 DRAIN_TIMEOUT = 2.0       # seconds stop() waits for running requests
 BACKGROUND_JOIN_TIMEOUT = 1.0  # seconds stop() waits for all background threads
@@ -246,6 +248,16 @@ class LocalRuntime:
         self._background.append(task)
         if self._serving and not self._stopping.is_set():
             self._start_thread(task)
+
+    def yield_to_requests(self, at_most: float) -> None:
+        """For background work that is another function's in AWS (the event relay and
+        consumers, webhook delivery): wait until requests have paused
+        (``REQUESTS_IDLE_SECONDS``), at most ``at_most`` seconds.  In AWS that work runs
+        in its own Lambdas and takes nothing from a request; here it shares the process
+        (and its interpreter lock) with them, so it lets them go first."""
+        server = self._server
+        if server is not None and self._serving:
+            server.wait_until_idle(REQUESTS_IDLE_SECONDS, at_most)
 
     def snapshot(self) -> None:
         """Take a snapshot and empty the journal (state.py).  If it fails, the previous

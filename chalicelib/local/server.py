@@ -152,6 +152,7 @@ class LocalHTTPServer(ThreadingHTTPServer):
         self._connections_changed = threading.Condition()
         # Every open connection, and whether a request on it is being answered.
         self._connections: dict[socket.socket, bool] = {}
+        self._last_answered = 0.0
 
     def process_request(self, request, client_address) -> None:
         with self._connections_changed:
@@ -180,10 +181,28 @@ class LocalHTTPServer(ThreadingHTTPServer):
         with self._connections_changed:
             if connection in self._connections:
                 self._connections[connection] = False
+            self._last_answered = time.monotonic()
             self._connections_changed.notify_all()
 
     def _running(self) -> int:
         return sum(self._connections.values())
+
+    def wait_until_idle(self, idle_for: float, timeout: float) -> bool:
+        """Wait until no request has been answered for ``idle_for`` seconds (the gaps
+        between the requests of one git command are shorter), at most ``timeout``
+        seconds; False if requests kept coming."""
+        deadline = time.monotonic() + timeout
+        with self._connections_changed:
+            while True:
+                now = time.monotonic()
+                quiet_since = None if self._running() else self._last_answered
+                if quiet_since is not None and now - quiet_since >= idle_for:
+                    return True
+                if now >= deadline:
+                    return False
+                wait = deadline - now if quiet_since is None else \
+                    min(deadline - now, idle_for - (now - quiet_since))
+                self._connections_changed.wait(wait)
 
     def close_connections(self, timeout: float) -> bool:
         """Take no more requests: close idle connections now, wait up to ``timeout`` for

@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+from typing import Callable
 
 log = logging.getLogger("nimbus.local")
 
@@ -20,7 +21,15 @@ POLL_WAIT_SECONDS = 1
 SWEEP_SECONDS = 1.0
 
 
+# At most this long the worker lets the runtime's requests go first (see
+# ``LocalRuntime.yield_to_requests``): a delivery waits for a pause in requests.
+REQUESTS_FIRST_SECONDS = 1.0
+
+
 class WebhookWorker:
+    def __init__(self, yield_to_requests: Callable[[float], None] | None = None):
+        self._yield_to_requests = yield_to_requests or (lambda at_most: None)
+
     def tasks(self) -> list:
         return [self.webhook_loop]
 
@@ -30,6 +39,8 @@ class WebhookWorker:
         self._safely(lambda: webhooks.deliver_due(every=True), stopping)
         sqs, next_sweep = aws.client("sqs"), time.monotonic() + SWEEP_SECONDS
         while not stopping.is_set():
+            self._yield_to_requests(REQUESTS_FIRST_SECONDS)
+
             def poll() -> None:
                 received = sqs.receive_message(
                     QueueUrl=webhooks.queue_url(), MaxNumberOfMessages=10,

@@ -22,6 +22,7 @@ from typing import Iterable
 
 from chalicelib import clock
 from chalicelib import events as domain_events
+from chalicelib.events import batches
 from chalicelib.webhooks import deliveries as webhook_deliveries
 from chalicelib.webhooks import formats as webhook_formats
 from chalicelib.webhooks import payloads as webhook_payloads
@@ -38,16 +39,17 @@ EVENT_TYPES = (domain_events.RepositoryPushed, domain_events.RefCreated,
                *(t for t in (getattr(domain_events, "ReleaseChanged", None),) if t))
 
 
-# The hooks looked up for the last event a worker thread asked about (``wants_event``),
-# so that ``on_event`` right after it does not query them again.
+# The hooks looked up for the event a worker thread last asked about (``wants_event``),
+# so that ``on_event`` right after it does not query them again; within a batch
+# (``events.batches``) the batch's memo serves every event of it.
 _looked_up = threading.local()
 
 
 def wants_event(event: domain_events.Event) -> bool:
     """Checked before the event is claimed: does any active hook of the repository, its
     owner or the system exist?  Without one, no payload is built (a tag pushed to a
-    repository without hooks costs three queries).  A fork's payload goes to its
-    parent's hooks: forks always go on."""
+    repository without hooks costs three queries, once per batch).  A fork's payload
+    goes to its parent's hooks: forks always go on."""
     if isinstance(event, domain_events.RepositoryForked):
         return True
     if not isinstance(event, domain_events.RepoEvent) or not event.repo:
@@ -58,13 +60,19 @@ def wants_event(event: domain_events.Event) -> bool:
 
 
 def _hooks_in_scope(event: domain_events.Event, repo_id: int, owner_id: int) -> list:
-    memo = getattr(_looked_up, "memo", None)
-    if memo is None or memo[0] != event.event_id:
-        memo = _looked_up.memo = (event.event_id, {})
-    key = (repo_id, owner_id)
-    if key not in memo[1]:
-        memo[1][key] = hooks.hooks_in_scope(repo_id, owner_id)
-    return memo[1][key]
+    memo = batches.memo()
+    if memo is None:
+        mine = getattr(_looked_up, "memo", None)
+        if mine is None or mine[0] != event.event_id:
+            mine = _looked_up.memo = (event.event_id, {})
+        memo = mine[1]
+    found = []
+    for kind, owner in (("repo", repo_id), ("org", owner_id), ("system", 0)):
+        key = ("webhook-hooks", kind, owner)     # the system's hooks: once for every repository
+        if key not in memo:
+            memo[key] = hooks.active_hooks_of(kind, owner)
+        found += memo[key]
+    return found
 
 
 def on_event(event: domain_events.Event) -> list[str]:

@@ -203,9 +203,14 @@ def matching_hooks(repo: Repo, owner: Account, event: str,
 def hooks_in_scope(repo_id: int, owner_id: int) -> list[Hook]:
     """The active hooks of a repository, then of its owner, then the system hooks: every
     hook that an event of the repository could reach (three consistent queries)."""
-    found = store.hooks_of("repo", repo_id) + store.hooks_of("org", owner_id)
-    found += [h for h in store.hooks_of("system", 0) if h.is_system]
-    return [h for h in found if h.active]
+    return [*active_hooks_of("repo", repo_id), *active_hooks_of("org", owner_id),
+            *active_hooks_of("system", 0)]
+
+
+def active_hooks_of(kind: str, owner_id: int) -> list[Hook]:
+    """One of the three (``kind``: repo, org or system)."""
+    found = store.hooks_of(kind, owner_id)
+    return [h for h in found if h.active and (kind != "system" or h.is_system)]
 
 
 def select_hooks(found: list[Hook], event: str, branch: str | None = None) -> list[Hook]:

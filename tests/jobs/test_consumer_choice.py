@@ -68,3 +68,22 @@ def test_branches_and_the_default_branch_bring_their_consumers(memory):
     deleted = events.RepositoryPushed(**{**deleted.__dict__, "before": SHA, "after": ZERO,
                                          "event_id": ""}).stamped()
     assert ran(deleted) == {"pull-request-sync"}      # a deleted branch names no commits
+
+
+def test_a_batch_looks_up_hooks_once(memory, monkeypatch):
+    alice, bob = scene.user("alice"), scene.user("bob")
+    app, lib = scene.repo(alice, "app", auto_init=True), scene.repo(bob, "lib", auto_init=True)
+    looked: list = []
+    real = hooks.active_hooks_of
+    monkeypatch.setattr(hooks, "active_hooks_of",
+                        lambda *scope: looked.append(scope) or real(*scope))
+    tags = [json.dumps(events.to_message(pushed(alice, app, f"refs/tags/v{n}")))
+            for n in range(5)]
+    other = json.dumps(events.to_message(pushed(bob, lib, "refs/tags/v1")))
+    assert consumers.handle_batch([*tags, other]) == [True] * 6
+    assert looked == [("repo", int(app.repo.id)), ("org", int(alice.id)), ("system", 0),
+                      ("repo", int(lib.repo.id)), ("org", int(bob.id))]
+    looked.clear()
+    for body in tags[:2]:                    # one by one: each event looks for itself
+        consumers.handle_message(body)
+    assert len(looked) == 6
