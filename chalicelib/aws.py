@@ -9,7 +9,8 @@ of a cold start's CPU per client; the tests' fresh worlds paid it every time).
 again (the tests' IAM harness changes them) without parsing anything twice.  Clients
 are made under the lock: a session is not thread-safe, the clients it makes are.
 
-``add_call_hook`` lets benchmarks count every AWS call through botocore's event hooks.
+``add_call_hook`` lets benchmarks count every AWS call through botocore's event hooks;
+``add_send_handler`` lets the local runtime answer calls without sending them.
 ``delete_objects`` and ``is_access_denied`` keep a refused call from passing for done.
 """
 from __future__ import annotations
@@ -114,6 +115,14 @@ def add_call_hook(hook: Callable) -> None:
             _register(made, hook)
 
 
+def add_send_handler(handler: Callable) -> None:
+    """Let ``handler(request=..., **kw)`` answer requests before they are sent (it
+    returns a botocore response, or None to send as usual), on every client: the local
+    runtime answers the calls to its embedded moto in-process (``local/moto_direct.py``)."""
+    handler.nimbus_send_handler = True
+    add_call_hook(handler)
+
+
 def attach_hooks(made) -> None:
     """Give a client made outside this module (PynamoDB's) the call hooks, once."""
     if _attached and _attached[-1] is made:
@@ -131,7 +140,10 @@ def _register(made, hook: Callable) -> None:
     hooked = made.__dict__.setdefault("_nimbus_hooks", set())
     if id(hook) not in hooked:
         hooked.add(id(hook))
-        made.meta.events.register("before-call", hook)
+        if getattr(hook, "nimbus_send_handler", False):
+            made.meta.events.register_first("before-send", hook)
+        else:
+            made.meta.events.register("before-call", hook)
 
 
 def reset_clients() -> None:

@@ -66,7 +66,7 @@ _session: boto3.session.Session | None = None
 Answer = tuple[str, list[tuple[str, str]], bytes]
 
 
-def _call(app: Callable, environ: dict) -> Answer:
+def run_app(app: Callable, environ: dict) -> Answer:
     """Run a WSGI app to completion: status line, headers, body."""
     started: list = []
     chunks = app(environ, lambda status, headers, exc_info=None: started.extend((status, headers)))
@@ -162,7 +162,7 @@ class JournaledBackend:
             status, headers, data = self._write(access, environ, body)
         else:
             with self.locks.holding(access):
-                status, headers, data = _call(self.dispatcher, environ)
+                status, headers, data = run_app(self.dispatcher, environ)
         start_response(status, headers)
         return [data]
 
@@ -187,7 +187,7 @@ class JournaledBackend:
             if self._refusing:
                 return _refusal(environ)
             with self.locks.holding(access):
-                status, headers, data = _call(self.dispatcher, environ)
+                status, headers, data = run_app(self.dispatcher, environ)
                 if journal is None or not _succeeded(status):
                     return status, headers, data
                 record = _record_of(access.service, environ, body)
@@ -233,7 +233,7 @@ class JournaledBackend:
         for record in records:
             environ = self._replay_environ(record, upload_ids)
             try:
-                status, _, data = _call(self.dispatcher, environ)
+                status, _, data = run_app(self.dispatcher, environ)
             except Exception:  # noqa: BLE001 - one bad record must not keep the rest out
                 log.exception("journal replay: %s failed", record.describe())
                 status, data = "500 Internal Server Error", b""
@@ -288,7 +288,7 @@ class _KeepAliveHandler(MotoRequestHandler):
             self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
         self.environ = environ = self.make_environ()
         try:
-            status, headers, body = _call(self.server.app, environ)
+            status, headers, body = run_app(self.server.app, environ)
         except Exception:  # noqa: BLE001 - what werkzeug answers too, and the server goes on
             log.exception("moto failed on %s %s", self.command, self.path)
             status, headers, body = "500 Internal Server Error", [], b""
