@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast contracts bench install clean package deploy destroy browser git-lfs
+.PHONY: run test test-fast contracts bench bench-guard install clean package deploy destroy browser git-lfs
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ git-lfs:
 	@command -v git-lfs >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    --no-install-recommends git-lfs >/dev/null; }
+
+# The ratio guards (bench/guard.py): cold start against a bare app, git on `make run`
+# against C git, list pages at two sizes, events under a burst.  A few minutes; fails
+# when a ratio measured in this run passes its limit.  .ci/run calls it after the tests.
+bench-guard: $(STAMP)
+	$(PY) bench/guard.py
 
 bench: $(STAMP)
 	$(PY) bench/aws_calls.py

@@ -185,52 +185,82 @@ def whole_scene(tmp: Path) -> tuple[dict, Path, object]:
     return _harness.lambda_env(extra), event_file, server
 
 
-def whole_cold_start(tmp: Path, runs: int) -> dict:
-    env, event_file, server = whole_scene(tmp)
-    try:
+class WholeColdStart:
+    """The whole cold start's apps, sampled round after round (``sample``) against one
+    scene; ``result`` summarizes every sample so far."""
+
+    def __init__(self, tmp: Path):
+        self.env, self.event_file, self.server = whole_scene(tmp)
+        try:
+            self._record(tmp)
+        except BaseException:
+            self.server.stop()
+            raise
+
+    def _record(self, tmp: Path) -> None:
         recorded = tmp / "calls.json"
-        first = whole_sample(_harness.REPO_ROOT, env, event_file, recorded)
+        first = whole_sample(_harness.REPO_ROOT, self.env, self.event_file, recorded)
         if first["status"] != 200:
             raise SystemExit(f"GET {WHOLE_TARGET} answered {first['status']}: {first['body']}")
-        calls = json.loads(recorded.read_text())
-        others = [f"{service}:{name}" for service, name, _ in calls if service != "dynamodb"]
+        self.calls = json.loads(recorded.read_text())
+        others = [f"{service}:{name}" for service, name, _ in self.calls if service != "dynamodb"]
         if others:
             raise SystemExit(f"the first request also calls {others}: the bare app replays "
                              "DynamoDB calls only")
+        self.api_modules = first["api_modules"]
         bare = tmp / "bare-replay"
         bare.mkdir()
         (bare / "app.py").write_text(BARE_REPLAY_APP)
         # DynamoDB's JSON protocol sends the API parameters as the body.
-        replay = [[_harness.snake_case(name), json.loads(body)] for _, name, body in calls]
+        replay = [[_harness.snake_case(name), json.loads(body)] for _, name, body in self.calls]
         (bare / "calls.json").write_text(json.dumps(replay))
         # "all areas": what the first request cost before the route index.
-        apps = {"nimbus": (_harness.REPO_ROOT, None), "bare": (bare, None),
-                "all areas": (_harness.REPO_ROOT, "--all-areas")}
-        whole_sample(bare, env, event_file)   # untimed, as the Nimbus recording run was
-        runs_by_app = {name: [] for name in apps}
+        self.apps = {"nimbus": (_harness.REPO_ROOT, None), "bare": (bare, None),
+                     "all areas": (_harness.REPO_ROOT, "--all-areas")}
+        whole_sample(bare, self.env, self.event_file)   # untimed, as the recording run was
+        self.samples: dict[str, list[dict]] = {name: [] for name in self.apps}
+
+    def sample(self, runs: int, apps: tuple[str, ...] | None = None) -> None:
+        """``runs`` fresh processes of each app (of ``apps``), the apps taking turns."""
         for _ in range(runs):
-            for name, (cwd, flag) in apps.items():
-                runs_by_app[name].append(whole_sample(cwd, env, event_file, flag))
+            for name in apps or tuple(self.apps):
+                cwd, flag = self.apps[name]
+                answer = whole_sample(cwd, self.env, self.event_file, flag)
+                if answer["status"] != 200:
+                    raise SystemExit(f"{name}: the first request answered {answer['status']}: "
+                                     f"{answer['body']}")
+                self.samples[name].append(answer)
+
+    def result(self) -> dict:
+        result = {"target": f"GET {WHOLE_TARGET} (token)",
+                  "apps": [name for name in self.apps if self.samples[name]],
+                  "calls": [f"dynamodb:{name}" for _, name, _ in self.calls],
+                  "api_modules": self.api_modules}
+        for name in result["apps"]:
+            values = self.samples[name]
+            result[name] = {kind: stats([v[kind] for v in values])
+                            for kind in ("import_ms", "request_ms", "total_ms", "cpu_ms")}
+        result["ratio"] = {
+            kind: {stat: round(result["nimbus"][kind][stat] / result["bare"][kind][stat], 2)
+                   for stat in ("min", "median")} for kind in ("total_ms", "cpu_ms")}
+        if "all areas" in result:
+            result["ratio_all_areas"] = {
+                kind: round(result["all areas"][kind]["min"] / result["bare"][kind]["min"], 2)
+                for kind in ("total_ms", "cpu_ms")}
+        result["ok"] = result["ratio"]["cpu_ms"]["min"] <= REQUIRED_WHOLE_RATIO
+        return result
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+def whole_cold_start(tmp: Path, runs: int) -> dict:
+    whole = WholeColdStart(tmp)
+    try:
+        whole.sample(runs)
+        return whole.result()
     finally:
-        server.stop()
-    result = {"target": f"GET {WHOLE_TARGET} (token)", "apps": list(apps),
-              "calls": [f"dynamodb:{name}" for _, name, _ in calls],
-              "api_modules": first["api_modules"]}
-    for name, values in runs_by_app.items():
-        bad = [v for v in values if v["status"] != 200]
-        if bad:
-            raise SystemExit(f"{name}: the first request answered {bad[0]['status']}: "
-                             f"{bad[0]['body']}")
-        result[name] = {kind: stats([v[kind] for v in values])
-                        for kind in ("import_ms", "request_ms", "total_ms", "cpu_ms")}
-    result["ratio"] = {
-        kind: {stat: round(result["nimbus"][kind][stat] / result["bare"][kind][stat], 2)
-               for stat in ("min", "median")} for kind in ("total_ms", "cpu_ms")}
-    result["ratio_all_areas"] = {
-        kind: round(result["all areas"][kind]["min"] / result["bare"][kind]["min"], 2)
-        for kind in ("total_ms", "cpu_ms")}
-    result["ok"] = result["ratio"]["cpu_ms"]["min"] <= REQUIRED_WHOLE_RATIO
-    return result
+        whole.close()
 
 
 def stats(values: list[float]) -> dict:

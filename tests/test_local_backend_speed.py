@@ -321,3 +321,59 @@ def test_queue_answers_are_moto_s():
     assert "ReceiptHandleIsInvalid" in fast
     assert fast[4]["ApproximateNumberOfMessagesNotVisible"] == "6"
     assert len(fast[5]) == 10
+
+
+def _index_story(ddb) -> list:
+    """Index queries between writes that move items into, out of and between the index's
+    partitions, through every kind of write (the buckets must follow each one)."""
+    _fill(ddb)
+
+    def partition(g: str) -> list:
+        return [row["sk"]["S"] + "/" + row["pk"]["S"] for items, _, _ in _all_pages(
+            ddb, TableName=TABLE, IndexName="by-g", KeyConditionExpression="g = :g",
+            ExpressionAttributeValues={":g": {"S": g}}, Limit=17) for row in items]
+
+    story = [partition("G1")]
+    ddb.put_item(TableName=TABLE, Item=_item("P9", "s900", 1))
+    story.append(partition("G1"))
+    ddb.update_item(TableName=TABLE, Key={"pk": {"S": "P0"}, "sk": {"S": "REF#1"}},
+                    UpdateExpression="SET g = :g", ExpressionAttributeValues={":g": {"S": "G2"}})
+    story += [partition("G1"), partition("G2")]
+    ddb.update_item(TableName=TABLE, Key={"pk": {"S": "P0"}, "sk": {"S": "REF#4"}},
+                    UpdateExpression="REMOVE g")
+    ddb.delete_item(TableName=TABLE, Key={"pk": {"S": "P1"}, "sk": {"S": "s007"}})
+    story.append(partition("G1"))
+    try:    # cancelled: the first write is put back
+        ddb.transact_write_items(TransactItems=[
+            {"Update": {"TableName": TABLE, "Key": {"pk": {"S": "P2"}, "sk": {"S": "s010"}},
+                        "UpdateExpression": "SET g = :g",
+                        "ExpressionAttributeValues": {":g": {"S": "G7"}}}},
+            {"Put": {"TableName": TABLE, "Item": _item("P1", "s002", 2), **FAILED_CONDITION}}])
+    except ClientError as error:
+        story.append(error.response["Error"]["Code"])
+    story += [partition("G7"), partition("G1")]
+    ddb.batch_write_item(RequestItems={TABLE: [
+        {"PutRequest": {"Item": {**_item("P8", f"s{n:03d}", n), "g": {"S": "G7"}}}}
+        for n in range(5)] + [{"DeleteRequest": {"Key": {"pk": {"S": "P2"}, "sk": {"S": "s013"}}}}]})
+    ddb.execute_statement(Statement=f"UPDATE \"{TABLE}\" SET g='G7' WHERE pk='P2' AND sk='s016'")
+    story += [partition("G7"), partition("G1")]
+    return story
+
+
+def test_index_queries_follow_writes():
+    """Index queries read buckets kept between writes: after each kind of write they
+    answer what moto's own code answers."""
+    with mock_aws(), serialized_mock_aws():
+        assert moto_speed.installed()
+        fast = _index_story(_client(None))
+    moto_speed.uninstall()
+    try:
+        with mock_aws(), serialized_mock_aws():
+            moto_speed.uninstall()      # serialized_mock_aws installs them
+            slow = _index_story(_client(None))
+    finally:
+        assert moto_speed.install()
+    assert fast == slow
+    assert "s900/P9" in fast[1] and "REF#1/P0" not in fast[2] and "REF#1/P0" in fast[3]
+    assert "TransactionCanceledException" in fast and fast[6] == []
+    assert len(fast[8]) == 6 and "s016/P2" in fast[8]

@@ -23,7 +23,8 @@ locks of ``aws_requests.py`` (each DynamoDB request runs alone), as
   natively on the range keys' values (the same order as moto's DynamoType order when
   they have one type); on an index it gets the items unsorted (moto sorts them again on
   the index's and the table's keys, an order without ties), without those whose index
-  hash key is a string other than the one asked for (moto drops them too);
+  hash key is a string other than the one asked for (moto drops them too), from buckets
+  per hash key value kept until the next write;
 - ``Item.size`` measures string and number attributes directly (the same count);
 - the found items are not deep-copied: the handler only reads them, into new dicts;
 - ``dynamo_to_dict`` handles DynamoType, dict, list and scalars directly and gives
@@ -68,6 +69,15 @@ _partition = threading.local()
 _state = {"installed": False}
 # (object, attribute, moto's value) for each patch, so uninstall() can put them back.
 _patches: list[tuple[Any, str, Any]] = []
+# Bumped by every DynamoDB write (_install_write_marks): index buckets of an older
+# generation are stale.
+_generation = [0]
+# The DynamoDBBackend methods that change items or tables (BatchWriteItem calls
+# put_item and delete_item; PartiQL its own three).
+_WRITES = ("put_item", "update_item", "delete_item", "transact_write_items", "create_table",
+           "delete_table", "update_table", "update_table_global_indexes", "execute_statement",
+           "execute_transaction", "batch_execute_statement", "import_table",
+           "restore_table_from_backup", "restore_table_to_point_in_time")
 
 
 def installed() -> bool:
@@ -90,6 +100,7 @@ def install() -> bool:
             return False
         _install_serializer()
         _install_query()
+        _install_write_marks()
         _install_item_size()
         _install_plain_values()
         _install_lookups()
@@ -105,6 +116,7 @@ def uninstall() -> None:
         while _patches:
             owner, name, original = _patches.pop()
             setattr(owner, name, original)
+        tables_changed()
         _state["installed"] = False
 
 
@@ -182,7 +194,7 @@ def _install_query() -> None:
             # so the order they come in makes no difference.  It keeps only the items
             # whose index hash attributes equal (as DynamoType: same type, same value)
             # the ones asked for: the others need not come at all.
-            return [item for item in _unsorted_items(self) if _has_strings(item, scope[2])]
+            return _index_bucket(self, scope[2])
         # Only the items of this partition pass Table.query's hash key test.
         partition = self.items.get(scope[2])
         return _sorted_partition(list(partition.values()) if partition else [])
@@ -203,6 +215,53 @@ def _sorted_partition(items: list) -> list:
     else:
         items.sort(key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
     return items
+
+
+def tables_changed() -> None:
+    """Any item may have changed: the index buckets are built again when next asked."""
+    _generation[0] += 1
+
+
+def _index_bucket(table, wanted: dict[str, str]) -> list:
+    """The items whose string attributes ``wanted`` hold those values (and whatever is
+    not an item, for Table.query to decide), from buckets kept per table and set of
+    attribute names until a write changes the tables: a Query on an index costs what
+    its partition holds, as in DynamoDB, where a filter over every item grew with the
+    instance (an owner's repository list, 18 ms at 100 repositories and 34 ms at 1,000)."""
+    names = tuple(sorted(wanted))
+    kept = table.__dict__.setdefault("_nimbus_buckets", {})
+    generation = _generation[0]
+    found = kept.get(names)
+    if found is None or found[0] != generation:
+        buckets: dict[tuple, list] = {}
+        loose = []
+        for item in _unsorted_items(table):
+            attrs = getattr(item, "attrs", None)
+            if not isinstance(attrs, dict):
+                loose.append(item)
+                continue
+            values = tuple(attrs.get(name) for name in names)
+            if all(value is not None and value.type == "S" for value in values):
+                buckets.setdefault(tuple(value.value for value in values), []).append(item)
+        found = kept[names] = (generation, buckets, loose)
+    return found[1].get(tuple(wanted[name] for name in names), []) + found[2]
+
+
+def _install_write_marks() -> None:
+    from moto.dynamodb.models import DynamoDBBackend
+
+    def marking(write):
+        @functools.wraps(write)
+        def marked(self, *args, **kwargs):
+            tables_changed()
+            try:
+                return write(self, *args, **kwargs)
+            finally:
+                tables_changed()
+        return marked
+
+    for name in _WRITES:
+        _patch(DynamoDBBackend, name, marking(getattr(DynamoDBBackend, name)))
 
 
 def _has_strings(item, wanted: dict[str, str]) -> bool:

@@ -93,6 +93,9 @@ def _item(table, hash_key, range_key):
 
 
 def _put_back(kept: list[tuple]) -> None:
+    from chalicelib.local import moto_speed
+
+    moto_speed.tables_changed()     # items written here, past moto's methods
     for table, hash_key, range_key, item in reversed(kept):
         if range_key is None:
             if item is None:
