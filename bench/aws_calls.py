@@ -169,6 +169,36 @@ import scenarios_lfs_locks  # noqa: E402
 SCENARIOS.update(scenarios_lfs_locks.scenarios())
 BUDGETS.update(scenarios_lfs_locks.BUDGETS)
 
+# Blocking users: a user's and an organization's blocks.
+import scenarios_blocks  # noqa: E402
+
+SCENARIOS.update(scenarios_blocks.scenarios())
+BUDGETS.update(scenarios_blocks.BUDGETS)
+
+# Avatars: identicons and uploads (chalicelib/avatars).
+import scenarios_avatars  # noqa: E402
+
+SCENARIOS.update(scenarios_avatars.scenarios())
+BUDGETS.update(scenarios_avatars.BUDGETS)
+
+# Followers and following; users' e-mail addresses.
+import scenarios_follows  # noqa: E402
+
+SCENARIOS.update(scenarios_follows.scenarios())
+BUDGETS.update(scenarios_follows.BUDGETS)
+
+# Organizations as lists and the people in them; a user's own settings.
+import scenarios_people  # noqa: E402
+
+SCENARIOS.update(scenarios_people.scenarios())
+BUDGETS.update(scenarios_people.BUDGETS)
+
+# Notifications and issue subscriptions (chalicelib/notifications).
+import scenarios_notifications  # noqa: E402
+
+SCENARIOS.update(scenarios_notifications.scenarios())
+BUDGETS.update(scenarios_notifications.BUDGETS)
+
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.
 EXIT_BITS = {"budget": 1, "no_scenario": 4, "scenario": 8}

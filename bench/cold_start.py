@@ -43,7 +43,7 @@ import _harness
 
 # Heavy libraries that only some requests need: they must be imported lazily, inside
 # the functions that use them, never on the cold-start path of every Lambda.
-FORBIDDEN = ("dulwich", "pgpy", "mistune", "nh3", "jinja2", "pygments")
+FORBIDDEN = ("dulwich", "pgpy", "mistune", "nh3", "jinja2", "pygments", "PIL")
 
 BARE_APP = """\
 import boto3

@@ -8,6 +8,10 @@ pages last.
 # ruff: noqa: F401, E402, I001  (imported for the routes they register, in this order)
 from chalicelib.accounts import routes as users
 from chalicelib.accounts import admin_routes as admin
+from chalicelib.accounts import block_routes as user_blocks
+from chalicelib.accounts import follow_routes as user_follows
+from chalicelib.accounts import email_routes as user_emails
+from chalicelib.accounts import settings_routes as user_settings
 from chalicelib.repos import routes as repos
 from chalicelib.git_transport import routes as git_http
 from chalicelib.lfs import routes as lfs
@@ -15,11 +19,16 @@ from chalicelib.lfs import lock_routes as lfs_locks
 from chalicelib.webhooks import routes as webhook_routes
 from chalicelib.instance import routes as instance
 from chalicelib.orgs import routes as orgs
+from chalicelib.orgs import people_routes as org_people
+from chalicelib.orgs import block_routes as org_blocks
 from chalicelib.repos import access_routes as repo_access
 from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
 from chalicelib.http import swagger
+# Before the issues: /issues/{index}/subscriptions/check would read as a subscriber's name.
+from chalicelib.notifications import subscription_routes as issue_subscriptions
 from chalicelib.issues import routes as issues
+from chalicelib.notifications import routes as notifications
 # Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.
 from chalicelib.reviews import routes as reviews
 from chalicelib.pulls import routes as pulls
@@ -40,6 +49,7 @@ from chalicelib.languages import routes as languages
 from chalicelib.contents import tag_routes as tags
 from chalicelib.contents import git_data_routes as git_data
 from chalicelib.git_transport import large_push_routes as large_push
+from chalicelib.avatars import routes as avatars
 # The web forms before the pages, whose /{owner}/{repo}/… patterns would match their
 # literal paths first (docs/web.md); any other page below a repository last.
 from chalicelib.web import actions_repos, actions_issues, actions_pulls, actions_releases

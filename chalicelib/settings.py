@@ -245,6 +245,15 @@ class ReleaseSettings:
     ALLOWED_TYPES: str = ""
 
 
+@_section("picture")
+class PictureSettings:
+    """Uploaded avatars (chalicelib/avatars), with Forgejo's keys and defaults: the
+    largest upload in bytes (413 above it) and the largest picture it may decode to."""
+    AVATAR_MAX_FILE_SIZE: int = 1048576
+    AVATAR_MAX_WIDTH: int = 4096
+    AVATAR_MAX_HEIGHT: int = 4096
+
+
 @_section("ratelimit")
 class RateLimitSettings:
     """Token buckets per client address and per credential, in each Lambda instance
@@ -259,7 +268,7 @@ class RateLimitSettings:
 _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
              WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
-             ReleaseSettings, QuotaDefaultSettings)
+             ReleaseSettings, QuotaDefaultSettings, PictureSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,6 +288,7 @@ class Settings:
     ratelimit: RateLimitSettings
     attachment: AttachmentSettings
     release: ReleaseSettings
+    picture: PictureSettings
 
     @property
     def app_url(self) -> str:

@@ -14,7 +14,8 @@ granted right no call used unless it names the reason):
   authorized as the item actions they carry, plus ConditionCheckItem) and Query on the
   table and, for the functions that search, its indexes.
 - S3: ``packs/`` (git data), ``archives/`` (cached archives), ``attachments/``
-  (release files), ``lfs/`` (Git LFS objects), ``events/`` (events too large for SQS); ListBucket for the
+  (release files), ``avatars/`` (uploaded avatars), ``lfs/`` (Git LFS objects), ``events/``
+  (events too large for SQS); ListBucket for the
   listings of compaction, quota checks and repository cleanup, and wherever a missing
   object must read as missing: without ListBucket S3 answers a GET or HEAD of an
   absent key 403, not 404 (a pack retired and swept while a reader held the list).
@@ -111,6 +112,8 @@ def _api(settings) -> list[dict]:
     return [*_table(*_API_ITEMS, indexes=True), *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
             _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
+            # Uploaded avatars: stored, served and replaced (chalicelib/avatars).
+            _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("avatars/")),
             # Git LFS objects: verify reads an upload's head and moves it from
             # lfs/incoming/ to its key (a copy, then a delete); the presigned upload and
             # download URLs carry this role's signature, so it must hold what they do.  A

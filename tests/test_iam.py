@@ -70,6 +70,20 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
     token = must(api.post("/users/alice/tokens", auth=("alice", "secret-pass-1"),
                           json={"name": "t", "scopes": ["all"]}), 201)["sha1"]
     must(api.get("/user", token=token))
+    # An avatar uploaded, served, then replaced (the old picture deleted from S3).
+    import base64
+    import io
+
+    from PIL import Image
+
+    for colour in ((200, 40, 90), (40, 90, 200)):
+        out = io.BytesIO()
+        Image.new("RGB", (32, 32), colour).save(out, format="PNG")
+        must(api.post("/user/avatar", token=token,
+                      json={"image": base64.b64encode(out.getvalue()).decode()}), 204)
+        avatar = must(api.get("/user", token=token))["avatar_url"]
+        shown = api.get("/" + avatar.split("://", 1)[1].split("/", 1)[1], raw=True)
+        assert shown.status == 200 and shown.body.startswith(b"\x89PNG"), shown
     # The first web sign-in creates the session key (an SSM parameter beside the
     # signing key's).
     from tests.web.test_web_session import sign_in
@@ -311,7 +325,8 @@ NOT_EXERCISED = {
         "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "s3:DeleteObject",
         "s3:ListBucket", "sqs:GetQueueUrl", "sqs:SendMessage", "ssm:GetParameter",
         "ssm:PutParameter")},
-    **{("StreamHandler", action, prefix): _STREAMING for prefix in ("archives/*", "attachments/*")
+    **{("StreamHandler", action, prefix): _STREAMING
+       for prefix in ("archives/*", "attachments/*", "avatars/*")
        for action in ("s3:GetObject", "s3:PutObject")},
     # The presigned URLs of Git LFS carry these rights; tests/lfs drives its routes.
     **{(function, action, "lfs/*"): "Git LFS objects (chalicelib/lfs) move through "

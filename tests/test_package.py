@@ -98,7 +98,7 @@ def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
     models = {n.split("/")[2] for n in names if n.startswith("botocore/data/") and n.count("/") > 2}
     assert models == set(package.aws_services()) >= {"dynamodb", "s3", "sqs", "ssm"}
     # infra/README.md gives the measured size.
-    assert built.zipped <= 15e6 and built.unpacked < 48e6, (built.zipped, built.unpacked)
+    assert built.zipped <= 20e6 and built.unpacked < 60e6, (built.zipped, built.unpacked)
 
 
 def test_zip_holds_exactly_the_locked_distributions(names):
@@ -437,3 +437,42 @@ def test_a_cold_start_compiles_no_module(names, unpacked, tmp_path):
     result = json.loads(done.stdout)
     assert result["loaded"] > 100 and result["compiled_at_start"] == [], result
 
+
+
+AVATARS_IN_TARGET = """
+import base64, json, sys
+sys.path.insert(0, sys.argv[1])
+from chalicelib.avatars import images
+shown = {}
+for name, data in json.loads(sys.stdin.read()).items():
+    shown[name] = images.normalized(base64.b64decode(data), max_width=4096,
+                                    max_height=4096).png[:8].hex()
+shown["identicon"] = images.identicon("alice")[:8].hex()
+print(json.dumps(shown))
+"""
+
+
+def test_the_packaged_pillow_decodes_every_accepted_format_and_draws(unpacked, tmp_path):
+    """Pillow's fonts, colour management and AVIF are left out (infra/package.py): what
+    avatars use still works with the zip's own Pillow under the Lambda Python."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    python = target_python()
+    if python is None:
+        pytest.skip(f"no Python {TARGET_VERSION} here (PATH or pyenv) to run the package with")
+    uploads = {}
+    for name in ("PNG", "JPEG", "GIF", "WEBP"):
+        out = io.BytesIO()
+        Image.new("RGB", (40, 30), (200, 40, 90)).save(out, format=name)
+        uploads[name] = base64.b64encode(out.getvalue()).decode()
+    done = subprocess.run([python, "-I", "-S", "-c", AVATARS_IN_TARGET, str(unpacked)],
+                          input=json.dumps(uploads), capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    png_signature = b"\x89PNG\r\n\x1a\n".hex()
+    assert shown == {**{name: png_signature for name in uploads}, "identicon": png_signature}

@@ -3,15 +3,31 @@ SSH keys, user search; and the credentials the gateway asks for (``credentials``
 
 Operations (``admin_routes.py``): adminSearchUsers, adminCreateUser, adminEditUser,
 adminDeleteUser, adminCreatePublicKey, adminDeleteUserPublicKey.
+Operations (``block_routes.py``): userListBlockedUsers, userBlockUser, userUnblockUser.
+Operations (``email_routes.py``): userListEmails, userAddEmail, userDeleteEmail,
+adminGetAllEmails, adminSearchEmails, adminListUserEmails, adminDeleteUserEmails.
+Operations (``follow_routes.py``): userListFollowers, userListFollowing,
+userCheckFollowing, userCurrentListFollowers, userCurrentListFollowing,
+userCurrentCheckFollowing, userCurrentPutFollow, userCurrentDeleteFollow.
 Operations (``routes.py``): userGetCurrent, userSearch, userGet, userGetTokens,
 userCreateToken, userDeleteAccessToken, userCurrentListKeys, userListKeys,
 userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
+Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 
 | module | what it holds |
 |---|---|
 | ``admin_routes`` | Site administration: users and their keys (organizations and repositories land with their own areas). |
+| ``block_routes`` | The signed-in user's blocks: block, unblock, list (Forgejo's ``user`` tag, the user scope, a token … |
+| ``block_store`` | Blocks in the table: who blocked whom. |
+| ``blocks`` | Blocking users (Forgejo's "Blocking a user"): block, unblock, list, and the check other domains make … |
 | ``claim_store`` | Who holds a unique login name, e-mail address or key fingerprint: batched lookups through the claim items … |
 | ``credentials`` | What the gateway asks of the accounts domain to know who is calling (``chalicelib.http.auth`` reads this … |
+| ``email_routes`` | E-mail addresses (Forgejo's ``user`` and ``admin`` tags): the signed-in user's list, add and delete, and … |
+| ``email_store`` | Users' e-mail addresses in the table. |
+| ``emails`` | Users' e-mail addresses (Forgejo's ``services/user/email.go`` and the API's ``user/email.go``, … |
+| ``follow_routes`` | Followers and following (Forgejo's ``user`` tag): the lists, the checks, follow and unfollow. |
+| ``follow_store`` | Users following users, in the table. |
+| ``follows`` | Users following users (Forgejo's ``models/user/follow.go`` and the API's ``user/follower.go``): follow, … |
 | ``key_store`` | SSH public keys of users. |
 | ``models`` | The accounts domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the accounts domain, declared once: the edge checks them (``ApiRequest.option``) … |
@@ -21,6 +37,8 @@ userCurrentPostKey, userCurrentGetKey, userCurrentDeleteKey.
 | ``routes`` | Users as seen by users: the current user, profiles, tokens and public keys. |
 | ``search`` | Lists of users: the site admin's (``adminSearchUsers``) and everyone's search (``userSearch``), read from … |
 | ``service`` | Users: creation, editing, deletion and visibility rules. |
+| ``settings`` | A user's own settings (getUserSettings, updateUserSettings): profile texts, language, theme, diff view … |
+| ``settings_routes`` | The signed-in user's own settings (Forgejo's ``user`` tag): read and change them. |
 | ``snapshots`` | Accounts as other records keep them: a snapshot taken when an issue, comment, review or event was … |
 | ``store`` | Users and organizations (accounts) in the table. |
 | ``token_store`` | Access tokens. |
@@ -36,10 +54,21 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "block_key":                   "block_store",
+    "stage_not_blocked":           "block_store",
+    "BLOCKED":                     "blocks",
+    "block_refusal":               "blocks.refusal",
+    "block_user":                  "blocks",
+    "blocked_user_record":         "blocks",
+    "blocked_users":               "blocks",
+    "check_not_blocked":           "blocks",
+    "is_blocked":                  "blocks",
+    "unblock_user":                "blocks",
     "accounts_by_email":           "claim_store",
     "accounts_by_email_or_login":  "claim_store",
     "accounts_by_login":           "claim_store",
     "key_holder":                  "claim_store",
+    "login_holder":                "claim_store",
     "prefetch_emails":             "claim_store",
     "Account":                     "models",
     "ACCOUNT_MAXIMA":              "options",
@@ -82,6 +111,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "stage_repo_count":            "store",
     "stage_save_account":          "store.stage_save",
     "user_index_key":              "store",
+    "account_index_key":           "store",
+    "all_organizations":           "store.organizations",
     "create_token":                "tokens",
     "delete_token":                "tokens",
     "list_tokens":                 "tokens",

@@ -61,6 +61,13 @@ def prefetch_emails(emails: Iterable[str]) -> None:
     unit_of_work.prefetch(keys.email(e.lower()) for e in emails if e)
 
 
+def login_holder(name: str) -> int | None:
+    """The id of the account holding a login name's claim, without reading the account
+    (free when a route preloaded the claim); None when nobody holds it."""
+    claim = unit_of_work.get(Claim, keys.login(name.lower()))
+    return int(claim.owner_id) if claim is not None else None
+
+
 def key_holder(fingerprint: str) -> int | None:
     """The owner id of a key fingerprint's claim: an account id, or a repository id
     negated for a deploy key; None when nobody holds it."""

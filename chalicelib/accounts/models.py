@@ -43,8 +43,21 @@ class Account(Item, discriminator="account"):
     last_login = NumberAttribute(default=0)
     # Kept by repository creation/deletion in the same transaction as the repository.
     num_repos = NumberAttribute(default=0)
+    # Moved with ADD in the transaction of each follow (accounts.follow_store).
+    num_followers = NumberAttribute(default=0)
+    num_following = NumberAttribute(default=0)
+    # SHA-256 of the uploaded avatar's PNG, "" for the identicon: a record's avatar_url
+    # is built from it with no read (chalicelib/avatars/links.py).
+    avatar = UnicodeAttribute(default="")
     # Organizations only.
     repo_admin_change_team_access = BooleanAttribute(default=False)
+    # The user's own settings (getUserSettings / updateUserSettings), Forgejo's defaults;
+    # an empty theme reads as the default theme.
+    theme = UnicodeAttribute(default="")
+    diff_view_style = UnicodeAttribute(default="")
+    keep_activity_private = BooleanAttribute(default=False)
+    keep_pronouns_private = BooleanAttribute(default=False)
+    enable_repo_unit_hints = BooleanAttribute(default=True)
     # Bumped on every edit: writes are conditional on the version they read.
     version = NumberAttribute(default=1)
     # Part of what a web session cookie is signed over: bumping it ends every session.
@@ -89,6 +102,42 @@ class PublicKey(Item, discriminator="publickey"):
         return [Claim(*keys.key_fingerprint(self.fingerprint))]
 
 
+class Follow(Item, discriminator="follow"):
+    """One side of a follow: ``FOLLOWING#<followed>`` in the follower's partition and
+    ``FOLLOWER#<follower>`` in the followed user's; ``user_id`` is the other side.  Each
+    side owns its mirror, so deleting either account removes both."""
+    user_id = NumberAttribute()
+    created = NumberAttribute()
+
+    def owned_elsewhere(self) -> list[Item]:
+        me = int(self.pk.split("#", 1)[1])
+        if self.sk.startswith(keys.FOLLOWING_PREFIX):
+            return [Follow(*keys.follower(int(self.user_id), me))]
+        return [Follow(*keys.following(int(self.user_id), me))]
+
+
+class EmailAddress(Item, discriminator="emailaddress"):
+    """One of a user's e-mail addresses, in the user's partition (``EMAIL#<lower>``),
+    listed instance-wide in gsi2 ``EMAILS`` by lower-case address.  The primary one is
+    the account's ``email`` and its claim is the account's (``store``); any other owns
+    its claim, which goes with it."""
+    email = UnicodeAttribute()
+    user_id = NumberAttribute()
+    primary = BooleanAttribute(default=False)
+    verified = BooleanAttribute(default=True)
+    seq = NumberAttribute(default=0)      # the order addresses were added (Forgejo's id)
+
+    def owned_elsewhere(self) -> list[Item]:
+        return [] if self.primary else [Claim(*keys.email(self.email.lower()))]
+
+
+class Block(Item, discriminator="block"):
+    """``blocker_id`` (pk's account: a user or an organization) blocks ``blocked_id``:
+    one item per pair, so "is X blocked by Y" is one GetItem (``accounts.block_store``)."""
+    blocked_id = NumberAttribute()
+    created = NumberAttribute()
+
+
 class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     """Key layouts of the accounts domain's items (docs/data-model.md)."""
 
@@ -127,8 +176,32 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
         return shared_keys.claim("KEYFP", fingerprint)
 
     ALL_USERS_GSI = "USERS"      # users (not organizations) by lower-case name
+    ALL_ORGS_GSI = "ORGS"        # organizations by lower-case name
+
+    @staticmethod
+    def following(user_id: int, followed_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"FOLLOWING#{followed_id:015d}"
+
+    @staticmethod
+    def follower(user_id: int, follower_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"FOLLOWER#{follower_id:015d}"
+
+    FOLLOWING_PREFIX = "FOLLOWING#"
+    FOLLOWER_PREFIX = "FOLLOWER#"
+
+    @staticmethod
+    def email_address(user_id: int, lower_email: str) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"EMAIL#{lower_email}"
+
+    EMAIL_PREFIX = "EMAIL#"
+    ALL_EMAILS_GSI = "EMAILS"    # every user's addresses by lower-case address
+
+    @staticmethod
+    def block(blocker_id: int, blocked_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(blocker_id), f"BLOCK#{blocked_id:015d}"
 
     # Prefixes of items that live in an account's partition.
     TOKEN_PREFIX = "TOKEN#"
+    BLOCK_PREFIX = "BLOCK#"
 
     KEY_PREFIX = "KEY#"

@@ -91,3 +91,44 @@ class CreateAccessTokenOption(Option):
 
     name: str | None
     scopes: ScopeList | None | UnsetType = UNSET
+
+
+class UserSettingsOptions(Option):
+    """updateUserSettings: what is left out or null stays as it is.  Forgejo's binding
+    limits (its ``language`` column holds five characters)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {
+        "full_name": input_rules.FULL_NAME_MAX, "website": 255,
+        "description": input_rules.DESCRIPTION_MAX, "location": 50, "pronouns": 50,
+        "language": 5, "theme": 255, "diff_view_style": 255}
+    single_line: ClassVar[frozenset[str]] = frozenset({
+        "full_name", "website", "location", "pronouns", "language", "theme",
+        "diff_view_style"})
+
+    description: str | None | UnsetType = UNSET
+    diff_view_style: str | None | UnsetType = UNSET
+    enable_repo_unit_hints: bool | None | UnsetType = UNSET
+    full_name: str | None | UnsetType = UNSET
+    hide_activity: bool | None | UnsetType = UNSET
+    hide_email: bool | None | UnsetType = UNSET
+    hide_pronouns: bool | None | UnsetType = UNSET
+    language: str | None | UnsetType = UNSET
+    location: str | None | UnsetType = UNSET
+    pronouns: str | None | UnsetType = UNSET
+    theme: str | None | UnsetType = UNSET
+    website: str | None | UnsetType = UNSET
+
+
+class CreateEmailOption(Option):
+    """userAddEmail: the addresses to add (each checked by the rule)."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"emails": input_rules.EMAIL_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"emails"})
+
+    emails: list[str] | None | UnsetType = UNSET
+
+
+class DeleteEmailOption(Option):
+    """userDeleteEmail, adminDeleteUserEmails: the addresses to delete."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"emails": input_rules.EMAIL_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"emails"})
+
+    emails: list[str] | None | UnsetType = UNSET

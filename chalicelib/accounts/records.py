@@ -1,10 +1,10 @@
 """User, PublicKey and AccessToken records (fj:services/convert/user.go), field for field."""
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from chalicelib import avatars
 from chalicelib.http import schemas
 from chalicelib.http.formats import GO_ZERO_TIME, app_url, rfc3339
 from chalicelib.http.schema_types import EMAIL, STRINGS, B, I, S, T, nullable, ref
@@ -34,12 +34,21 @@ SCHEMAS = schemas.declare({
         "created_at": T,
         "repositories": nullable({"type": "array", "items": {"type": "object"}}),
     },
+    "UserSettings": {
+        "full_name": S, "website": S, "description": S, "location": S, "pronouns": S,
+        "language": S, "theme": S, "diff_view_style": S, "hide_email": B,
+        "hide_activity": B, "hide_pronouns": B, "enable_repo_unit_hints": B,
+    },
 }, lists=("User", "PublicKey", "AccessToken"))
+
+# What a user who never chose a theme sees (Forgejo's [ui] DEFAULT_THEME).
+DEFAULT_THEME = "forgejo-auto"
 
 
 def avatar_url(account: Account) -> str:
-    digest = hashlib.md5(account.email.strip().lower().encode(), usedforsecurity=False).hexdigest()
-    return f"https://secure.gravatar.com/avatar/{digest}?d=identicon"
+    """Served by Nimbus (chalicelib/avatars): the upload the item names, else the
+    account's identicon; never an outside service, so pages work offline."""
+    return avatars.avatar_link(avatars.ACCOUNT_AVATAR, account.id, account.avatar)
 
 
 def visible_email(account: Account, viewer: Account | None) -> str:
@@ -73,14 +82,34 @@ def user(account: Account, viewer: Account | None) -> dict:
         "active": bool(account.active) if privileged else False,
         "prohibit_login": bool(account.prohibit_login) if privileged else False,
         "location": account.location,
-        "pronouns": account.pronouns,
+        # Hidden pronouns are kept from anonymous callers only (Forgejo's GetPronouns).
+        "pronouns": account.pronouns
+        if viewer is not None or not account.keep_pronouns_private else "",
         "website": account.website,
         "description": account.description,
         "visibility": account.visibility,
-        "followers_count": 0,
-        "following_count": 0,
+        "followers_count": int(account.num_followers or 0),
+        "following_count": int(account.num_following or 0),
         "starred_repos_count": 0,
         "username": account.login,
+    }
+
+
+def user_settings(account: Account) -> dict:
+    """The UserSettings record: the user's own settings, only ever shown to the user."""
+    return {
+        "full_name": account.full_name,
+        "website": account.website,
+        "description": account.description,
+        "location": account.location,
+        "pronouns": account.pronouns,
+        "language": account.language,
+        "theme": account.theme or DEFAULT_THEME,
+        "diff_view_style": account.diff_view_style,
+        "hide_email": bool(account.keep_email_private),
+        "hide_activity": bool(account.keep_activity_private),
+        "hide_pronouns": bool(account.keep_pronouns_private),
+        "enable_repo_unit_hints": bool(account.enable_repo_unit_hints),
     }
 
 
@@ -115,3 +144,19 @@ def access_token(token: TokenRef, secret: str = "") -> dict:
 
 def payload_user(name: str, email: str, username: str = "") -> dict:
     return {"name": name, "email": email, "username": username}
+
+
+EMAIL_SCHEMAS = schemas.declare({
+    "Email": {"email": EMAIL, "verified": B, "primary": B, "user_id": I, "username": S},
+}, lists=("Email",))
+
+
+def email(address) -> dict:
+    """An Email record; ``address`` is an ``emails.Address``."""
+    return {
+        "email": address.email,
+        "verified": bool(address.verified),
+        "primary": bool(address.primary),
+        "user_id": int(address.user_id),
+        "username": address.username,
+    }

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from chalicelib import clock, events
-from chalicelib.accounts import store
+from chalicelib.accounts import email_store, store
 from chalicelib.accounts.options import CreateUserOption, EditUserOption
 from chalicelib.accounts.passwords import hash_password, verify_password
 from chalicelib.accounts.store import Account
@@ -121,6 +121,9 @@ def create_account(option: CreateUserOption, *, is_admin: bool,
     try:
         with unit_of_work.writing() as uow:
             store.stage_create(account)
+            # The primary address's item: the user's (and the admin's) e-mail lists.
+            email_store.stage_primary(int(account.id), account.email,
+                                      int(account.created) * 1000)
             uow.raise_event(events.UserCreated(**actor_of_event(actor), user_id=int(account.id),
                                                login=username))
     except ConditionFailed as exc:
@@ -243,7 +246,13 @@ def edit_user(actor: Account | None, name: str, option: EditUserOption) -> Accou
     account.updated = clock.seconds()
     try:
         with unit_of_work.writing() as uow:
-            store.stage_save(account, old_email=old_email if "email" in changed else None)
+            store.stage_save(account)
+            if "email" in changed:
+                # The old address is let go; the new one may be the user's own address.
+                email_store.stage_primary_change(
+                    int(account.id), old_email, account.email,
+                    email_store.addresses_of(int(account.id)), taken_label=store.EMAIL_TAKEN,
+                    seq=clock.seconds() * 1000)
             uow.raise_event(events.UserEdited(**actor_of_event(actor), user_id=int(account.id),
                                               changed=tuple(changed)))
     except ConditionFailed as exc:

@@ -14,7 +14,7 @@ from chalicelib.accounts.store import Account, from_snapshot
 SNAPSHOT_FIELDS = ("id", "login", "lower_name", "full_name", "email", "keep_email_private",
                    "visibility", "created", "restricted", "location", "website", "description",
                    "pronouns", "language", "login_name", "source_id", "is_admin", "active",
-                   "prohibit_login", "last_login")
+                   "prohibit_login", "last_login", "keep_pronouns_private")
 
 
 def snapshot(account: Account) -> dict:

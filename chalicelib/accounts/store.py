@@ -9,6 +9,9 @@ Access patterns:
 - every user (not organization), by name: Query gsi2 ``USERS`` (sort key the lower-case
   name), read a DynamoDB page at a time (``users``).  A user is indexed when created or
   saved; ``admin repair`` indexes users written before the index existed.
+- every organization, by name: Query gsi2 ``ORGS`` the same way (``organizations``),
+  indexed when created or saved (a rename moves the sort key), gone with the item;
+  ``admin repair`` indexes organizations written before the index existed.
 
 Writes are staged in the current unit of work; the caller commits.
 """
@@ -25,6 +28,7 @@ __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "ne
            "stored_values", "from_snapshot", "get_by_id", "get_many", "get_by_name",
            "name_taken", "stage_create", "stage_save", "stage_delete", "stage_end_sessions",
            "stage_repo_count", "index_user", "user_index_key", "users", "login_claim_key",
+           "org_index_key", "account_index_key", "organizations",
            "fingerprint_claim_key"]
 
 # Labels of staged operations, as a failed commit names them (ConditionFailed.label).
@@ -57,9 +61,22 @@ def user_index_key(account: Account) -> tuple[str, str] | None:
     return keys.ALL_USERS_GSI, account.lower_name
 
 
+def org_index_key(account: Account) -> tuple[str, str] | None:
+    """Where an organization is listed in gsi2 (None for a user)."""
+    if account.account_type != "org":
+        return None
+    return keys.ALL_ORGS_GSI, account.lower_name
+
+
+def account_index_key(account: Account) -> tuple[str, str] | None:
+    """Where an account is listed in gsi2: the user index or the organization index."""
+    return user_index_key(account) or org_index_key(account)
+
+
 def index_user(account: Account) -> None:
-    """List a user in the user index (organizations are not listed there)."""
-    key = user_index_key(account)
+    """List an account in its index: a user in the user index, an organization in the
+    organization index (never in both: each list reads only its own kind)."""
+    key = account_index_key(account)
     if key is not None:
         account.gsi2pk, account.gsi2sk = key
 
@@ -68,6 +85,12 @@ def users(*, descending: bool = False) -> Iterator[Account]:
     """Every user in name order (or reversed), lazily: DynamoDB pages are read only as
     far as the caller iterates, never a scan."""
     return Item.gsi2.query(keys.ALL_USERS_GSI, scan_index_forward=not descending)
+
+
+def organizations(*, descending: bool = False) -> Iterator[Account]:
+    """Every organization in name order (or reversed), lazily, a DynamoDB page at a time
+    as far as the caller iterates (``orgGetAll``, ``adminGetAllOrgs``)."""
+    return Item.gsi2.query(keys.ALL_ORGS_GSI, scan_index_forward=not descending)
 
 
 def stored_values(account: Account | None) -> dict:

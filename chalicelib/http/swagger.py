@@ -88,6 +88,12 @@ def _response_objects() -> dict:
         "schema": {"type": "object", "title": "UserSearchResults", "properties": {
             "data": {"type": "array", "items": schemas.ref("User")},
             "ok": {"type": "boolean"}}}}
+    # teamSearch's answer, likewise inline.
+    out["TeamSearchResults"] = {
+        "description": "SearchResults of a successful search",
+        "schema": {"type": "object", "title": "TeamSearchResults", "properties": {
+            "data": {"type": "array", "items": schemas.ref("Team")},
+            "ok": {"type": "boolean"}}}}
     # Forgejo names the timeline's list after the timeline, not after its record.
     out["TimelineList"] = {"description": "TimelineList",
                            "schema": {"type": "array", "items": schemas.ref("TimelineComment")}}

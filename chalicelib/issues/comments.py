@@ -76,6 +76,8 @@ def _commit_comment(ctx: Ctx, delta: int, stage, event: events.IssueCommentChang
 def create_comment(ctx: Ctx, number: int,
                    option: CreateIssueCommentOption) -> tuple[Comment, Issue]:
     issue = get_issue(ctx, number)
+    # The owner's block is preloaded; another poster's costs one GetItem.
+    accounts.check_not_blocked([ctx.repo.owner_id, issue.poster_id], ctx.user.id)
     body = _body(option.body)
     if issue.is_locked and not ctx.can_write_for(issue):
         raise PermissionDenied("this issue is locked")

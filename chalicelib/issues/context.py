@@ -99,6 +99,8 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
         return []
     repo_id = int(repo.id)
     found = access_keys(repo, user_id) + [store.ikeys.tracker(repo_id)]
+    if user_id is not None:   # whether the owner blocks the caller, for the writes
+        found.append(accounts.block_key(int(repo.owner_id), user_id))
     if number is not None:
         found.append(store.ikeys.issue(repo_id, number))
         if time_id is not None:

@@ -196,6 +196,7 @@ def create_issue(ctx: Ctx, option: CreateIssueOption, *, pull: str = "",
     """issueCreateIssue.  A pull request is created here too (the same number
     sequence): ``pull`` is its fields' JSON and ``also`` stages what goes with it in the
     same transaction."""
+    accounts.check_not_blocked([ctx.repo.owner_id], ctx.user.id)   # preloaded: no read
     title = (option.title or "").strip()
     if not title:
         raise InvalidInput("[Title]: Required")

@@ -159,7 +159,8 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib import issues, languages, lfs, pulls, repo_admin, reviews, webhooks
+    from chalicelib import (issues, languages, lfs, notifications, pulls, repo_admin, reviews,
+                            webhooks)
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              repo_admin.on_repository_deleted)
@@ -172,6 +173,9 @@ def _load_builtin() -> None:
              languages.wants_event)
     # "Closes #1" in merged pull requests and default-branch commits; references.
     register("issue-references", issues.EVENT_TYPES, issues.on_event, issues.wants_event)
+    # Threads for the people who follow an issue, pull request or release.
+    register("notifications", notifications.EVENT_TYPES, notifications.on_event,
+             notifications.wants_event)
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event,
              webhooks.wants_event)

@@ -1,5 +1,8 @@
 """Organizations: the organization, its members, teams and their repositories.
 
+Operations (``block_routes.py``): orgListBlockedUsers, orgBlockUser, orgUnblockUser.
+Operations (``people_routes.py``): orgGetAll, adminGetAllOrgs, userListTeams, teamSearch,
+orgGetUserPermissions.
 Operations (``routes.py``): orgCreate, adminCreateOrg, orgGet, orgEdit, orgDelete,
 orgListCurrentUserOrgs, orgListUserOrgs, orgListRepos, orgListMembers, orgIsMember,
 orgDeleteMember, orgListPublicMembers, orgIsPublicMember, orgPublicizeMember,
@@ -9,8 +12,13 @@ orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository
 
 | module | what it holds |
 |---|---|
+| ``block_routes`` | An organization's blocks: block, unblock, list (Forgejo's ``organization`` tag and scope; its owners … |
+| ``listing`` | Lists of organizations: everyone's (``orgGetAll``) and the site admin's (``adminGetAllOrgs``), read from … |
 | ``models`` | The orgs domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the organizations domain, declared once: the edge checks them … |
+| ``people`` | People and their teams across organizations: a user's teams (``userListTeams``), a search of an … |
+| ``people_records`` | OrganizationPermissions records (fj:routers/api/v1/org/org.go). |
+| ``people_routes`` | Organizations as lists and people in them: every organization (everyone's and the site admin's list), a … |
 | ``records`` | Organization and Team records (fj:services/convert/convert.go), field for field. |
 | ``request`` | What every route under ``/orgs/{org}`` reads from its request: the organization as the caller may see it, … |
 | ``routes`` | Organizations: the organization itself, its members, teams and repositories. |

@@ -94,6 +94,13 @@ def organizations_of(user_id: int) -> list[tuple[Account | None, OrgMember | Non
             for org_id in org_ids]
 
 
+def organization_ids_of(user_id: int) -> set[int]:
+    """Ids of the organizations the user belongs to (one Query of the member-of items,
+    no organization read)."""
+    return {int(link.org_id) for link in Item.query(
+        keys.account_partition(user_id), Item.sk.startswith(keys.MEMBER_OF_PREFIX))}
+
+
 # Memberships --------------------------------------------------------------------------
 
 def member_key(org_id: int, user_id: int) -> tuple[str, str]:

@@ -16,7 +16,7 @@ work and never commit.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from chalicelib import accounts, repos
 from chalicelib.orgs.models import Team, TeamLink, TeamMember, TeamRepo, keys
@@ -69,6 +69,15 @@ def get_in_org(org_id: int, team_id: int, *, fresh: bool = False) -> Team | None
 def get_many_in_org(org_id: int, team_ids) -> list[Team]:
     """Teams of one organization by id, read in one batch; missing ones left out."""
     wanted = [keys.team(org_id, int(team_id)) for team_id in team_ids]
+    unit_of_work.prefetch(wanted)
+    found = (unit_of_work.get(Team, key) for key in wanted)
+    return [team for team in found if team is not None]
+
+
+def get_across(pairs: Iterable[tuple[int, int]]) -> list[Team]:
+    """Teams of several organizations by (organization id, team id), read in one batch
+    (a user's teams); missing ones left out."""
+    wanted = [keys.team(int(org_id), int(team_id)) for org_id, team_id in pairs]
     unit_of_work.prefetch(wanted)
     found = (unit_of_work.get(Team, key) for key in wanted)
     return [team for team in found if team is not None]

@@ -135,6 +135,8 @@ def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
                            "the base")
     if ctx.user is None:
         raise PermissionDenied("sign in to open a pull request")
+    # Before any git work (create_issue asks again, from the same preloaded item).
+    accounts.check_not_blocked([ctx.repo.owner_id], ctx.user.id)
     source, head_branch = head_view(ctx, head)
     if source.repo.id == ctx.repo.id and head_branch == base:
         raise InvalidInput("Invalid PullRequest: There are no changes between the head and "

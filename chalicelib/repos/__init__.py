@@ -7,7 +7,8 @@ repoAddCollaborator, repoDeleteCollaborator, repoGetRepoPermissions,
 userCurrentCheckStarring, userCurrentPutStar, userCurrentDeleteStar,
 userCurrentListStarred, userListStarred, repoListStargazers, userCurrentCheckSubscription,
 userCurrentPutSubscription, userCurrentDeleteSubscription, repoListSubscribers,
-userCurrentListSubscriptions, repoListKeys, repoCreateKey, repoGetKey, repoDeleteKey.
+userCurrentListSubscriptions, userListSubscriptions, repoListKeys, repoCreateKey,
+repoGetKey, repoDeleteKey.
 Operations (``routes.py``): repoGet, repoSearch, userCurrentListRepos, userListRepos,
 listForks.
 
@@ -41,6 +42,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "followers":                "access",
     "deploy_keys_of":           "access_store",
     "stage_delete_deploy_key":  "access_store",
+    "repo_watcher_ids":         "access_store.watcher_ids",
+    "repo_watched_by":          "access_store.watches",
+    "repo_watch_key":           "access_store.watch_key",
     "locate_branch":            "fork_network.locate",
     "MERGE_DEFAULTS":           "merge_settings.DEFAULTS",
     "MERGE_STYLE_SWITCH":       "merge_settings.STYLE_SWITCH",

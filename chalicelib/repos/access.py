@@ -109,10 +109,15 @@ def add_collaborator(actor: Account, view: RepoView, name: str,
     try:
         with _writing(repo) as uow:
             store.stage_add_collaborator(repo, int(user.id), label, clock.seconds())
+            accounts.stage_not_blocked(int(repo.owner_id), int(user.id))
+            accounts.stage_not_blocked(int(user.id), int(repo.owner_id))
             uow.raise_event(events.CollaboratorChanged(
                 **_about(actor, repo), user_id=int(user.id), permission=label, action="added",
                 user=events.snapshot(user)))
     except ConditionFailed as failed:
+        refused = accounts.block_refusal(failed)
+        if refused is not None:
+            raise refused from None
         if failed.label != store.COLLABORATOR:
             raise
         if mode is not None:
@@ -176,6 +181,7 @@ def collaborating_on(caller: Caller, user: Account) -> list[RepoView]:
 def follow(relation: Relation, user: Account, view: RepoView) -> None:
     """Star or watch: a second call changes nothing (the conditional put fails, so the
     counter is not bumped either, and no event is raised)."""
+    accounts.check_not_blocked([view.repo.owner_id], user.id)   # preloaded: no read
     _change_relation(relation, user, view, "added")
 
 

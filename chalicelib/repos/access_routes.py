@@ -173,6 +173,14 @@ def list_my_subscriptions(req: ApiRequest) -> ApiResponse:
     return repo_list(req, access.followed_by(access.WATCHES, caller(req), req.actor))
 
 
+@route("GET", "/users/{username}/subscriptions", "userListSubscriptions",
+       summary="List the repositories watched by a user", tag="user", scope="user",
+       query=PAGE, responses={200: "RepositoryList", 404: "notFound"})
+def list_user_subscriptions(req: ApiRequest) -> ApiResponse:
+    user = accounts.get_visible_user(req.actor, req.params["username"])
+    return repo_list(req, access.followed_by(access.WATCHES, caller(req), user))
+
+
 # Deploy keys ----------------------------------------------------------------------------
 
 def _key_record(req: ApiRequest, key, view: RepoView) -> dict:

@@ -152,6 +152,23 @@ def follower_ids(relation: Relation, repo_id: int) -> list[int]:
     return [int(i.user_id) for i in _query(keys.repo_partition(repo_id), relation.mark_prefix)]
 
 
+def watches(repo_id: int, user_id: int, *, consistent: bool = True) -> bool:
+    """``consistent=False``: from what the request already read (``watch_key`` in a
+    batch), else one GetItem."""
+    if consistent:
+        return follows(WATCHES, repo_id, user_id)
+    return unit_of_work.get(UserLink, watch_key(repo_id, user_id)) is not None
+
+
+def watch_key(repo_id: int, user_id: int) -> tuple[str, str]:
+    return WATCHES.mark(repo_id, user_id)
+
+
+def watcher_ids(repo_id: int) -> list[int]:
+    """Who watches the repository (notifications go to them), in user id order."""
+    return follower_ids(WATCHES, repo_id)
+
+
 def followed_repos(relation: Relation, user_id: int) -> list[Repo]:
     return linked_repos(user_id, relation.link_prefix)
 

@@ -61,6 +61,8 @@ class Repo(Item, discriminator="repo"):
     mirror_updated = NumberAttribute(default=0)
     mirror_next = NumberAttribute(default=0)
     original_url = UnicodeAttribute(default="")      # without credentials
+    # SHA-256 of the uploaded avatar's PNG, "" for the identicon (chalicelib/avatars).
+    avatar = UnicodeAttribute(default="")
     # Credentials for pulling a private mirror (table is encrypted at rest).
     mirror_auth = UnicodeAttribute(default="")
     # A pull mirror migrated with ``lfs``: each sync fetches the new Git LFS objects

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from chalicelib import avatars
 from chalicelib.accounts import user_record
 from chalicelib.http import schemas
 from chalicelib.http.formats import GO_ZERO_TIME, app_url, go_duration, rfc3339
@@ -132,7 +133,7 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "has_actions": True,
         **{name: value for name, value in merge_settings.settings_of(repo).items()
            if name in _REPO_MERGE_FIELDS},
-        "avatar_url": "",
+        "avatar_url": avatars.avatar_link(avatars.REPOSITORY_AVATAR, repo.id, repo.avatar),
         "internal": not repo.private and owner.visibility == "private",
         "mirror_interval": go_duration(repo.mirror_interval) if repo.mirror else "",
         "object_format_name": repo.object_format,

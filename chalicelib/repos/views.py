@@ -46,7 +46,11 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None) -> l
     from chalicelib.repos.permissions import access_keys
 
     repo = store.get(owner_name, strip_git(repo_name))
-    return access_keys(repo, user_id) if repo is not None else []
+    if repo is None:
+        return []
+    # Whether the owner blocks the caller (stars, watches) rides in the same batch.
+    blocked = [accounts.block_key(int(repo.owner_id), user_id)] if user_id is not None else []
+    return access_keys(repo, user_id) + blocked
 
 
 def strip_git(name: str) -> str:

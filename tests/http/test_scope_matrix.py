@@ -38,11 +38,12 @@ READ_PARAMS = {"owner": OWNER, "repo": "secret", "username": OWNER, "org": "corp
                "spec": "main...main", "kind": "branch", "rest": "main/README.md",
                "archive": "main.zip", "token": "nothing", "base": "main", "head": "main",
                "uuid": "00000000-0000-0000-0000-000000000000", "basehead": "main...main",
-               "upload": "nothing", "name": "nothing", "comment": "1"}
+               "upload": "nothing", "name": "nothing", "comment": "1", "key": "nothing",
+               "target": OWNER, "user": OWNER}
 WRITE_PARAMS = dict(READ_PARAMS, owner="nobody-here", username="nobody-here",
                     org="nobody-here", collaborator="nobody-here", id="999999",
                     index="999999", attachment_id="999999", delivery="999999",
-                    comment="999999")
+                    comment="999999", user="nobody-here")
 
 
 def routes() -> list[Route]:
