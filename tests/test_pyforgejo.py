@@ -84,3 +84,60 @@ def test_pyforgejo_pull_request_flow(server, tmp_path):
     merged = client.repository.repo_get_pull_request("boss", "flow", 1)
     assert merged.merged is True and merged.state == "closed"
     assert merged.merged_by.login == "boss"
+
+
+def test_pyforgejo_people_calls(server):
+    """Follows, e-mail addresses, blocks, settings, organizations and avatars, as
+    pyforgejo calls them (issue 36)."""
+    import io
+
+    from PIL import Image
+    from pyforgejo.core.api_error import ApiError
+
+    admin = PyforgejoApi(base_url=f"{server.url}/api/v1", api_key=_admin_token(server.url, "people"))
+    for name in ("fola", "folb"):
+        admin.admin.create_user(username=name, email=f"{name}@example.com",
+                                password=f"{name}-password", must_change_password=False)
+    basic = base64.b64encode(b"fola:fola-password").decode()
+    token = httpx.post(f"{server.url}/api/v1/users/fola/tokens",
+                       headers={"Authorization": f"Basic {basic}"},
+                       json={"name": "people", "scopes": ["all"]}).json()["sha1"]
+    fola = PyforgejoApi(base_url=f"{server.url}/api/v1", api_key=token)
+
+    fola.user.current_put_follow("folb")
+    fola.user.check_following("fola", "folb")                 # 204: no exception
+    assert [u.login for u in fola.user.current_list_following()] == ["folb"]
+    assert [u.login for u in fola.user.list_followers("folb")] == ["fola"]
+    assert fola.user.get("folb").followers_count == 1
+    fola.user.current_delete_follow("folb")
+    with pytest.raises(ApiError) as missing:
+        fola.user.check_following("fola", "folb")
+    assert missing.value.status_code == 404
+
+    added = fola.user.add_email(emails=["fola.work@example.com"])
+    assert [e.email for e in added] == ["fola.work@example.com"]
+    assert {e.email: e.primary for e in fola.user.list_emails()} == {
+        "fola@example.com": True, "fola.work@example.com": False}
+    fola.user.delete_email(emails=["fola.work@example.com"])
+    assert "fola@example.com" in [e.email for e in admin.admin.get_all_emails(limit=50)]
+
+    settings = fola.user.update_user_settings(full_name="Fola", hide_email=True)
+    assert settings.full_name == "Fola" and settings.hide_email is True
+    assert fola.user.get_user_settings().full_name == "Fola"
+
+    fola.user.block_user("folb")
+    assert [b.block_id for b in fola.user.list_blocked_users()] == [fola.user.get("folb").id]
+    fola.user.unblock_user("folb")
+
+    admin.organization.org_create(username="peopleorg")
+    assert "peopleorg" in [o.username for o in fola.organization.org_get_all(limit=50)]
+    assert "peopleorg" in [o.username for o in admin.admin.get_all_orgs(limit=50)]
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (10, 120, 200)).save(out, format="PNG")
+    fola.user.update_avatar(image=base64.b64encode(out.getvalue()).decode())
+    avatar_url = fola.user.get_current().avatar_url
+    path = "/" + avatar_url.split("://", 1)[1].split("/", 1)[1]
+    served = httpx.get(f"{server.url}{path}")
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    assert served.content.startswith(b"\x89PNG")

@@ -32,7 +32,7 @@ from chalicelib.accounts import email_store, store
 from chalicelib.accounts.service import get_user, validate_email
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.store import unit_of_work
+from chalicelib.store import pages, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts.models import EmailAddress
@@ -180,14 +180,8 @@ def every_address(actor: Account | None, keyword: str, offset: int,
     (bounded) number of matches."""
     _require_site_admin(actor)
     keyword = keyword.strip().lower()
-    page, seen = [], 0
-    for item in email_store.every_address():
-        if keyword and keyword not in item.email.lower():
-            continue
-        if offset <= seen < offset + limit:
-            page.append(item)
-        seen += 1
-        if seen >= offset + limit + COUNT_AHEAD:
-            break
+    page, seen = pages.window((i for i in email_store.every_address()
+                               if not keyword or keyword in i.email.lower()),
+                              offset, limit, ahead=COUNT_AHEAD)
     owners = {int(a.id): a for a in store.get_many(int(i.user_id) for i in page)}
     return [_shown(i, owners[int(i.user_id)]) for i in page if int(i.user_id) in owners], seen

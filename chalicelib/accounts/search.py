@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from chalicelib.accounts import store
 from chalicelib.accounts.service import can_see
+from chalicelib.store import pages
 
 if TYPE_CHECKING:
     from chalicelib.accounts.store import Account
@@ -97,16 +98,8 @@ def search(viewer: Account | None, query: UserQuery, offset: int,
                     break
         found.sort(key=key, reverse=descending)
         return found[offset:offset + limit], len(found)
-    page, seen = [], 0
-    for account in _candidates(query, query.sort == "reversealphabetically"):
-        if not matches(account):
-            continue
-        if offset <= seen < offset + limit:
-            page.append(account)
-        seen += 1
-        if seen >= offset + limit + COUNT_AHEAD:
-            break
-    return page, seen
+    found = (a for a in _candidates(query, query.sort == "reversealphabetically") if matches(a))
+    return pages.window(found, offset, limit, ahead=COUNT_AHEAD)
 
 
 def site_admin_exists() -> bool:

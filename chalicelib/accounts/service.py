@@ -211,6 +211,17 @@ _BOOL_FIELDS = {
 _TEXT_FIELDS = ("full_name", "location", "website", "description", "pronouns", "login_name")
 
 
+def apply_fields(account: Account, sent: dict, fields: dict[str, str]) -> list[str]:
+    """Set each sent option field (name -> the account attribute it sets) that differs;
+    the names of those that changed."""
+    changed = []
+    for field, attr in fields.items():
+        if field in sent and getattr(account, attr) != sent[field]:
+            setattr(account, attr, sent[field])
+            changed.append(field)
+    return changed
+
+
 def edit_user(actor: Account | None, name: str, option: EditUserOption) -> Account:
     """adminEditUser: absent (or null) fields stay as they are."""
     _require_site_admin(actor)
@@ -219,11 +230,7 @@ def edit_user(actor: Account | None, name: str, option: EditUserOption) -> Accou
     account = get_user(name)
     old_email = account.email
     sent = {field: value for field, value in given_fields(option).items() if value is not None}
-    changed = []
-    for field, attr in _BOOL_FIELDS.items():
-        if field in sent and getattr(account, attr) != sent[field]:
-            setattr(account, attr, sent[field])
-            changed.append(field)
+    changed = apply_fields(account, sent, _BOOL_FIELDS)
     for field in (*_TEXT_FIELDS, "source_id", "max_repo_creation"):
         if field in sent and getattr(account, field) != sent[field]:
             setattr(account, field, sent[field])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from chalicelib import clock, events
 from chalicelib.accounts import store
 from chalicelib.accounts.options import UserSettingsOptions
-from chalicelib.accounts.service import actor_of_event
+from chalicelib.accounts.service import actor_of_event, apply_fields
 from chalicelib.errors import ConditionFailed, ConflictError, PermissionDenied
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
@@ -48,11 +48,7 @@ def update_settings(actor: Account | None, option: UserSettingsOptions) -> Accou
     # Forgejo's binding rule (ValidUrl, empty clears) answers before anything is read.
     input_rules.check_url(option.website or "", "website")
     sent = {name: value for name, value in given_fields(option).items() if value is not None}
-    changed = []
-    for field, attr in SETTINGS_FIELDS.items():
-        if field in sent and getattr(account, attr) != sent[field]:
-            setattr(account, attr, sent[field])
-            changed.append(field)
+    changed = apply_fields(account, sent, SETTINGS_FIELDS)
     if not changed:
         return account
     account.updated = clock.seconds()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from chalicelib import accounts
+from chalicelib.store import pages
 from chalicelib.errors import PermissionDenied
 from chalicelib.orgs import store
 
@@ -42,16 +43,9 @@ def _visible(viewer: Account | None, public_only: bool) -> Callable[[Account], b
 
 def _page(matches: Callable[[Account], bool], offset: int,
           limit: int) -> tuple[list[Account], int]:
-    page, seen = [], 0
-    for org in accounts.all_organizations():
-        if org.account_type != "org" or not matches(org):
-            continue
-        if offset <= seen < offset + limit:
-            page.append(org)
-        seen += 1
-        if seen >= offset + limit + COUNT_AHEAD:
-            break
-    return page, seen
+    return pages.window((org for org in accounts.all_organizations()
+                         if org.account_type == "org" and matches(org)),
+                        offset, limit, ahead=COUNT_AHEAD)
 
 
 def visible_orgs(viewer: Account | None, offset: int, limit: int, *,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import time
+import uuid
 
 import httpx
 import pytest
@@ -31,25 +32,23 @@ def runtime(tmp_path_factory):
         yield runtime
 
 
-_casts = iter(range(1, 1000))
-
-
 @pytest.fixture
 def forge(runtime):
     """Four new people for this test (``alice`` … ``dave`` are roles: their logins carry
-    the test's number), so tests share the server but nothing else."""
-    return Forge(runtime.url, next(_casts))
+    a suffix of the test's own), so tests share the server but nothing else."""
+    return Forge(runtime.url, uuid.uuid4().hex[:8])
 
 
 class Forge:
-    def __init__(self, url: str, cast: int):
+    def __init__(self, url: str, cast: str):
         self.url, self.api, self.tokens = url, f"{url}/api/v1", {}
         self.login = {role: f"{role}{cast}" for role in PEOPLE}
         boss = {"Authorization": "Basic " + base64.b64encode(b"boss:boss-password").decode()}
         for role, name in self.login.items():
-            httpx.post(f"{self.api}/admin/users", headers=boss, json={
+            made = httpx.post(f"{self.api}/admin/users", headers=boss, json={
                 "username": name, "email": f"{name}@example.com", "password": "pass-word-1",
-                "must_change_password": False}).raise_for_status()
+                "must_change_password": False})
+            assert made.status_code == 201, made.text
             basic = base64.b64encode(f"{name}:pass-word-1".encode()).decode()
             self.tokens[role] = httpx.post(f"{self.api}/users/{name}/tokens",
                                            headers={"Authorization": f"Basic {basic}"},
