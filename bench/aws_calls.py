@@ -18,6 +18,7 @@ Every problem is printed on its own line under PROBLEMS, naming the operation.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from collections import Counter
@@ -157,47 +158,16 @@ BUDGETS.update(scenarios_reviews.BUDGETS)
 SCENARIOS.update(scenarios_protection.scenarios())
 BUDGETS.update(scenarios_protection.BUDGETS)
 
-# Git LFS (issue 28).
-import scenarios_lfs  # noqa: E402
-
-SCENARIOS.update(scenarios_lfs.scenarios())
-BUDGETS.update(scenarios_lfs.BUDGETS)
-
-# Git LFS locks (issue 28).
-import scenarios_lfs_locks  # noqa: E402
-
-SCENARIOS.update(scenarios_lfs_locks.scenarios())
-BUDGETS.update(scenarios_lfs_locks.BUDGETS)
-
-# Blocking users: a user's and an organization's blocks.
-import scenarios_blocks  # noqa: E402
-
-SCENARIOS.update(scenarios_blocks.scenarios())
-BUDGETS.update(scenarios_blocks.BUDGETS)
-
-# Avatars: identicons and uploads (chalicelib/avatars).
-import scenarios_avatars  # noqa: E402
-
-SCENARIOS.update(scenarios_avatars.scenarios())
-BUDGETS.update(scenarios_avatars.BUDGETS)
-
-# Followers and following; users' e-mail addresses.
-import scenarios_follows  # noqa: E402
-
-SCENARIOS.update(scenarios_follows.scenarios())
-BUDGETS.update(scenarios_follows.BUDGETS)
-
-# Organizations as lists and the people in them; a user's own settings.
-import scenarios_people  # noqa: E402
-
-SCENARIOS.update(scenarios_people.scenarios())
-BUDGETS.update(scenarios_people.BUDGETS)
-
-# Notifications and issue subscriptions (chalicelib/notifications).
-import scenarios_notifications  # noqa: E402
-
-SCENARIOS.update(scenarios_notifications.scenarios())
-BUDGETS.update(scenarios_notifications.BUDGETS)
+# The areas whose scenario modules carry their own budgets, each a module with
+# ``scenarios()`` and ``BUDGETS``: Git LFS and its locks (issue 28); blocks, avatars,
+# follows and e-mail addresses, organization lists and user settings, notifications and
+# issue subscriptions, activity feeds and the heatmap, user webhooks (issue 36).
+for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
+                "scenarios_avatars", "scenarios_follows", "scenarios_people",
+                "scenarios_notifications", "scenarios_activity", "scenarios_user_hooks"):
+    _area = importlib.import_module(_module)
+    SCENARIOS.update(_area.scenarios())
+    BUDGETS.update(_area.BUDGETS)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

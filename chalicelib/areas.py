@@ -17,6 +17,7 @@ from chalicelib.git_transport import routes as git_http
 from chalicelib.lfs import routes as lfs
 from chalicelib.lfs import lock_routes as lfs_locks
 from chalicelib.webhooks import routes as webhook_routes
+from chalicelib.webhooks import user_hook_routes
 from chalicelib.instance import routes as instance
 from chalicelib.orgs import routes as orgs
 from chalicelib.orgs import people_routes as org_people
@@ -29,6 +30,7 @@ from chalicelib.http import swagger
 from chalicelib.notifications import subscription_routes as issue_subscriptions
 from chalicelib.issues import routes as issues
 from chalicelib.notifications import routes as notifications
+from chalicelib.activity import routes as activity
 # Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.
 from chalicelib.reviews import routes as reviews
 from chalicelib.pulls import routes as pulls

@@ -201,6 +201,17 @@ def drain_outbox() -> list:
     return found
 
 
+def deliver_to(consumer) -> list:
+    """Run one consumer (a domain's face: ``wants_event``, ``on_event``) on every waiting
+    event, as the worker would; the events it took."""
+    ran = []
+    for event in drain_outbox():
+        if consumer.wants_event(event):
+            consumer.on_event(event)
+            ran.append(event)
+    return ran
+
+
 def owner_and_writer(api) -> dict[str, str]:
     """Users alice and bob with tokens; alice owns ``alice/open`` and bob writes to it."""
     tokens = {}

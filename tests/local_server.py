@@ -113,3 +113,19 @@ def commit_random_file(repo: Path, name: str, size: int) -> str:
 
 def push_url(base: str, path: str) -> str:
     return base.replace("http://", f"http://root:{ADMIN_PASSWORD}@") + path
+
+
+@contextlib.contextmanager
+def runtime_with_events(data_dir: Path):
+    """An in-process local runtime running the domain-event pipeline (the consumers run
+    as on ``make run``), with the site admin ``boss`` (password ``boss-password``)."""
+    from chalicelib.accounts.service import ensure_admin
+    from chalicelib.local.event_pipeline import EventPipeline
+    from chalicelib.local.runtime import LocalRuntime
+
+    with LocalRuntime(port=0, data_dir=data_dir, access_log=False,
+                      sync_journal=False) as runtime:
+        for task in EventPipeline(runtime.yield_to_requests).tasks():
+            runtime.add_background(task)
+        ensure_admin("boss", "boss-password", "boss@example.com")
+        yield runtime

@@ -176,6 +176,10 @@ def _load_builtin() -> None:
     # Threads for the people who follow an issue, pull request or release.
     register("notifications", notifications.EVENT_TYPES, notifications.on_event,
              notifications.wants_event)
+    # Activity feeds and the heatmap (chalicelib/activity).
+    from chalicelib import activity
+
+    register("activity-feeds", activity.EVENT_TYPES, activity.on_event, activity.wants_event)
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event,
              webhooks.wants_event)

@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 from chalicelib import repos
 from chalicelib.notifications.models import SubjectLink, Subscription, Thread
 from chalicelib.notifications.states import ACTIVE_BOX, READ, UNREAD, nkeys
-from chalicelib.store import ids, unit_of_work
+from chalicelib.store import ids, pages, unit_of_work
 from chalicelib.store.table import Item
 
 THREAD = "thread"            # ConditionFailed label: the (subject, person) link is taken
@@ -50,14 +50,8 @@ def _box(user_id: int, box: str, repo_id: int | None, low: str | None,
     index, partition = (Item.gsi1, nkeys.user_box(user_id, box)) if repo_id is None else \
         (Item.gsi2, nkeys.repo_box(user_id, repo_id, box))
     sort = Item.gsi1sk if repo_id is None else Item.gsi2sk
-    condition = None
-    if low is not None and high is not None:
-        condition = sort.between(low, high)
-    elif low is not None:
-        condition = sort >= low
-    elif high is not None:
-        condition = sort <= high
-    for found in index.query(partition, condition, scan_index_forward=False, page_size=50):
+    for found in index.query(partition, pages.sort_range(sort, low, high),
+                             scan_index_forward=False, page_size=50):
         if isinstance(found, Thread):
             yield found
 

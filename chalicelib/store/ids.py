@@ -18,13 +18,17 @@ from chalicelib.store.table import Counter
 MAX_SAFE_ID = 2 ** 53 - 1
 BLOCK = 16
 
-_blocks: dict[str, tuple[int, int]] = {}     # sequence -> (next id, last id of block)
+# (table, endpoint, sequence) -> (next id, last id of block).  Keyed by the table too:
+# a process that talks to two tables in turn (the tests' worlds beside a local runtime
+# started in the same process) must never hand out one table's block in the other.
+_blocks: dict[tuple, tuple[int, int]] = {}
 _lock = threading.Lock()
 
 
 def next_id(sequence: str) -> int:
+    where = (Counter.Meta.table_name, Counter.Meta.host, sequence)
     with _lock:
-        following, last = _blocks.get(sequence, (1, 0))
+        following, last = _blocks.get(where, (1, 0))
         if following > last:
             counter = Counter(*keys.counter(sequence))
             counter.update(actions=[Counter.value.add(BLOCK)])
@@ -32,7 +36,7 @@ def next_id(sequence: str) -> int:
             following = last - BLOCK + 1
             if last > MAX_SAFE_ID:  # pragma: no cover - would take 2**53 creations
                 raise OverflowError(f"id sequence {sequence!r} exhausted")
-        _blocks[sequence] = (following + 1, last)
+        _blocks[where] = (following + 1, last)
         return following
 
 

@@ -5,7 +5,7 @@ whole index; the count is exact when the matches end within that, else what was 
 (still enough for a client's ``next`` link)."""
 from __future__ import annotations
 
-from typing import Iterable, TypeVar
+from typing import Any, Iterable, TypeVar
 
 T = TypeVar("T")
 
@@ -19,3 +19,15 @@ def window(matches: Iterable[T], offset: int, limit: int, *, ahead: int) -> tupl
         if seen >= offset + limit + ahead:
             break
     return page, seen
+
+
+def sort_range(sort_key: Any, low: str | None, high: str | None) -> Any:
+    """A key condition on an index's sort key between ``low`` and ``high`` (inclusive;
+    either may be None: unbounded), or None for the whole partition."""
+    if low is not None and high is not None:
+        return sort_key.between(low, high)
+    if low is not None:
+        return sort_key >= low
+    if high is not None:
+        return sort_key <= high
+    return None

@@ -1,4 +1,4 @@
-"""Webhooks: repository, organization and system hooks, and their deliveries.
+"""Webhooks: repository, organization, user and system hooks, and their deliveries.
 
 Operations (``delivery_routes.py``): repoListHookDeliveries, repoGetHookDelivery,
 repoRedeliverHookDelivery, orgListHookDeliveries, orgGetHookDelivery,
@@ -7,6 +7,8 @@ adminRedeliverHookDelivery, repoTestHook.
 Operations (``routes.py``): repoListHooks, repoCreateHook, repoGetHook, repoEditHook,
 repoDeleteHook, orgListHooks, orgCreateHook, orgGetHook, orgEditHook, orgDeleteHook,
 adminListHooks, adminCreateHook, adminGetHook, adminEditHook, adminDeleteHook.
+Operations (``user_hook_routes.py``): userListHooks, userCreateHook, userGetHook,
+userEditHook, userDeleteHook.
 
 | module | what it holds |
 |---|---|
@@ -30,10 +32,11 @@ adminListHooks, adminCreateHook, adminGetHook, adminEditHook, adminDeleteHook.
 | ``snapshots`` | Stored records rebuilt from the snapshots domain events carry (``events.snapshot``), never saved: … |
 | ``sources`` | What a webhook payload is made from, for the delivery consumer: the records an event's snapshots describe … |
 | ``store`` | Webhooks of repositories and organizations, in the table. |
+| ``user_hook_routes`` | The signed-in user's own webhooks (``/user/hooks``; fj:routers/api/v1/user/hook.go). |
 
 | layer | modules |
 |---|---|
-| routes (thin handlers) | ``routes``, ``delivery_routes`` |
+| routes (thin handlers) | ``routes``, ``delivery_routes``, ``user_hook_routes`` |
 | consumer of domain events | ``consumers`` (the ``webhooks`` consumer: every event a hook wants becomes a delivery; ``app.py`` runs the delivery queue's function) |
 | records (what receivers get) | ``formats`` (Forgejo, Gitea, Slack, Discord … bodies), ``payloads`` (Forgejo's payloads per event), ``release_payloads``, ``review_payloads`` (code review), ``chat`` |
 | rules | ``service`` (hooks: who may manage which, validation, events), ``deliveries`` (the ordered, retried queue per hook), ``history`` (delivery history, redelivery), ``sender`` (one HTTP attempt through the SSRF guard) |

@@ -67,6 +67,7 @@ def _hooks_in_scope(event: domain_events.Event, repo_id: int, owner_id: int) -> 
             mine = _looked_up.memo = (event.event_id, {})
         memo = mine[1]
     found = []
+    # "org": the owner's account partition, an organization's hooks or a user's.
     for kind, owner in (("repo", repo_id), ("org", owner_id), ("system", 0)):
         key = ("webhook-hooks", kind, owner)     # the system's hooks: once for every repository
         if key not in memo:

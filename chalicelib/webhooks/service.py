@@ -110,8 +110,9 @@ _FLAG_OF_EVENT = dict(EVENT_FLAGS)
 
 @dataclass(frozen=True)
 class Scope:
-    """The owner of a set of hooks: a repository or an organization (its partition)."""
-    kind: str        # "repo" | "org", as Hook.owner_kind
+    """The owner of a set of hooks: a repository, an organization or a user (its
+    partition), or the system."""
+    kind: str        # "repo" | "org" | "user" | "system", as Hook.owner_kind
     owner_id: int
 
 
@@ -133,6 +134,20 @@ def org_scope(actor: Account | None, name: str) -> Scope:
     if not is_org_owner(org, actor):
         raise PermissionDenied("Must be an organization owner")
     return Scope("org", int(org.id))
+
+
+def user_scope(actor: Account) -> Scope:
+    """The signed-in user's own hooks (``/user/hooks``; Forgejo's ListOwnerHooks with the
+    doer): nobody reaches another user's, site admins neither (a hook id of someone
+    else's is not found).  They live in the account's partition beside an organization's,
+    so the owner's query of ``hooks_in_scope`` finds them for the user's repositories."""
+    return Scope("user", int(actor.id))
+
+
+def hook_keys(scope: Scope, hook_id: str) -> list[tuple[str, str]]:
+    """The table key of ``scope``'s hook ``hook_id`` (a path parameter), for a request's
+    second batched read; none when it is no number."""
+    return [store.hook_key(scope.kind, scope.owner_id, int(hook_id))] if hook_id.isdigit() else []
 
 
 SYSTEM = Scope("system", 0)
@@ -202,13 +217,16 @@ def matching_hooks(repo: Repo, owner: Account, event: str,
 
 def hooks_in_scope(repo_id: int, owner_id: int) -> list[Hook]:
     """The active hooks of a repository, then of its owner, then the system hooks: every
-    hook that an event of the repository could reach (three consistent queries)."""
+    hook that an event of the repository could reach (three consistent queries).  The
+    owner's query reads the account's partition, where an organization's hooks and a
+    user's (``user_scope``) both live: a user's repository costs no query more."""
     return [*active_hooks_of("repo", repo_id), *active_hooks_of("org", owner_id),
             *active_hooks_of("system", 0)]
 
 
 def active_hooks_of(kind: str, owner_id: int) -> list[Hook]:
-    """One of the three (``kind``: repo, org or system)."""
+    """One of the three (``kind``: repo, org or system; ``org`` is the owner's account
+    partition, which holds a user's hooks as well)."""
     found = store.hooks_of(kind, owner_id)
     return [h for h in found if h.active and (kind != "system" or h.is_system)]
 

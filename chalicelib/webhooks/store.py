@@ -5,6 +5,7 @@
 | repository hook | ``R#<repo id>`` | ``HOOK#<hook id, 15 digits>`` |
 | organization hook | ``A#<org id>`` | ``HOOK#<hook id, 15 digits>`` |
 | system or default hook (``/admin/hooks``) | ``SYSHOOKS`` | ``HOOK#<hook id, 15 digits>`` |
+| user hook (``/user/hooks``) | ``A#<user id>`` | ``HOOK#<hook id, 15 digits>`` |
 
 A hook lives in its owner's partition, so listing an owner's hooks (and finding the
 hooks an event reaches: the repository's, then its owner's) is one Query each, and
@@ -27,6 +28,8 @@ def hook_key(owner_kind: str, owner_id: int, hook_id: int) -> tuple[str, str]:
         return keys.org_hook(owner_id, hook_id)
     if owner_kind == "system":
         return keys.system_hook(hook_id)
+    if owner_kind == "user":       # the account's partition, as an organization's
+        return keys.org_hook(owner_id, hook_id)
     raise ValueError(f"unknown hook owner kind {owner_kind!r}")
 
 

@@ -1,6 +1,7 @@
 """Which consumers an event reaches (``wants_event``, asked before the claim), on the
-in-memory twin: a tag pushed to a repository without hooks costs no delivery mark and
-runs nothing; a hook, a branch, the default branch bring their consumers back."""
+in-memory twin: a tag pushed to a repository without hooks runs the activity feed alone
+(Forgejo shows the tag pushed: one write) and costs no other delivery mark; a hook, a
+branch, the default branch bring their consumers back."""
 from __future__ import annotations
 
 import json
@@ -30,16 +31,16 @@ def ran(event: events.Event) -> set[str]:
             if outbox.is_done(event.event_id, c.name)}
 
 
-def test_a_tag_nobody_subscribes_to_runs_no_consumer(memory):
+def test_a_tag_nobody_subscribes_to_runs_the_activity_feed_alone(memory):
     alice = scene.user("alice")
     view = scene.repo(alice, "app", auto_init=True)
     tag = pushed(alice, view, "refs/tags/v1")
     created = events.RefCreated(actor_id=int(alice.id), repo_id=int(view.repo.id),
                                 repo=tag.repo, ref="v1", ref_type="tag", sha=SHA).stamped()
-    assert ran(tag) == set() and ran(created) == set()
-    # no mark at all: each consumer could still claim the event
+    assert ran(tag) == {"activity-feeds"} and ran(created) == set()
+    # no other mark: each other consumer could still claim the event
     assert all(outbox.claim(tag.event_id, c.name, lease_seconds=1)
-               for c in consumers.consumers_for(tag))
+               for c in consumers.consumers_for(tag) if c.name != "activity-feeds")
 
 
 def test_a_hook_of_the_repository_or_its_owner_brings_webhook_delivery_back(memory):
@@ -49,11 +50,11 @@ def test_a_hook_of_the_repository_or_its_owner_brings_webhook_delivery_back(memo
     option = CreateHookOption(type="forgejo", events=["push", "create"], active=True,
                               config={"url": "http://8.8.8.8/hook", "content_type": "json"})
     hooks.create_hook(alice, hooks.org_scope(alice, "acme"), option)
-    assert ran(pushed(alice, mine, "refs/tags/v1")) == set()
-    assert ran(pushed(alice, theirs, "refs/tags/v1")) == {"webhook-delivery"}
+    assert ran(pushed(alice, mine, "refs/tags/v1")) == {"activity-feeds"}
+    assert ran(pushed(alice, theirs, "refs/tags/v1")) == {"webhook-delivery", "activity-feeds"}
     hooks.create_hook(alice, hooks.repo_scope(repos.view_of(mine.repo, scene.caller(alice))),
                       option)
-    assert ran(pushed(alice, mine, "refs/tags/v2")) == {"webhook-delivery"}
+    assert ran(pushed(alice, mine, "refs/tags/v2")) == {"webhook-delivery", "activity-feeds"}
 
 
 def test_branches_and_the_default_branch_bring_their_consumers(memory):
@@ -61,13 +62,14 @@ def test_branches_and_the_default_branch_bring_their_consumers(memory):
     view = scene.repo(alice, "app", auto_init=True)
     assert view.repo.default_branch == "main"
     assert ran(pushed(alice, view, "refs/heads/topic")) == {
-        "pull-request-sync", "issue-references"}
+        "pull-request-sync", "issue-references", "activity-feeds"}
     assert ran(pushed(alice, view, "refs/heads/main")) == {
-        "pull-request-sync", "issue-references", "language-stats"}
+        "pull-request-sync", "issue-references", "language-stats", "activity-feeds"}
     deleted = pushed(alice, view, "refs/heads/topic")
     deleted = events.RepositoryPushed(**{**deleted.__dict__, "before": SHA, "after": ZERO,
                                          "event_id": ""}).stamped()
-    assert ran(deleted) == {"pull-request-sync"}      # a deleted branch names no commits
+    # a deleted branch names no commits (the feed shows the deletion)
+    assert ran(deleted) == {"pull-request-sync", "activity-feeds"}
 
 
 def test_a_batch_looks_up_hooks_once(memory, monkeypatch):

@@ -13,8 +13,7 @@ import httpx
 import pytest
 from pyforgejo import PyforgejoApi
 
-from chalicelib.local.event_pipeline import EventPipeline
-from chalicelib.local.runtime import LocalRuntime
+from tests.local_server import runtime_with_events
 
 PEOPLE = ("alice", "bob", "carol", "dave")
 WAIT_SECONDS = 20
@@ -22,13 +21,7 @@ WAIT_SECONDS = 20
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory):
-    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("notifications"),
-                      access_log=False, sync_journal=False) as runtime:
-        for task in EventPipeline(runtime.yield_to_requests).tasks():
-            runtime.add_background(task)
-        from chalicelib.accounts.service import ensure_admin
-
-        ensure_admin("boss", "boss-password", "boss@example.com")
+    with runtime_with_events(tmp_path_factory.mktemp("notifications")) as runtime:
         yield runtime
 
 

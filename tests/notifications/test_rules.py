@@ -12,17 +12,11 @@ from chalicelib.notifications import service, store
 from chalicelib.notifications.states import PINNED, READ, UNREAD
 from chalicelib.repos import access
 from tests import memory_scene as scene
-from tests.conftest import drain_outbox
+from tests.conftest import deliver_to
 
 
 def deliver() -> list:
-    """Run the notifications consumer on every waiting event, as the worker would."""
-    ran = []
-    for event in drain_outbox():
-        if notifications.wants_event(event):
-            notifications.on_event(event)
-            ran.append(event)
-    return ran
+    return deliver_to(notifications)
 
 
 class Proj(dict):

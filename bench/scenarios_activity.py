@@ -1,0 +1,66 @@
+"""Scenarios for activity feeds and the heatmap (chalicelib/activity).
+
+The feeds hold what happened on alice/demo and in alice's organization: the bench runs
+no event worker, so the set-up hands the waiting events to the activity consumer itself
+(unmeasured), as the worker would.
+"""
+from __future__ import annotations
+
+import time
+
+from scenarios_orgs import new_org_repo, org
+from scenarios_pulls import DEMO
+from scene import Req, Scene, after
+
+# Signed in with a token, the gateway reads the token and then the account (two
+# batches) before any route runs.  Past that: a user's or an organization's feed page
+# is the account by name (one Query of the name index; none for the caller's own), a
+# Query of the feed's index partition, and one batch of the page's repositories, their
+# owners, the caller's access to them, the actors and (an organization's) the caller's
+# membership; a repository's feed has the repository and the caller's access from the
+# gateway's batches, then the Query and the batch (none when the gateway's batches
+# already hold all of it).  The heatmap: the user (none for the caller's own), one Query.
+BUDGETS = {
+    ("userListActivityFeeds", "token"): 4,
+    ("userListActivityFeeds", "anon"): 3,
+    ("orgListActivityFeeds", "token"): 5,
+    ("repoListActivityFeeds", "token"): 4,
+    ("userGetHeatmapData", "token"): 3,
+}
+
+
+def _deliver_pending() -> None:
+    """What the event worker would do, for the activity consumer only."""
+    from chalicelib import activity, events
+    from chalicelib.store import outbox
+
+    for item in outbox.pending(older_than=time.time() + 3600):
+        event = events.from_message(outbox.message_of(item))
+        if activity.wants_event(event):
+            activity.on_event(event)
+
+
+def activities(s: Scene) -> int:
+    """An issue on alice/demo and a repository of alice's organization, recorded (once):
+    the issue's number."""
+    def make() -> int:
+        number = s.must("POST", f"{DEMO}/issues", "token", {"title": "Feed me"})["number"]
+        new_org_repo(s)
+        _deliver_pending()
+        return number
+    return s.once("activities", make)
+
+
+def scenarios() -> dict:
+    """operationId -> scenario (a function of the scene returning its requests)."""
+    return {
+        "userListActivityFeeds": lambda s: after(activities(s), [
+            Req("GET", "/users/alice/activities/feeds", "token"),
+            Req("GET", "/users/alice/activities/feeds", "anon")]),
+        "orgListActivityFeeds": lambda s: after(activities(s), [
+            Req("GET", f"/orgs/{org(s)}/activities/feeds", "token")]),
+        "repoListActivityFeeds": lambda s: after(activities(s), [
+            Req("GET", f"{DEMO}/activities/feeds", "token")]),
+        "userGetHeatmapData": lambda s: after(activities(s), [
+            Req("GET", "/users/alice/heatmap", "token")]),
+    }
