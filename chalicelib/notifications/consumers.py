@@ -16,6 +16,7 @@ mentioned, assigned, or asked for a review):
 | review submitted | yes | |
 | review requested | | the reviewer (a team's members, but the author) |
 | release published | the repository's watchers and its owner (a user) | |
+| a check's final status on a pull request's head | | the pull request's author |
 
 Only people who may read the subject's unit (issues, pull requests, releases) get a
 thread.  The poster of an issue, a commenter and a reviewer take part from then on
@@ -50,8 +51,11 @@ log = logging.getLogger("nimbus.notifications")
 
 EVENT_TYPES = (domain_events.IssueChanged, domain_events.IssueCommentChanged,
                domain_events.PullReviewChanged, domain_events.ReviewRequestChanged,
-               domain_events.ReleaseChanged)
+               domain_events.ReleaseChanged, domain_events.CommitStatusCreated)
 FOLLOWED_ACTIONS = frozenset({"opened", "closed", "reopened", "merged"})
+# A check's statuses that tell its outcome (GitHub's "CI activity" notifications; Forgejo
+# has none): the author of a pull request hears how the checks of its head ended.
+FINAL_STATES = frozenset({"success", "failure", "error"})
 # Forgejo's work-in-progress prefixes (``[repository.pull-request] WORK_IN_PROGRESS_PREFIXES``).
 WIP_PREFIXES = ("wip:", "[wip]")
 MENTION = re.compile(r"(?<![\w.@/`])@([A-Za-z0-9](?:[\w.-]*[A-Za-z0-9_])?)")
@@ -59,6 +63,7 @@ UNITS = {ISSUE: "repo.issues", PULL: "repo.pulls", RELEASE: "repo.releases"}
 # Why a person was notified (kept on the thread, shown as ``reason``).
 SUBSCRIBED, PARTICIPATING, WATCHING = "subscribed", "participating", "watching"
 MENTIONED, ASSIGNED, REVIEW_REQUESTED = "mention", "assign", "review_requested"
+CHECKS = "ci_activity"
 
 
 @dataclass
@@ -85,12 +90,17 @@ def wants_event(event: domain_events.Event) -> bool:
         return event.action == "review_requested"
     if isinstance(event, domain_events.ReleaseChanged):
         return event.action == "published"
+    if isinstance(event, domain_events.CommitStatusCreated):
+        return event.state in FINAL_STATES
     return False
 
 
 def on_event(event: domain_events.Event) -> None:
-    plan = plan_for(event)
-    if plan is not None:
+    if isinstance(event, domain_events.CommitStatusCreated):
+        plans = _check_plans(event)
+    else:
+        plans = [plan for plan in (plan_for(event),) if plan is not None]
+    for plan in plans:
         deliver(event, plan)
 
 
@@ -164,6 +174,20 @@ def plan_for(event: domain_events.Event) -> Plan | None:
                     {"title": str(release.get("title") or event.tag_name),
                      "release_tag": event.tag_name}, followers=True)
     return None
+
+
+def _check_plans(event: domain_events.CommitStatusCreated) -> list[Plan]:
+    """One plan per open pull request whose head the status is for: its author."""
+    from chalicelib import pulls
+
+    plans = []
+    for issue in pulls.open_pulls_at(int(event.repo_id), event.sha):
+        author = int(issue.poster_id)
+        if author and author != (event.actor_id or 0):
+            plans.append(Plan(PULL, int(issue.id),
+                              _issue_fields(domain_events.snapshot(issue), True),
+                              targeted={author: CHECKS}))
+    return plans
 
 
 # Delivery -------------------------------------------------------------------------------------

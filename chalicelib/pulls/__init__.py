@@ -49,6 +49,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "list_pulls":                  "service",
     "pull_context":                "service",
     "pull_fields_of":              "service.fields_of",
+    "open_pulls_at":               "store",
     "PullFields":                  "store",
     "pull_items":                  "store.pulls",
     "set_pull_fields":             "store.set_fields",

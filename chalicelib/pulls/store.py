@@ -97,6 +97,11 @@ def open_pulls(repo_id: int) -> list[Issue]:
     return query_all_issues(repo_id, "o", "p")
 
 
+def open_pulls_at(repo_id: int, sha: str) -> list[Issue]:
+    """The open pull requests whose head is commit ``sha`` (a status posted for it)."""
+    return [issue for issue in open_pulls(repo_id) if fields_of(issue).head_sha == sha]
+
+
 def pulls(repo_id: int, states: str) -> list[Issue]:
     """Pull requests in ``states`` ("o", "c" or "oc"), newest first."""
     return query_all_issues(repo_id, states, "p")

@@ -145,3 +145,27 @@ def test_someone_elses_thread_is_forbidden_and_a_missing_one_not_found(proj):
         service.thread_of(proj.people["carol"], int(thread.id))
     with pytest.raises(service.NotFoundError):
         service.thread_of(proj.people["bob"], 999999)
+
+
+def test_a_checks_outcome_reaches_the_pull_requests_author(memory):
+    from chalicelib import accounts, pulls
+    from chalicelib.statuses import service as statuses
+    from chalicelib.statuses.options import CreateStatusOption
+    from tests.pulls.test_rules import make_project, open_pull
+
+    project = make_project()
+    issue = open_pull(project["carol"])             # carol's pull request, alice's repo
+    deliver()
+    head = pulls.pull_fields_of(issue).head_sha
+    bob = scene.caller(accounts.account_by_name("bob"))
+    view = repos.view_of(repos.repo_by_id(int(project.view.repo.id)), bob)
+    statuses.create_status(view, bob, head, CreateStatusOption(state="pending", context="ci"))
+    deliver()
+    carol = accounts.account_by_name("carol")
+    query = service.ThreadQuery()
+    assert service.list_threads(carol, query, offset=0, limit=10)[0] == []   # pending: nothing
+    statuses.create_status(view, bob, head, CreateStatusOption(state="failure", context="ci"))
+    deliver()
+    (thread,) = service.list_threads(carol, query, offset=0, limit=10)[0]
+    assert (thread.source, thread.reason, thread.title, int(thread.number)) == \
+        ("Pull", "ci_activity", "Add a", int(issue.number))
