@@ -23,7 +23,7 @@ from chalicelib.notifications import store
 from chalicelib.notifications.states import (ACTIVE_BOX, COMMIT, ISSUE, PINNED, PULL, READ,
                                              READ_BOX, RELEASE, REPOSITORY, STATUSES, UNREAD,
                                              nkeys)
-from chalicelib.store import unit_of_work
+from chalicelib.store import pages, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -92,14 +92,10 @@ def _matching(user: Account, query: ThreadQuery) -> Iterable[Thread]:
 
 def list_threads(user: Account, query: ThreadQuery, *, offset: int,
                  limit: int) -> tuple[list[Thread], int]:
-    """One page of the caller's threads and how many match in all (the page is read a
-    page of the index at a time; counting reads on through the same partitions)."""
-    page, total = [], 0
-    for thread in _matching(user, query):
-        if offset <= total < offset + limit:
-            page.append(thread)
-        total += 1
-    return page, total
+    """One page of the caller's threads and how many match: exact when the matches end
+    on this page, else the page's end plus one (a client still gets a ``next`` link),
+    so a page never reads the index past itself."""
+    return pages.window(_matching(user, query), offset, limit, ahead=1)
 
 
 def new_count(user: Account) -> int:
