@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from scenarios_orgs import new_org_repo, org
+from scenarios_orgs import new_org_repo, on_team, org, team
 from scenarios_pulls import DEMO
 from scene import Req, Scene, after
 
@@ -19,11 +19,15 @@ from scene import Req, Scene, after
 # owners, the caller's access to them, the actors and (an organization's) the caller's
 # membership; a repository's feed has the repository and the caller's access from the
 # gateway's batches, then the Query and the batch (none when the gateway's batches
-# already hold all of it).  The heatmap: the user (none for the caller's own), one Query.
+# already hold all of it).  A team's feed has the team, its organization and the
+# caller's membership from the gateway's batches (as every /teams/{id} route), then the
+# Query of the team's own partition and the batch.  The heatmap: the user (none for the
+# caller's own), one Query.
 BUDGETS = {
     ("userListActivityFeeds", "token"): 4,
     ("userListActivityFeeds", "anon"): 3,
     ("orgListActivityFeeds", "token"): 5,
+    ("orgListTeamActivityFeeds", "token"): 4,
     ("repoListActivityFeeds", "token"): 4,
     ("userGetHeatmapData", "token"): 3,
 }
@@ -51,6 +55,18 @@ def activities(s: Scene) -> int:
     return s.once("activities", make)
 
 
+def team_activities(s: Scene) -> int:
+    """An issue in the repository of alice's organization's write team, recorded (once,
+    after the team has it, so the team's feed shows it): the team's id."""
+    def make() -> int:
+        made = team(s)
+        s.must("POST", f"/repos/{org(s)}/{made['repo']}/issues", "token",
+               {"title": "Team work"})
+        _deliver_pending()
+        return made["id"]
+    return s.once("team_activities", make)
+
+
 def scenarios() -> dict:
     """operationId -> scenario (a function of the scene returning its requests)."""
     return {
@@ -59,6 +75,8 @@ def scenarios() -> dict:
             Req("GET", "/users/alice/activities/feeds", "anon")]),
         "orgListActivityFeeds": lambda s: after(activities(s), [
             Req("GET", f"/orgs/{org(s)}/activities/feeds", "token")]),
+        "orgListTeamActivityFeeds": lambda s: after(team_activities(s), [
+            Req("GET", on_team(s, "/activities/feeds"), "token")]),
         "repoListActivityFeeds": lambda s: after(activities(s), [
             Req("GET", f"{DEMO}/activities/feeds", "token")]),
         "userGetHeatmapData": lambda s: after(activities(s), [

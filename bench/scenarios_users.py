@@ -103,4 +103,11 @@ def scenarios() -> dict:
                                                {"title": s.unique("key"), "key": ssh_key()}, 201)],
         "adminDeleteUserPublicKey": lambda s: [
             Req("DELETE", f"/admin/users/{ME}/keys/{s.new_key()}", "admin", expect=204)],
+        # An admin token suffices here: no password login, unlike userCreateToken.
+        "adminListUserAccessTokens": lambda s: [Req("GET", f"/admin/users/{ME}/tokens", "admin")],
+        "adminCreateUserAccessToken": lambda s: [
+            Req("POST", f"/admin/users/{ME}/tokens", "admin",
+                {"name": s.unique("tok"), "scopes": ["all"]}, 201)],
+        "adminDeleteUserAccessToken": lambda s: [
+            Req("DELETE", f"/admin/users/{ME}/tokens/{s.spare_token()}", "admin", expect=204)],
     }

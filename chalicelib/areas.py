@@ -23,6 +23,7 @@ from chalicelib.orgs import routes as orgs
 from chalicelib.orgs import people_routes as org_people
 from chalicelib.orgs import block_routes as org_blocks
 from chalicelib.repos import access_routes as repo_access
+from chalicelib.repos import owner_routes as owner_renames
 from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
 from chalicelib.http import swagger

@@ -16,8 +16,8 @@ PASSWORD = "secret-pass-1"
 
 def user(name: str, *, admin: bool = False, **fields):
     """A user account (``fields``: CreateUserOption's, e.g. ``restricted=True``)."""
-    option = accounts.CreateUserOption(username=name, email=f"{name}@example.com",
-                                       password=PASSWORD, **fields)
+    option = accounts.CreateUserOption(**{"username": name, "email": f"{name}@example.com",
+                                          "password": PASSWORD, **fields})
     return accounts.create_account(option, is_admin=admin)
 
 

@@ -2,7 +2,8 @@
 SSH keys, user search; and the credentials the gateway asks for (``credentials``).
 
 Operations (``admin_routes.py``): adminSearchUsers, adminCreateUser, adminEditUser,
-adminDeleteUser, adminCreatePublicKey, adminDeleteUserPublicKey.
+adminDeleteUser, adminCreatePublicKey, adminDeleteUserPublicKey,
+adminListUserAccessTokens, adminCreateUserAccessToken, adminDeleteUserAccessToken.
 Operations (``block_routes.py``): userListBlockedUsers, userBlockUser, userUnblockUser.
 Operations (``email_routes.py``): userListEmails, userAddEmail, userDeleteEmail,
 adminGetAllEmails, adminSearchEmails, adminListUserEmails, adminDeleteUserEmails.
@@ -16,7 +17,7 @@ Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 
 | module | what it holds |
 |---|---|
-| ``admin_routes`` | Site administration: users and their keys (organizations and repositories land with their own areas). |
+| ``admin_routes`` | Site administration: users, their keys and their access tokens (organizations and repositories land with … |
 | ``block_routes`` | The signed-in user's blocks: block, unblock, list (Forgejo's ``user`` tag, the user scope, a token … |
 | ``block_store`` | Blocks in the table: who blocked whom. |
 | ``blocks`` | Blocking users (Forgejo's "Blocking a user"): block, unblock, list, and the check other domains make … |
@@ -34,6 +35,7 @@ Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 | ``passwords`` | Password hashing with scrypt (a memory-hard KDF from OpenSSL via hashlib). |
 | ``public_keys`` | Users' SSH public keys: parsing with ``cryptography``, fingerprints, ownership. |
 | ``records`` | User, PublicKey and AccessToken records (fj:services/convert/user.go), field for field. |
+| ``renames`` | Renaming a user or an organization, and the old names that lead to the new ones. |
 | ``routes`` | Users as seen by users: the current user, profiles, tokens and public keys. |
 | ``search`` | Lists of users: the site admin's (``adminSearchUsers``) and everyone's search (``userSearch``), read from … |
 | ``service`` | Users: creation, editing, deletion and visibility rules. |
@@ -64,6 +66,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "check_not_blocked":           "blocks",
     "is_blocked":                  "blocks",
     "unblock_user":                "blocks",
+    "rename_account":              "renames.rename",
+    "renamed_account":             "renames.renamed_to",
     "accounts_by_email":           "claim_store",
     "accounts_by_email_or_login":  "claim_store",
     "accounts_by_login":           "claim_store",
@@ -77,6 +81,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "CreateKeyOption":             "options",
     "CreateUserOption":            "options",
     "EditUserOption":              "options",
+    "RenameUserOption":            "options",
     "parse_ssh_key":               "public_keys",
     "ssh_keys_of":                 "public_keys.list_keys",
     "access_token_record":         "records.access_token",

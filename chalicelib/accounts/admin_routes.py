@@ -1,12 +1,13 @@
-"""Site administration: users and their keys (organizations and repositories land with
-their own areas)."""
+"""Site administration: users, their keys and their access tokens (organizations and
+repositories land with their own areas)."""
 from __future__ import annotations
 
-from chalicelib.accounts import public_keys
+from chalicelib.accounts import public_keys, tokens
 from chalicelib.accounts import records as account_records
 from chalicelib.accounts import routes as users
 from chalicelib.accounts import service as accounts
-from chalicelib.accounts.options import CreateKeyOption, CreateUserOption, EditUserOption
+from chalicelib.accounts.options import (CreateAccessTokenOption, CreateKeyOption,
+                                        CreateUserOption, EditUserOption)
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
@@ -66,4 +67,36 @@ def create_public_key(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ADMIN)
 def delete_public_key(req: ApiRequest) -> ApiResponse:
     public_keys.delete_key(req.actor, req.params["username"], req.int_param("id"))
+    return ApiResponse.empty()
+
+
+# Access tokens of any user.  The token service's reqSelfOrAdmin lets a site admin act on
+# anyone, and the route already refused everyone else (reqSiteAdmin), so these share it
+# with the user variants.  Unlike userCreateToken, no password login is needed: Forgejo's
+# admin group takes any credential of a site admin with the admin scope, as
+# adminCreatePublicKey does.
+@route("GET", "/admin/users/{username}/tokens", "adminListUserAccessTokens",
+       summary="List the specified user's access tokens", query=users.PAGE,
+       responses={200: "AccessTokenList", 403: "forbidden", 404: "notFound"}, **ADMIN)
+def list_tokens(req: ApiRequest) -> ApiResponse:
+    found = tokens.list_tokens(req.actor, req.params["username"])
+    return paging.paged_json(req, found, account_records.access_token)
+
+
+@route("POST", "/admin/users/{username}/tokens", "adminCreateUserAccessToken",
+       summary="Create an access token for the specified user",
+       body="CreateAccessTokenOption",
+       responses={201: "AccessToken", 400: "error", 403: "forbidden", 404: "notFound"},
+       **ADMIN)
+def create_token(req: ApiRequest) -> ApiResponse:
+    token, secret = tokens.create_token(req.actor, req.params["username"],
+                                       req.option(CreateAccessTokenOption))
+    return ApiResponse.json(account_records.access_token(token, secret), status=201)
+
+
+@route("DELETE", "/admin/users/{username}/tokens/{token}", "adminDeleteUserAccessToken",
+       summary="Delete an access token for the specified user",
+       responses={204: "empty", 403: "forbidden", 404: "notFound", 422: "error"}, **ADMIN)
+def delete_token(req: ApiRequest) -> ApiResponse:
+    tokens.delete_token(req.actor, req.params["username"], req.params["token"])
     return ApiResponse.empty()

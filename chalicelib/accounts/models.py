@@ -138,6 +138,14 @@ class Block(Item, discriminator="block"):
     created = NumberAttribute()
 
 
+class LoginRedirect(Item, discriminator="loginredirect"):
+    """A name an account was renamed from, beside that name's claim (``LOGIN#<old
+    lower>``/``REDIRECT``): addresses naming it lead to the account's current name.  The
+    name is free again; once another account claims it, the claim wins."""
+    account_id = NumberAttribute()
+    created = NumberAttribute(default=0)
+
+
 class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     """Key layouts of the accounts domain's items (docs/data-model.md)."""
 
@@ -148,6 +156,10 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     @staticmethod
     def login(lower_name: str) -> tuple[str, str]:
         return shared_keys.claim("LOGIN", lower_name)
+
+    @staticmethod
+    def login_redirect(lower_name: str) -> tuple[str, str]:
+        return f"LOGIN#{lower_name}", "REDIRECT"
 
     @staticmethod
     def login_gsi(lower_name: str) -> tuple[str, str]:

@@ -83,6 +83,14 @@ class EditUserOption(Option):
     website: str | None | UnsetType = UNSET
 
 
+class RenameUserOption(Option):
+    """adminRenameUser.  Null reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"new_username": 255}
+    single_line: ClassVar[frozenset[str]] = frozenset({"new_username"})
+
+    new_username: str | None
+
+
 class CreateAccessTokenOption(Option):
     """userCreateToken (and the token form of the web settings, and the operator's
     ``generate-access-token``).  Null reaches the rule, which answers "Required"."""

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
 
-from chalicelib.accounts.models import Account, keys
+from chalicelib import clock
+from chalicelib.accounts.models import Account, LoginRedirect, keys
 from chalicelib.store import partitions, unit_of_work
 from chalicelib.store.attributes import values_for
 from chalicelib.store.table import Claim, Item
@@ -29,7 +30,7 @@ __all__ = ["Account", "NAME_TAKEN", "EMAIL_TAKEN", "CHANGED", "account_key", "ne
            "name_taken", "stage_create", "stage_save", "stage_delete", "stage_end_sessions",
            "stage_repo_count", "index_user", "user_index_key", "users", "login_claim_key",
            "org_index_key", "account_index_key", "organizations",
-           "fingerprint_claim_key"]
+           "fingerprint_claim_key", "index_login", "stage_name_move", "redirected_to"]
 
 # Labels of staged operations, as a failed commit names them (ConditionFailed.label).
 NAME_TAKEN = "name"
@@ -147,6 +148,35 @@ def get_by_name(name: str) -> Account | None:
     return get_by_id(int(claim.owner_id)) if claim is not None else None
 
 
+def index_login(account: Account) -> None:
+    """Find the account by its (new) name in the name index."""
+    account.gsi1pk, account.gsi1sk = keys.login_gsi(account.lower_name)
+
+
+def stage_name_move(account_id: int, old_lower: str, new_lower: str) -> None:
+    """A rename's name items: the new name claimed (``NAME_TAKEN`` when someone holds
+    it), the old claim let go (``CHANGED`` unless it is this account's), a redirect left
+    on the old name, and any redirect on the new name removed (a live account's now)."""
+    uow = unit_of_work.current()
+    uow.put(_claim(keys.login(new_lower), account_id), label=NAME_TAKEN, must_not_exist=True)
+    uow.delete(Claim(*keys.login(old_lower)), label=CHANGED,
+               condition=Claim.owner_id == account_id)
+    # A later rename away from the same name points it elsewhere: the newest one wins.
+    uow.put(LoginRedirect(*keys.login_redirect(old_lower), account_id=account_id,
+                          created=clock.seconds()), label="redirect")
+    uow.delete(LoginRedirect(*keys.login_redirect(new_lower)), label="redirect")
+
+
+def redirected_to(lower_name: str) -> int | None:
+    """The id of the account a rename took away from ``lower_name``, unless an account
+    holds the name now: one Query of the name's partition (its claim and its redirect)."""
+    found = {item.sk: item for item in Item.query(keys.login(lower_name)[0])}
+    if keys.login(lower_name)[1] in found:
+        return None
+    redirect = found.get(keys.login_redirect(lower_name)[1])
+    return int(redirect.account_id) if isinstance(redirect, LoginRedirect) else None
+
+
 def name_taken(name: str) -> bool:
     """One consistent read of the name claim (no index lag)."""
     return unit_of_work.get(Claim, keys.login(name.lower()), consistent=True) is not None
@@ -185,13 +215,17 @@ def stage_save(account: Account, *, old_email: str | None = None, label: str = C
     uow.put(account, label=label, condition=Account.version == expected)
 
 
-def stage_repo_count(owner_id: int, delta: int, *, label: str) -> None:
+def stage_repo_count(owner_id: int, delta: int, *, label: str, lower_name: str = "") -> None:
     """The owner's ``num_repos`` moved by ``delta`` with its version (a deletion that
     read the owner before fails instead of orphaning the repository); ``label`` when
-    the owner is gone (the repositories domain, creating or deleting one)."""
+    the owner is gone, or no longer called ``lower_name`` (the repositories domain,
+    creating or deleting one)."""
+    condition = Account.pk.exists()
+    if lower_name:
+        condition = condition & (Account.lower_name == lower_name)
     unit_of_work.current().update(Account(*keys.account(owner_id)),
                                   [Account.num_repos.add(delta), Account.version.add(1)],
-                                  label=label, condition=Account.pk.exists())
+                                  label=label, condition=condition)
 
 
 def stage_end_sessions(account_id: int) -> None:

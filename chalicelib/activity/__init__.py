@@ -1,5 +1,5 @@
-"""Activity: Forgejo's activity feeds (a user's, an organization's, a repository's) and a
-user's contribution heatmap, written from the domain events.
+"""Activity: Forgejo's activity feeds (a user's, an organization's, a team's, a
+repository's) and a user's contribution heatmap, written from the domain events.
 
 Registered by ``chalicelib/areas.py``; ``jobs/consumers.py`` runs ``on_event`` for the
 repository, push, issue, comment, release, star and watch events.  It takes
@@ -7,7 +7,7 @@ repositories, access and accounts through the faces of ``repos``, ``accounts`` a
 ``orgs``, and a comment's record through ``issues``.
 
 Operations (``routes.py``): userListActivityFeeds, orgListActivityFeeds,
-repoListActivityFeeds, userGetHeatmapData.
+orgListTeamActivityFeeds, repoListActivityFeeds, userGetHeatmapData.
 
 | module | what it holds |
 |---|---|

@@ -3,7 +3,9 @@
 As Forgejo's feed notifier does (``services/feed``), an event becomes one activity
 with its op type, copied into the actor's feed and the repository owner's (the user's
 or the organization's; once when they are the same); the owner's copy is also the
-repository's feed.  The actor's contributions are counted on their heatmap.
+repository's feed, and an organization's activity is copied once more into the feed
+of each team covering the repository (``covering_teams``).  The actor's contributions
+are counted on their heatmap.
 
 | event | op type | content |
 |---|---|---|
@@ -18,8 +20,8 @@ repository's feed.  The actor's contributions are counted on their heatmap.
 | release published | ``publish_release`` | the release's title |
 | star, watch | ``star_repo``, ``watch_repo`` | |
 
-Once each: the copies are keyed by the event and put only if absent, in one
-transaction with the heatmap count, so a redelivered event writes nothing.
+Once each: the copies (the teams' too) are keyed by the event and put only if absent,
+in one transaction with the heatmap count, so a redelivered event writes nothing.
 """
 from __future__ import annotations
 
@@ -180,10 +182,30 @@ def record(event: domain_events.RepoEvent, act: Act) -> None:
     if actor and actor != owner:
         copies.append(store.new_copy(event.event_id, actor, repo_feed=False, **values))
     heat = (actor, when, not private) if actor else None
+    team_copies = [store.new_team_copy(event.event_id, team_id, user_id=owner, **values)
+                   for team_id in covering_teams(owner, repo)] if owner else []
     try:
         with unit_of_work.writing():
-            store.stage_recorded(copies, heat, event.event_id)
+            store.stage_recorded(copies, heat, event.event_id, team_copies)
     except ConditionFailed as failed:
         if failed.label != store.RECORDED:
             raise
         log.info("activity of event %s already recorded", event.event_id)
+
+
+def covering_teams(owner_id: int, repo: dict) -> list[int]:
+    """The teams whose feed shows an activity of the repository (Forgejo's team feed: the
+    organization's activities in the team's repositories): those given the repository
+    when it happened (its snapshot's ``team_ids``) and those that include every
+    repository.  Written when the event is recorded: unlike Forgejo, which reads the
+    team's repositories when it lists the feed, a repository given to the team later
+    does not bring its earlier activities (the feed reads back only what the team still
+    covers, ``service.team_covers``).  One Query of the owner's teams (a user's finds
+    none); at most the organization's team count of copies, a handful in practice
+    (Forgejo sets no limit; past DynamoDB's 100 items a transaction, see
+    ``store.stage_recorded``)."""
+    from chalicelib import orgs
+
+    given = {int(team_id) for team_id in repo.get("team_ids") or ()}
+    return sorted(int(team.id) for team in orgs.list_teams(int(owner_id))
+                  if team.includes_all_repositories or int(team.id) in given)

@@ -6,13 +6,16 @@ through the domain's face (``chalicelib/activity/__init__.py``).
 | item | pk | sk | index keys |
 |---|---|---|---|
 | feed copy | ``ACTE#<event id>`` | ``U#<feed's account>`` | gsi1: ``ACTU#<account>`` / ``<created>#<id>``; the owner's copy also gsi2: ``ACTR#<repo>`` / the same |
+| team's copy | ``ACTE#<event id>`` | ``T#<team>`` | gsi1: ``ACTT#<team>`` / ``<created>#<id>`` |
 | heatmap day | ``ACTH#<user>`` | ``D#<YYYY-MM-DD>`` | |
 
 An event gives one activity, copied into the feeds that show it (Forgejo's ``action``
 rows, one per ``user_id``): the actor's and the repository owner's (user or
-organization); the owner's copy is also the repository's feed, so an event writes at
-most two copies.  A copy is keyed by its event, so a redelivered event finds it and
-writes nothing.  A heatmap day holds the actor's contributions per 15-minute bucket of
+organization); the owner's copy is also the repository's feed.  In an organization's
+repository the organization's row is copied once more per team covering the repository
+(Forgejo's team feed), so an event writes at most two copies plus the organization's
+team count; a team's feed page is then one Query of its own partition.  A copy is keyed
+by its event, so a redelivered event finds it and writes nothing.  A heatmap day holds the actor's contributions per 15-minute bucket of
 the (UTC) day: ``qNN`` every one, ``pNN`` those in public repositories.
 """
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Activity feeds and the heatmap (Forgejo's ``user``, ``organization`` and
-``repository`` tags): a user's, an organization's and a repository's feed, a user's
-heatmap.
+``repository`` tags): a user's, an organization's, a team's and a repository's feed, a
+user's heatmap.
 
-A feed page reads the named account (one Query of the name index; a repository's feed
-has it from the gateway's batches), a page of the feed's index partition (one Query),
-then the page's repositories, their owners, the caller's access to them and the actors
-in one batch.  The heatmap reads the user and one Query of their heatmap days.
+A feed page reads the named account (one Query of the name index; a repository's and a
+team's feed have theirs from the gateway's batches), a page of the feed's index
+partition (one Query), then the page's repositories, their owners, the caller's access
+to them and the actors in one batch.  The heatmap reads the user and one Query of their heatmap days.
 """
 from __future__ import annotations
 
@@ -56,6 +56,39 @@ def org_list_activity_feeds(req: ApiRequest) -> ApiResponse:
     admin = req.actor is not None and req.actor.is_admin
     return _feed(req, svc.FeedQuery(user_id=int(org.id), include_private=admin,
                                     members_of=int(org.id),
+                                    day=svc.parse_date(req.arg("date"))))
+
+
+def _team_id(req: ApiRequest) -> int | None:
+    try:
+        return int(req.params["id"])
+    except ValueError:
+        return None     # the handler answers it (after authentication)
+
+
+def _team_preload(req: ApiRequest) -> list:
+    team_id = _team_id(req)
+    return orgs.team_preload_keys(team_id) if team_id is not None else []
+
+
+def _team_preload_more(req: ApiRequest, user_id: int | None) -> list:
+    team_id = _team_id(req)
+    return orgs.team_preload_more_keys(team_id, user_id) if team_id is not None else []
+
+
+# As the other /teams/{id} routes declare themselves (``organization`` tag and scope):
+# the team's id link with the credential, then the team, its organization and the
+# caller's membership in the gateway's second batch.
+TEAM = dict(orgs.ORG, preload=_team_preload, preload_more=_team_preload_more)
+
+
+@route("GET", "/teams/{id}/activities/feeds", "orgListTeamActivityFeeds",
+       summary="List a team's activity feeds", signed_in=True, query=(DATE, *PAGE),
+       responses=FEEDS, **TEAM)
+def org_list_team_activity_feeds(req: ApiRequest) -> ApiResponse:
+    # Who may see the team reads its feed (orgGetTeam's rule); 404 for anyone else.
+    team, _ = orgs.find_team(req.actor, req.int_param("id"))
+    return _feed(req, svc.FeedQuery(team=team, include_private=True,
                                     day=svc.parse_date(req.arg("date"))))
 
 

@@ -5,7 +5,7 @@
   filtered as Forgejo's query filters: only activities of repositories the caller may
   read, none of a private repository unless the feed includes them (a user's own feed
   to themself and site admins, an organization's to its members and site admins, a
-  repository's always), none by an actor who hides their activity (to others), and
+  repository's and a team's always), none by an actor who hides their activity (to others), and
   with ``date`` those of that (UTC) day.
 - A user who hides their activity (``hide_activity``) shows an empty feed and heatmap to
   everyone but themself and site admins.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import accounts, clock, repos
 from chalicelib.activity import states, store
@@ -35,6 +35,9 @@ MAX_READ = 1000
 class FeedQuery:
     user_id: int | None = None          # an account's feed (a user's or an organization's)
     repo_id: int | None = None          # or a repository's
+    # Or a team's (its record): only repositories the team covers now, as Forgejo reads
+    # the team's repositories when it lists the feed.
+    team: Any = None                    # (the orgs face names no team type)
     only_performed_by: bool = False
     include_private: bool = False
     # Private ones too for this organization's members (decided with the page's batch).
@@ -79,8 +82,9 @@ def feed_page(caller: "repos.Caller", query: FeedQuery, *, offset: int,
     follow: the feed is never counted through)."""
     want = offset + limit + 1
     before = query.day + states.DAY_SECONDS if query.day is not None else None
-    found = store.feed(user_id=query.user_id, repo_id=query.repo_id, since=query.day,
-                       before=before, page_size=min(want, MAX_READ))
+    team_id = int(query.team.id) if query.team is not None else None
+    found = store.feed(user_id=query.user_id, repo_id=query.repo_id, team_id=team_id,
+                       since=query.day, before=before, page_size=min(want, MAX_READ))
     shown: list[Shown] = []
     read = 0
     while len(shown) < want and read < want + MAX_READ:
@@ -119,6 +123,8 @@ def visible(caller: "repos.Caller", query: FeedQuery, copies: list) -> list[Show
             continue        # the repository or the actor is gone
         if repo.private and not include_private:
             continue
+        if query.team is not None and not team_covers(query.team, repo):
+            continue
         if activity_hidden(viewer, actor):
             continue
         access = repos.repo_access(viewer, repo, owner, public_only=caller.public_only)
@@ -126,6 +132,17 @@ def visible(caller: "repos.Caller", query: FeedQuery, copies: list) -> list[Show
             continue
         shown.append(Shown(copy, repos.RepoView(repo, owner, access), actor))
     return shown
+
+
+def team_covers(team: Any, repo: "repos.Repo") -> bool:
+    """Does the team cover the repository now: one of its organization's when the team
+    includes every repository, else one given to it (a copy outlives a repository
+    taken from the team or transferred away)."""
+    from chalicelib import orgs
+
+    if int(repo.owner_id) != int(team.org_id):
+        return False
+    return bool(team.includes_all_repositories) or orgs.team_covers(team, repo)
 
 
 def _member(viewer: "Account | None", org_id: int | None) -> bool:

@@ -53,8 +53,17 @@ class akeys:  # noqa: N801 - key builders of this domain
         return f"ACTE#{event_id}", f"U#{int(user_id)}"
 
     @staticmethod
+    def team_copy(event_id: str, team_id: int) -> tuple[str, str]:
+        """A team's copy of the organization's activity, beside the event's other copies."""
+        return f"ACTE#{event_id}", f"T#{int(team_id)}"
+
+    @staticmethod
     def user_feed(user_id: int) -> str:
         return f"ACTU#{int(user_id)}"
+
+    @staticmethod
+    def team_feed(team_id: int) -> str:
+        return f"ACTT#{int(team_id)}"
 
     @staticmethod
     def repo_feed(repo_id: int) -> str:

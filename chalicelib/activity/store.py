@@ -31,14 +31,32 @@ def new_copy(event_id: str, user_id: int, *, repo_feed: bool, **values) -> Activ
     return copy
 
 
-def stage_recorded(copies: Iterable[ActivityCopy], heat: tuple[int, float, bool] | None,
-                   event_id: str) -> None:
-    """The copies, and (user, time, public) counted on the user's heatmap day."""
-    from chalicelib.activity.states import bucket_of, day_of
+def new_team_copy(event_id: str, team_id: int, **values) -> ActivityCopy:
+    """A team's copy of its organization's activity, not yet written: the organization's
+    row (``user_id`` the organization, as Forgejo's team feed shows it) in the team's
+    feed partition."""
+    copy = ActivityCopy(*akeys.team_copy(event_id, team_id), event_id=event_id, **values)
+    copy.gsi1pk, copy.gsi1sk = akeys.team_feed(team_id), akeys.order(copy.created, copy.id)
+    return copy
 
+
+def stage_recorded(copies: Iterable[ActivityCopy], heat: tuple[int, float, bool] | None,
+                   event_id: str, team_copies: Iterable[ActivityCopy] = ()) -> None:
+    """The copies, and (user, time, public) counted on the user's heatmap day, then the
+    teams' copies: an organization with very many teams commits past DynamoDB's 100 items
+    in chunks (``unit_of_work``), and staging the teams' copies last keeps the copies a
+    redelivery checks and the heatmap count in the first chunk."""
     uow = unit_of_work.current()
     for copy in copies:
         uow.put(copy, label=RECORDED, must_not_exist=True)
+    _stage_heat(uow, heat, event_id)
+    for copy in team_copies:
+        uow.put(copy, label=RECORDED, must_not_exist=True)
+
+
+def _stage_heat(uow, heat: tuple[int, float, bool] | None, event_id: str) -> None:
+    from chalicelib.activity.states import bucket_of, day_of
+
     if heat is not None:
         user_id, when, public = heat
         day, bucket = day_of(when), bucket_of(when)
@@ -52,13 +70,15 @@ def stage_recorded(copies: Iterable[ActivityCopy], heat: tuple[int, float, bool]
 
 
 def feed(*, user_id: int | None = None, repo_id: int | None = None,
-         since: float | None = None, before: float | None = None,
+         team_id: int | None = None, since: float | None = None, before: float | None = None,
          page_size: int = 50) -> Iterator[ActivityCopy]:
     """A feed's copies, newest first, a page of its index partition at a time: an
-    account's (``user_id``) or a repository's (``repo_id``); ``since``/``before``
-    bound the time (inclusive, exclusive)."""
+    account's (``user_id``), a repository's (``repo_id``) or a team's (``team_id``);
+    ``since``/``before`` bound the time (inclusive, exclusive)."""
     if repo_id is not None:
         index, partition, sort = Item.gsi2, akeys.repo_feed(repo_id), Item.gsi2sk
+    elif team_id is not None:
+        index, partition, sort = Item.gsi1, akeys.team_feed(team_id), Item.gsi1sk
     else:
         index, partition, sort = Item.gsi1, akeys.user_feed(int(user_id or 0)), Item.gsi1sk
     low = akeys.order(since, 0) if since is not None else None

@@ -31,6 +31,16 @@ class UserEdited(Event):
 
 
 @dataclass(frozen=True)
+class AccountRenamed(Event):
+    """A user or an organization took a new login (``accounts.rename``); the
+    repositories domain moves what is keyed by the old one (``repos.move_owned``)."""
+    account_id: int = 0
+    account_type: str = ""
+    old_login: str = ""
+    new_login: str = ""
+
+
+@dataclass(frozen=True)
 class PublicKeyAdded(Event):
     user_id: int = 0
     key_id: int = 0

@@ -15,11 +15,11 @@ import zlib
 from typing import Any
 
 from chalicelib import errors as service_errors
-from chalicelib.http import auth, input_rules, ratelimit, route_index
+from chalicelib.http import auth, input_rules, ratelimit, renames, route_index
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse, Headers
 from chalicelib.http.request_scope import prefetch, request_scope
-from chalicelib.http.router import normalize_path
+from chalicelib.http.router import GIT, normalize_path
 from chalicelib.settings import get_settings
 
 log = logging.getLogger("nimbus.gateway")
@@ -125,9 +125,25 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
     # Git pushes may be large; API bodies are bounded as Lambda bounds them in AWS.
     if not route.raw and len(req.body) > input_rules.MAX_REQUEST_BODY:
         raise api_errors.PayloadTooLarge()
-    _preload(req, route, settings)
-    auth.authorize(req, route, settings)
-    return route.handler(req)
+    try:
+        _preload(req, route, settings)
+        auth.authorize(req, route, settings)
+        response = route.handler(req)
+    except (api_errors.ApiError, service_errors.NotFoundError) as err:
+        moved = _moved(req, route, getattr(err, "status", 404))
+        if moved is None:
+            raise
+        return moved
+    return _moved(req, route, response.status) or response
+
+
+def _moved(req: ApiRequest, route, status: int) -> ApiResponse | None:
+    """The redirect to an account's new name when the request named nobody: a 404 (pages
+    render theirs as a response), or the 401 by which git asks anonymous callers for
+    credentials rather than say that a repository does not exist."""
+    if status == 404 or (status == 401 and route.credentials == GIT and req.principal is None):
+        return renames.redirect(req, "" if route.raw else API_PREFIX)
+    return None
 
 
 def _preload(req: ApiRequest, route, settings) -> None:

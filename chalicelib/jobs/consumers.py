@@ -159,11 +159,13 @@ def _load_builtin() -> None:
     global _builtin_loaded
     if _builtin_loaded:
         return
-    from chalicelib import (issues, languages, lfs, notifications, pulls, repo_admin, reviews,
-                            webhooks)
+    from chalicelib import (issues, languages, lfs, notifications, pulls, repo_admin, repos,
+                            reviews, webhooks)
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              repo_admin.on_repository_deleted)
+    # A renamed owner's repositories that the rename's request did not get to move.
+    register("owner-rename", (domain_events.AccountRenamed,), repos.on_owner_renamed)
     # A fork needs the Git LFS objects its parent needed (for the collection and quota).
     register("lfs-needs", lfs.EVENT_TYPES, lfs.on_event)
     register("pull-request-sync", pulls.EVENT_TYPES, pulls.on_event, pulls.wants_event)

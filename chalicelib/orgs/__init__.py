@@ -4,8 +4,8 @@ Operations (``block_routes.py``): orgListBlockedUsers, orgBlockUser, orgUnblockU
 Operations (``people_routes.py``): orgGetAll, adminGetAllOrgs, userListTeams, teamSearch,
 orgGetUserPermissions.
 Operations (``routes.py``): orgCreate, adminCreateOrg, orgGet, orgEdit, orgDelete,
-orgListCurrentUserOrgs, orgListUserOrgs, orgListRepos, orgListMembers, orgIsMember,
-orgDeleteMember, orgListPublicMembers, orgIsPublicMember, orgPublicizeMember,
+renameOrg, orgListCurrentUserOrgs, orgListUserOrgs, orgListRepos, orgListMembers,
+orgIsMember, orgDeleteMember, orgListPublicMembers, orgIsPublicMember, orgPublicizeMember,
 orgConcealMember, orgListTeams, orgCreateTeam, orgGetTeam, orgEditTeam, orgDeleteTeam,
 orgListTeamMembers, orgListTeamMember, orgAddTeamMember, orgRemoveTeamMember,
 orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository.
@@ -52,4 +52,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "team_covers":          "team_store.covers",
     "team_in_org":          "team_store.get_in_org",
     "teams_in_org":         "team_store.get_many_in_org",
+    "find_team":            "teams",
+    "team_preload_keys":    "teams.preload_keys",
+    "team_preload_more_keys": "teams.preload_more_keys",
 })

@@ -21,6 +21,14 @@ Units = Annotated[list[Any], Meta(extra={"items": {"type": "string"}})]
 UnitsMap = Annotated[dict[str, Any], Meta(extra={"additionalProperties": {"type": "string"}})]
 
 
+class RenameOrgOption(Option):
+    """renameOrg.  Null reaches the rule, which answers "Required"."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"new_name": 255}
+    single_line: ClassVar[frozenset[str]] = frozenset({"new_name"})
+
+    new_name: str | None
+
+
 class CreateOrgOption(Option):
     """orgCreate, adminCreateOrg.  The name is checked by the rule, after the caller's
     right to create organizations, with Forgejo's field name (``[UserName]: Required``)."""

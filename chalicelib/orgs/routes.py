@@ -11,7 +11,7 @@ from chalicelib.orgs import records as org_records
 from chalicelib.orgs import service as orgs
 from chalicelib.orgs import teams
 from chalicelib.orgs.options import (CreateOrgOption, CreateTeamOption, EditOrgOption,
-                                     EditTeamOption)
+                                     EditTeamOption, RenameOrgOption)
 from chalicelib.orgs.request import ORG, current_org
 from chalicelib.repos import PAGE, caller, repo_list, repo_record
 
@@ -90,6 +90,14 @@ def org_edit(req: ApiRequest) -> ApiResponse:
        responses={204: "empty", 403: "forbidden", 404: "notFound"}, **ORG)
 def org_delete(req: ApiRequest) -> ApiResponse:
     orgs.delete_org(req.actor, current_org(req))
+    return ApiResponse.empty()
+
+
+@route("POST", "/orgs/{org}/rename", "renameOrg", summary="Rename an organization",
+       signed_in=True, body="RenameOrgOption",
+       responses={204: "empty", 403: "forbidden", 422: "validationError"}, **ORG)
+def org_rename(req: ApiRequest) -> ApiResponse:
+    orgs.rename_org(req.actor, current_org(req), req.option(RenameOrgOption).new_name or "")
     return ApiResponse.empty()
 
 

@@ -24,7 +24,7 @@ from chalicelib.orgs.teams import (  # noqa: F401
     member_accounts,
     require_owner,
 )
-from chalicelib.repos import can_see_account, is_org
+from chalicelib.repos import can_see_account, is_org, rename_owner
 from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
@@ -92,6 +92,13 @@ def create_org(actor: Account | None, owner: Account, option: CreateOrgOption) -
             raise InvalidInput(f"user already exists [name: {name}]") from None
         raise
     return org
+
+
+def rename_org(actor: Account | None, org: Account, new_name: str) -> None:
+    """renameOrg: an owner gives the organization a new name; its old name leads to the
+    new one and its repositories move with it (``repos.rename_owner``)."""
+    require_owner(org, actor)
+    rename_owner(actor, org, new_name, field="NewName")
 
 
 def edit_org(actor: Account | None, org: Account, option: EditOrgOption) -> Account:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from chalicelib.repo_admin.models import MirrorDue, MirrorLfsPending, keys
-from chalicelib.repos import Repo
+from chalicelib.repos import Repo, repos_by_link
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
 
@@ -45,12 +45,13 @@ def stage_lfs_pending(repo_id: int, objects: dict[str, int]) -> None:
 
 
 def due_repos(now: float) -> list[Repo]:
-    """Mirrors whose next sync time has passed (one Query, then one BatchGet)."""
+    """Mirrors whose next sync time has passed (one Query, then one BatchGet; two more
+    when an owner was renamed since a schedule was written)."""
     due = [item for item in Item.query(keys.MIRROR_SCHEDULE)
            if isinstance(item, MirrorDue) and item.due and item.due <= now]
     if not due:
         return []
-    return [r for r in Item.batch_get([(d.repo_pk, "REPO") for d in due]) if isinstance(r, Repo)]
+    return repos_by_link([(int(d.sk), d.repo_pk) for d in due])
 
 
 def is_scheduled(repo_id: int) -> bool:

@@ -9,6 +9,7 @@ userCurrentListStarred, userListStarred, repoListStargazers, userCurrentCheckSub
 userCurrentPutSubscription, userCurrentDeleteSubscription, repoListSubscribers,
 userCurrentListSubscriptions, userListSubscriptions, repoListKeys, repoCreateKey,
 repoGetKey, repoDeleteKey.
+Operations (``owner_routes.py``): adminRenameUser.
 Operations (``routes.py``): repoGet, repoSearch, userCurrentListRepos, userListRepos,
 listForks.
 
@@ -21,6 +22,8 @@ listForks.
 | ``merge_settings`` | A repository's pull request settings: which merge styles are allowed and the defaults (Forgejo's … |
 | ``models`` | The repos domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the repositories domain, declared once: the edge checks them … |
+| ``owner_routes`` | A user's new name (Forgejo's ``admin`` tag): the site admin renames a user, whose repositories move with … |
+| ``owners`` | An owner's new name: renaming a user or an organization (``adminRenameUser``, ``renameOrg``) and moving … |
 | ``permissions`` | The one place that decides what a caller may do with a repository. |
 | ``records`` | Repository, Permission, WatchInfo and DeployKey records, field for field. |
 | ``request`` | What every route and page under ``/repos/{owner}/{repo}`` reads from its request: the caller, the … |
@@ -84,6 +87,10 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "visible_repos_of":         "service.owned_by",
     "EDITABLE":                 "store",
     "OWNER_GONE":               "store.OWNER",
+    "move_owned":               "owners",
+    "on_owner_renamed":         "owners.on_event",
+    "rename_owner":             "owners",
+    "repos_by_link":            "store.linked",
     "PARENT_GONE":              "store.PARENT",
     "POOL_GONE":                "store.POOL",
     "REPO_CHANGED":             "store.REPO",

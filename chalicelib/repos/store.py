@@ -79,10 +79,22 @@ def every() -> Iterator[Repo]:
 
 def forks_of(parent: Repo) -> list[Repo]:
     links = list(Item.query(keys.repo_partition(parent.id), Item.sk.startswith(keys.FORK_PREFIX)))
+    return linked([(int(link.sk[len(keys.FORK_PREFIX):]), link.fork_pk) for link in links])
+
+
+def linked(links: list[tuple[int, str]]) -> list[Repo]:
+    """The repositories of (id, key) links that name the key they were written with
+    (forks, mirror schedules), in the links' order, those that still exist: one batch
+    by key, then the id links of any whose owner was renamed since (their key moved)."""
     if not links:
         return []
-    found = {(r.pk, r.sk): r for r in Item.batch_get([(link.fork_pk, "REPO") for link in links])}
-    return [found[(link.fork_pk, "REPO")] for link in links if (link.fork_pk, "REPO") in found]
+    found = {(r.pk, r.sk): r for r in Item.batch_get(list(dict.fromkeys(
+        (pk, "REPO") for _, pk in links))) if isinstance(r, Repo)}
+    by_id = {int(r.id): r for r in found.values()}
+    moved = [repo_id for repo_id, _ in links if repo_id not in by_id]
+    if moved:
+        by_id.update((int(r.id), r) for r in get_many_by_id(moved))
+    return [by_id[repo_id] for repo_id, _ in links if repo_id in by_id]
 
 
 def pools() -> Iterator[Pool]:
@@ -137,7 +149,10 @@ def stage_create(repo: Repo, *, parent: Repo | None = None) -> None:
     uow.put(repo, label=REPO, must_not_exist=True)
     uow.put(RepoName(*keys.repo_name(repo.id), repo_pk=repo.pk), label=REPO_ID,
             must_not_exist=True)
-    accounts.stage_repo_count(int(repo.owner_id), 1, label=OWNER)
+    # Under the owner's name as read: a rename committed meanwhile fails this (OWNER)
+    # instead of leaving the repository under the old name.
+    accounts.stage_repo_count(int(repo.owner_id), 1, label=OWNER,
+                              lower_name=str(repo.owner_login).lower())
     if parent is None:
         uow.put(Pool(*keys.pool(repo.pool_id), members=1, repo_ids={int(repo.id)},
                      gsi2pk=keys.ALL_POOLS_GSI, gsi2sk=f"{int(repo.pool_id):015d}"),
@@ -324,3 +339,47 @@ def stage_purge_partition(repo_id: int) -> int:
 def stage_delete_pool(pool: Pool) -> None:
     """A pool's item once no repository uses it (no member counted)."""
     unit_of_work.current().delete(pool, label=POOL, condition=Pool.members <= 0)
+
+
+# An owner's new name ---------------------------------------------------------------------
+
+def moved_record(repo: Repo, owner: Account) -> Repo:
+    """The repository item under its owner's current name (not yet written): every
+    attribute as read, the owner's login and the name index as they are now."""
+    values = {name: value for name, value in repo.attribute_values.items()
+              if name not in ("kind", "pk", "sk")}
+    moved = Repo(*keys.repo(owner.lower_name, repo.lower_name), **values)
+    moved.owner_login = owner.login
+    moved.gsi2sk = f"{owner.lower_name}/{repo.lower_name}"
+    moved.version = int(repo.version) + 1
+    return moved
+
+
+def _unchanged(repo: Repo):
+    """The condition that the stored item is still exactly what ``repo`` holds: counters
+    other domains ADD to without moving ``version`` (stars, issues, sizes) included, so
+    a move never drops a change that landed after the read."""
+    condition = Repo.version == repo.version
+    for name, attribute in Repo.get_attributes().items():
+        if name in ("pk", "sk", "kind", "version"):
+            continue
+        value = repo.attribute_values.get(name)
+        if value is None or value == set():
+            same = attribute.does_not_exist()
+        elif value == attribute.default:        # an item older than the attribute has none
+            same = attribute.does_not_exist() | (attribute == value)
+        else:
+            same = attribute == value
+        condition = condition & same
+    return condition
+
+
+def stage_move(repo: Repo, moved: Repo) -> None:
+    """Move the repository item to ``moved``'s key (the owner was renamed): the old item
+    goes only if unchanged since read (``REPO``), the new key must be free, and the id
+    link follows (everything else is keyed by the id and stays)."""
+    uow = unit_of_work.current()
+    uow.delete(repo, label=REPO, condition=_unchanged(repo))
+    uow.put(moved, label=REPO, must_not_exist=True)
+    uow.update(RepoName(*keys.repo_name(int(repo.id))), [RepoName.repo_pk.set(moved.pk)],
+               label=REPO_ID, condition=RepoName.pk.exists())

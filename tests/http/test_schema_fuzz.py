@@ -236,7 +236,8 @@ def _describe(case, response, failure: Exception) -> list[str]:
     failures = failure.exceptions if isinstance(failure, FailureGroup) else [failure]
     return [f"{_exchange(case, response)}\n    {type(f).__name__} at "
             f"{list(getattr(f, 'instance_path', []))}: "
-            f"{str(getattr(f, 'message', f)).splitlines()[0][:300]}" for f in failures]
+            f"{(str(getattr(f, 'message', f)).splitlines() or [repr(f)])[0][:300]}"
+            for f in failures]
 
 
 def test_schema_fuzz_finds_nothing(fuzz_target):
