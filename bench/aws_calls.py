@@ -99,7 +99,9 @@ BUDGETS = {
     ("gitUploadPack", "anon"): 4,
     ("userGet", "token"): 2,
     ("userListRepos", "anon"): 2,
-    ("repoSearch", "anon"): 2,
+    # A page of the search index (one Query of the keyword's gram list), then the page's
+    # repositories and their owners (chalicelib/search, docs/search.md).
+    ("repoSearch", "anon"): 3,
     # User lists (issue 24): one Query of the user index (gsi2 USERS) for the page and
     # its bounded look-ahead, after the caller's token and account.
     ("userSearch", "anon"): 1,
@@ -167,7 +169,8 @@ BUDGETS.update(scenarios_protection.BUDGETS)
 for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
                 "scenarios_avatars", "scenarios_follows", "scenarios_people",
                 "scenarios_notifications", "scenarios_activity", "scenarios_user_hooks",
-                "scenarios_renames"):
+                "scenarios_renames", "scenarios_reactions", "scenarios_timeline",
+                "scenarios_issue_times", "scenarios_topics"):
     _area = importlib.import_module(_module)
     SCENARIOS.update(_area.scenarios())
     BUDGETS.update(_area.BUDGETS)

@@ -115,9 +115,10 @@ BUDGETS = {
     ("webCommitDiffOrPatch", "anon"): 4,
     # A pull request: the preloads, the pull request, its commits, files and diff, the
     # head's statuses, and one Query for its reviews (one more for their code comments
-    # once it has reviews).  The files view reads no commit list.
-    ("webRepoPull", "anon"): 12,
-    ("webRepoPull", "session"): 12,
+    # once it has reviews), one for the references its timeline shows and one for the
+    # reactions of the whole page.  The files view reads no commit list.
+    ("webRepoPull", "anon"): 14,
+    ("webRepoPull", "session"): 14,
     ("webRepoPullFiles", "anon"): 8,
     ("webRepoPullFiles", "session"): 8,
     # The protection page: the preloads and the repository's rules item (one GetItem).

@@ -13,6 +13,7 @@ from chalicelib.accounts import follow_routes as user_follows
 from chalicelib.accounts import email_routes as user_emails
 from chalicelib.accounts import settings_routes as user_settings
 from chalicelib.repos import routes as repos
+from chalicelib.search import routes as search
 from chalicelib.git_transport import routes as git_http
 from chalicelib.lfs import routes as lfs
 from chalicelib.lfs import lock_routes as lfs_locks
@@ -24,12 +25,21 @@ from chalicelib.orgs import people_routes as org_people
 from chalicelib.orgs import block_routes as org_blocks
 from chalicelib.repos import access_routes as repo_access
 from chalicelib.repos import owner_routes as owner_renames
+from chalicelib.repos import topic_routes as repo_topics
+from chalicelib.repos import id_routes as repo_by_id
+from chalicelib.orgs import repo_team_routes as repo_teams
 from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
 from chalicelib.http import swagger
 # Before the issues: /issues/{index}/subscriptions/check would read as a subscriber's name.
 from chalicelib.notifications import subscription_routes as issue_subscriptions
+# Before the issues and pull requests: /issues/pinned, /pulls/pinned would read as numbers.
+from chalicelib.issues import pin_routes as issue_pins
+from chalicelib.pulls import pin_routes as pull_pins
+from chalicelib.issues import stopwatch_routes as issue_stopwatches
+from chalicelib.issues import time_routes as issue_times
 from chalicelib.issues import routes as issues
+from chalicelib.issues import reaction_routes as issue_reactions
 from chalicelib.notifications import routes as notifications
 from chalicelib.activity import routes as activity
 # Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.

@@ -281,6 +281,20 @@ def _lfs_collect(args) -> int:
     return 0
 
 
+def _search_reindex(args) -> int:
+    """Index every repository again (chalicelib/search): after a restore, or to build
+    the index of an instance that had none.  Reads every repository once, a page of
+    the repository list at a time."""
+    from chalicelib import repos, search
+
+    count = 0
+    for repo in repos.every_repo():
+        search.index_repo(int(repo.id))
+        count += 1
+    print(f"indexed {count} repositories")
+    return 0
+
+
 # Large pushes ----------------------------------------------------------------------
 
 def _push_bundle(args) -> int:
@@ -351,6 +365,11 @@ def main(argv: list[str] | None = None) -> int:
     lfs_collect = lfs.add_subparsers(dest="command", required=True).add_parser(
         "collect", help="remove objects no repository has needed for [server] LFS_GRACE_PERIOD")
     lfs_collect.set_defaults(run=_lfs_collect)
+
+    search = things.add_parser("search", help="the search index")
+    reindex = search.add_subparsers(dest="command", required=True).add_parser(
+        "reindex", help="index every repository again (docs/search.md)")
+    reindex.set_defaults(run=_search_reindex)
 
     _add_push_bundle(parser)
     args = parser.parse_args(argv)

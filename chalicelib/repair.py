@@ -104,6 +104,14 @@ def inspect(record) -> tuple[dict[str, Any], list[Finding]]:
             changes["gsi2pk"], changes["gsi2sk"] = listed
             index = "user" if record.account_type == "user" else "organization"
             findings.append(Finding(pk, sk, kind, "gsi2pk", f"not in the {index} index"))
+    if kind == "trackedtime":
+        # Times written before the repository's and user's time lists existed are in
+        # neither (/repos/{o}/{r}/times, /user/times) until indexed.
+        listed = issues.time_index_keys(record)
+        missing = {k: v for k, v in listed.items() if getattr(record, k, None) != v}
+        if missing:
+            changes.update(missing)
+            findings.append(Finding(pk, sk, kind, "gsi1pk", "not in the tracked time lists"))
     return changes, findings
 
 

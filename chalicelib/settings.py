@@ -12,22 +12,17 @@ Bad values raise :class:`SettingsError` at start, naming the section and key.
 """
 from __future__ import annotations
 
-import configparser
 import contextlib
 import dataclasses
 import functools
 import os
-import re
-from typing import Any, Iterator, Mapping
+from typing import Iterator, Mapping
 from urllib.parse import urlsplit
 
-ENV_PREFIX = "NIMBUS__"
-_ESCAPE = re.compile(r"_0X([0-9A-F]{2})_", re.IGNORECASE)
+from chalicelib.settings_sources import ENV_PREFIX, SettingsError, convert, env_overrides, read_ini
 
-
-class SettingsError(ValueError):
-    """A configuration value is missing or malformed."""
-
+__all__ = ["ENV_PREFIX", "SettingsError", "Settings", "get_settings", "load_settings",
+           "reset_settings_cache", "overridden"]
 
 class _Section:
     """The typed form of one INI section: its keys are the class's annotated attributes,
@@ -265,10 +260,22 @@ class RateLimitSettings:
     CREDENTIAL_BURST: int = 240
 
 
+@_section("ui")
+class UiSettings:
+    """``[ui] REACTIONS``: what one may react with, comma-separated (issues/reactions.py)."""
+    REACTIONS: str = "+1, -1, laugh, hooray, confused, heart, rocket, eyes"
+
+
+@_section("repository.issue")
+class IssueSettings:  # MAX_PINNED: pinned issues, and pulls apart (issues/pins.py)
+    MAX_PINNED: int = 3
+    ATTR = "issue"
+
+
 _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
              WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
-             ReleaseSettings, QuotaDefaultSettings, PictureSettings)
+             ReleaseSettings, QuotaDefaultSettings, PictureSettings, UiSettings, IssueSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,6 +296,8 @@ class Settings:
     attachment: AttachmentSettings
     release: ReleaseSettings
     picture: PictureSettings
+    ui: UiSettings
+    issue: IssueSettings
 
     @property
     def app_url(self) -> str:
@@ -306,53 +315,6 @@ class Settings:
     @property
     def no_reply_address(self) -> str:
         return self.service.NO_REPLY_ADDRESS or "noreply." + self.domain
-
-
-def _convert(section: str, key: str, raw: str, kind: Any) -> Any:
-    raw = raw.strip()
-    if kind is bool or kind == "bool":
-        lowered = raw.lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise SettingsError(f"[{section}] {key}: expected true or false, got {raw!r}")
-    if kind is int or kind == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            raise SettingsError(f"[{section}] {key}: expected an integer, got {raw!r}") from None
-    return raw
-
-
-def _decode_env_name(name: str) -> str:
-    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), name)
-
-
-def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for name, value in environ.items():
-        if not name.upper().startswith(ENV_PREFIX):
-            continue
-        rest = name[len(ENV_PREFIX):]
-        if "__" not in rest:
-            raise SettingsError(f"{name}: expected NIMBUS__<SECTION>__<KEY>")
-        section, key = rest.split("__", 1)
-        out.setdefault(_decode_env_name(section).lower(), {})[_decode_env_name(key).upper()] = value
-    return out
-
-
-def _read_ini(path: str) -> dict[str, dict[str, str]]:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    parser.optionxform = str.upper  # Gitea keys are upper-case; accept any case
-    try:
-        with open(path, encoding="utf-8") as fh:
-            parser.read_file(fh)
-    except OSError as exc:
-        raise SettingsError(f"NIMBUS_CONFIG: cannot read {path}: {exc}") from None
-    except configparser.Error as exc:
-        raise SettingsError(f"NIMBUS_CONFIG: {path} is not valid INI: {exc}") from None
-    return {s.lower(): dict(parser.items(s)) for s in parser.sections()}
 
 
 def _validate(settings: Settings) -> None:
@@ -388,14 +350,14 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     environ = os.environ if environ is None else environ
     values: dict[str, dict[str, str]] = {}
     if environ.get("NIMBUS_CONFIG"):
-        values = _read_ini(environ["NIMBUS_CONFIG"])
-    for section, keys in _env_overrides(environ).items():
+        values = read_ini(environ["NIMBUS_CONFIG"])
+    for section, keys in env_overrides(environ).items():
         values.setdefault(section, {}).update(keys)
 
     built = {}
     for cls in _SECTIONS:
         given = values.get(cls.SECTION, {})
-        kwargs = {k: _convert(cls.SECTION, k, v, cls.FIELDS[k])
+        kwargs = {k: convert(cls.SECTION, k, v, cls.FIELDS[k])
                   for k, v in given.items() if k in cls.FIELDS}
         attr = "signing" if cls is SigningSettings else "migrations" if cls is MigrationSettings \
             else "release" if cls is ReleaseSettings else getattr(cls, "ATTR", cls.SECTION)

@@ -114,12 +114,12 @@ def moto_world():
     if os.environ.get("NIMBUS_TEST_BACKEND") == "twin":
         from tests import twin
 
-        with twin.world():
+        with twin.world(), search_kept_current():
             yield
         return
     from chalicelib.local.aws_requests import serialized_mock_aws
 
-    with mock_aws(), serialized_mock_aws():
+    with mock_aws(), serialized_mock_aws(), search_kept_current():
         from chalicelib import aws as aws_clients
         from chalicelib.http import sessions as web_sessions
         from chalicelib.store import ids, table
@@ -150,6 +150,27 @@ def admin_client() -> ApiClient:
 def aws():
     with moto_world():
         yield
+
+
+@contextmanager
+def search_kept_current():
+    """The search index brought up to date as each commit's events are written, inside
+    the request: what the event pipeline does moments later on ``make run`` and in AWS,
+    for end-to-end tests that search right after a change (they run no pipeline)."""
+    from chalicelib import events, search
+    from chalicelib.store import outbox, unit_of_work
+
+    def index(items) -> None:
+        for item in items:
+            event = events.from_message(outbox.message_of(item))
+            if isinstance(event, search.EVENT_TYPES) and search.wants_event(event):
+                search.on_event(event)
+
+    unit_of_work.after_commit(index)
+    try:
+        yield
+    finally:
+        unit_of_work.remove_after_commit(index)
 
 
 @pytest.fixture
@@ -210,6 +231,21 @@ def deliver_to(consumer) -> list:
             consumer.on_event(event)
             ran.append(event)
     return ran
+
+
+def alice_bob_carol(api, *, secret: bool = False) -> dict[str, str]:
+    """Their tokens: alice owns public ``alice/open`` (and private ``alice/secret`` when
+    asked), bob writes to ``open``, carol is a stranger."""
+    tokens = {}
+    for name in ("alice", "bob", "carol"):
+        api.create_user(name)
+        tokens[name] = api.create_token(name)
+    for repo, private in (("open", False), ("secret", True))[:2 if secret else 1]:
+        assert api.post("/user/repos", token=tokens["alice"],
+                        json={"name": repo, "private": private}).status == 201
+    assert api.put("/repos/alice/open/collaborators/bob", token=tokens["alice"],
+                   json={"permission": "write"}).status == 204
+    return tokens
 
 
 def owner_and_writer(api) -> dict[str, str]:

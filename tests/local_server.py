@@ -115,6 +115,20 @@ def push_url(base: str, path: str) -> str:
     return base.replace("http://", f"http://root:{ADMIN_PASSWORD}@") + path
 
 
+# The site admin ``runtime_with_events`` makes.
+BOSS = ("boss", "boss-password")
+
+
+def make_user(base: str, name: str) -> tuple[str, str]:
+    """A user made by ``BOSS`` on a runtime at ``base``; its (name, password)."""
+    password = f"{name}-password"
+    status, _ = call(base, "POST", "/api/v1/admin/users", {
+        "username": name, "password": password, "email": f"{name}@example.com",
+        "must_change_password": False}, auth=BOSS)
+    assert status == 201, status
+    return name, password
+
+
 @contextlib.contextmanager
 def runtime_with_events(data_dir: Path):
     """An in-process local runtime running the domain-event pipeline (the consumers run
@@ -127,5 +141,5 @@ def runtime_with_events(data_dir: Path):
                       sync_journal=False) as runtime:
         for task in EventPipeline(runtime.yield_to_requests).tasks():
             runtime.add_background(task)
-        ensure_admin("boss", "boss-password", "boss@example.com")
+        ensure_admin(*BOSS, "boss@example.com")
         yield runtime

@@ -1,6 +1,11 @@
 """The issue tracker: issues, comments, labels, milestones, tracked times, and issue
 references (``Closes #1``: ``references``, followed by ``consumers``).
 
+Operations (``pin_routes.py``): repoListPinnedIssues, repoNewPinAllowed, pinIssue,
+unpinIssue, moveIssuePin.
+Operations (``reaction_routes.py``): issueGetIssueReactions, issuePostIssueReaction,
+issueDeleteIssueReaction, issueGetCommentReactions, issuePostCommentReaction,
+issueDeleteCommentReaction.
 Operations (``routes.py``): issueGetRepoComments, issueGetComment, issueEditComment,
 issueDeleteComment, issueListIssues, issueCreateIssue, issueGetIssue, issueEditIssue,
 issueDelete, issueGetComments, issueCreateComment, issueEditCommentDeprecated,
@@ -9,6 +14,10 @@ issueClearLabels, issueRemoveLabel, issueTrackedTimes, issueAddTime, issueResetT
 issueDeleteTime, issueListLabels, issueCreateLabel, issueGetLabel, issueEditLabel,
 issueDeleteLabel, issueGetMilestonesList, issueCreateMilestone, issueGetMilestone,
 issueEditMilestone, issueDeleteMilestone.
+Operations (``stopwatch_routes.py``): issueStartStopWatch, issueStopStopWatch,
+issueDeleteStopWatch, userGetStopWatches, issueEditIssueDeadline.
+Operations (``time_routes.py``): repoTrackedTimes, userTrackedTimes,
+userCurrentTrackedTimes.
 
 | module | what it holds |
 |---|---|
@@ -16,9 +25,17 @@ issueEditMilestone, issueDeleteMilestone.
 | ``comments`` | Comments and tracked times of issues. |
 | ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, issue … |
 | ``context`` | What every issue tracker operation shares: the repository's tracker as one caller sees it (``Ctx``), the … |
+| ``deadlines`` | An issue's deadline (issueEditIssueDeadline), as Forgejo sets it: writers of the issue's unit only (403 … |
 | ``meta`` | Labels and milestones of a repository. |
 | ``models`` | The issues domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the issues domain, declared once: the edge checks them (``ApiRequest.option``) and … |
+| ``pin_routes`` | Pinned issues: pin, unpin and move (Forgejo's ``issue`` tag), the pinned issues and whether one more may … |
+| ``pin_store`` | Pins in the table: the repository's tracker item keeps the pinned numbers in pin order, issues … |
+| ``pins`` | Pinned issues and pull requests, as Forgejo has them: a repository admin pins, unpins and moves pins (403 … |
+| ``reaction_records`` | Forgejo's Reaction record (``structs.Reaction``), declared beside its one builder. |
+| ``reaction_routes`` | Reactions to issues and comments (Forgejo's ``issue`` tag; rules in ``reactions``). |
+| ``reaction_store`` | Reactions to issues and comments in the table. |
+| ``reactions`` | Reactions to issues, pull requests and comments, as Forgejo answers them. |
 | ``records`` | Issue tracker records: Label, Milestone, Issue (with PullRequestMeta), Comment and TrackedTime, field for … |
 | ``reference_parser`` | Issue references in text, as Forgejo finds them: ``#N`` (or ``!N``) for the text's own repository, … |
 | ``reference_store`` | References to an issue from elsewhere: a commit, another issue or pull request, a comment. Forgejo keeps … |
@@ -26,8 +43,17 @@ issueEditMilestone, issueDeleteMilestone.
 | ``request`` | What every issue route and page reads from its request: the tracker as this caller sees it (with the keys … |
 | ``routes`` | Issues, comments, labels, milestones and tracked times (Forgejo's ``issue`` tag). |
 | ``service`` | Issues: list, create, get, edit, delete, and the labels of an issue. |
+| ``stopwatch_routes`` | Stopwatches and deadlines of issues (Forgejo's ``issue`` tag) and the caller's running stopwatches … |
+| ``stopwatch_store`` | Running stopwatches in the table (keys in ``chalicelib.issues.store``). |
+| ``stopwatches`` | Stopwatches on issues, as Forgejo keeps them: one running stopwatch per user and issue; stopping it … |
 | ``store`` | The issue tracker in the table: issues, comments, labels, milestones, tracked times. |
+| ``time_lists`` | Lists of tracked times beyond one issue: a repository's (repoTrackedTimes, its ``user`` filter and the … |
+| ``time_routes`` | Tracked times of a repository and of the caller (repoTrackedTimes, userTrackedTimes under the … |
+| ``time_store`` | Tracked times by their index entries (``comment_store.new_time`` writes them): gsi1 ``RTIMES#<repo>`` … |
+| ``timeline_records`` | An issue's timeline as the issues domain keeps it, read and rendered: its comments, its events … |
+| ``timeline_store`` | Timeline events: what Forgejo records as typed comments on an issue when it changes (``close``, … |
 | ``tracker_store`` | Changes to a repository's tracker item (``chalicelib.issues.store`` describes it). |
+| ``tracking_records`` | Records of stopwatches, deadlines and pins: StopWatch, IssueDeadline and NewIssuePinsAllowed, field for … |
 
 Registered by ``chalicelib/areas.py``; the references consumer by
 ``chalicelib/jobs/consumers.py``.  Pull requests are issue items (``chalicelib.pulls``).
@@ -37,6 +63,7 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "time_index_keys":           "comment_store",
     "create_comment":            "comments",
     "issue_comments":            "comments",
     "EVENT_TYPES":               "consumers",
@@ -63,6 +90,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "NameList":                  "options",
     "label_ids":                 "options",
     "names_only":                "options",
+    "REACTION_EMOJI":            "reaction_records",
+    "reaction_counts":           "reactions",
+    "pinned_issues":             "pins.pinned",
     "comment_record":            "records.comment",
     "issue_html_url":            "records",
     "issue_record":              "records.issue",
@@ -88,4 +118,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "issue_item":                "store.get_issue",
     "query_all_issues":          "store.query_all",
     "stage_replace_issue":       "store",
+    "TimelineRenderer":          "timeline_records",
+    "TIMELINE_EMPTY":            "timeline_records.EMPTY",
+    "issue_timeline":            "timeline_records",
+    "stage_timeline_event":      "timeline_store.stage_event",
 })

@@ -123,9 +123,21 @@ def new_time(issue: Issue, user_id: int, user_name: str, seconds: int,
              created: int) -> TrackedTime:
     repo_id, number = int(issue.repo_id), int(issue.number)
     time_id = ids.next_id("tracked_time")
-    return TrackedTime(*ikeys.tracked_time(repo_id, number, time_id), id=time_id,
+    item = TrackedTime(*ikeys.tracked_time(repo_id, number, time_id), id=time_id,
                        issue_number=number, issue_id=int(issue.id), user_id=user_id,
                        user_name=user_name, time=seconds, created=created)
+    for name, value in time_index_keys(item).items():   # the repository's and user's lists
+        setattr(item, name, value)
+    return item
+
+
+def time_index_keys(item: TrackedTime) -> dict[str, str]:
+    """The index keys a tracked time is listed by (``time_lists.py``); ``admin repair``
+    gives them to times written before the lists existed."""
+    repo_id = int(str(item.pk).split("#", 1)[1])
+    order = ikeys.time_order(int(item.created), int(item.id))
+    return {"gsi1pk": ikeys.repo_times(repo_id), "gsi1sk": order,
+            "gsi2pk": ikeys.user_times(int(item.user_id)), "gsi2sk": order}
 
 
 def stage_add_time(item: TrackedTime) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from chalicelib import accounts, clock, events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.issues import comment_store, store, tracker_store
+from chalicelib.issues import comment_store, reaction_store, store, tracker_store
 from chalicelib.issues.context import Ctx, parse_time, snapshot
 from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption,
                                        EditIssueCommentOption)
@@ -147,7 +147,13 @@ def delete_comment(ctx: Ctx, comment_id: int) -> None:
     _may_change(ctx, comment)
     updated = clock.seconds()
     issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
-    _commit_comment(ctx, -1, lambda: comment_store.stage_delete_comment(comment, updated),
+    reacted = reaction_store.reactions_of(ctx.repo_id, int(comment.issue_number), comment_id)
+
+    def stage() -> None:   # the comment's reactions go with it
+        comment_store.stage_delete_comment(comment, updated)
+        reaction_store.stage_remove([(r.pk, r.sk) for r in reacted])
+
+    _commit_comment(ctx, -1, stage,
                     _comment_event(ctx, _with_comments(issue, -1, updated),
                                    events.snapshot(comment), "deleted"),
                     f"comment does not exist [id: {comment_id}]")

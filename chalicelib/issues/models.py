@@ -38,6 +38,11 @@ class IssueTracker(Item, discriminator="issuetracker"):
     labels = MapAttribute(default=dict)
     milestones = MapAttribute(default=dict)
     num_comments = NumberAttribute(default=0)
+    # Pinned issue and pull request numbers in pin order (``pins.py``): a pin, unpin or
+    # move rewrites one list conditional on ``pin_version`` (the limit holds under races).
+    pinned_issues = ListAttribute(of=NumberAttribute, default=list)
+    pinned_pulls = ListAttribute(of=NumberAttribute, default=list)
+    pin_version = NumberAttribute(default=0)
 
 
 class Issue(Item, discriminator="issue"):
@@ -82,6 +87,28 @@ class Comment(Item, discriminator="comment"):
     updated = NumberAttribute()
 
 
+class TimelineEvent(Item, discriminator="timelineevent"):
+    """A change of an issue as Forgejo's typed comments record it (timeline_store.py)."""
+    id = NumberAttribute()
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    type = UnicodeAttribute()               # Forgejo's comment type: close, label, ...
+    poster_id = NumberAttribute(default=0)
+    poster = UnicodeAttribute(default="{}")
+    body = UnicodeAttribute(default="")
+    label_id = NumberAttribute(default=0)
+    milestone_id = NumberAttribute(default=0)
+    old_milestone_id = NumberAttribute(default=0)
+    assignee = UnicodeAttribute(default="")  # JSON snapshot of the (un)assigned account
+    removed_assignee = BooleanAttribute(default=False)
+    old_title = UnicodeAttribute(default="")
+    new_title = UnicodeAttribute(default="")
+    old_ref = UnicodeAttribute(default="")
+    commit_sha = UnicodeAttribute(default="")
+    created = NumberAttribute()
+
+
 class CommentRef(Item, discriminator="commentref"):
     """Finds a comment (keyed under its issue) from the comment id in the path."""
     issue_number = NumberAttribute()
@@ -95,3 +122,24 @@ class TrackedTime(Item, discriminator="trackedtime"):
     user_name = UnicodeAttribute(default="")
     time = NumberAttribute()
     created = NumberAttribute()
+    # gsi1 (the repository's times) and gsi2 (the user's) by creation: ``time_lists.py``.
+
+
+class StopWatch(Item, discriminator="stopwatch"):
+    """A user's running stopwatch on an issue (``stopwatch_store.py``)."""
+    user_id = NumberAttribute()
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    issue_id = NumberAttribute()
+    created = NumberAttribute()
+
+
+class Reaction(Item, discriminator="reaction"):
+    """One user's reaction (one content) to an issue or a comment (reaction_store.py)."""
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    comment_id = NumberAttribute(default=0)  # 0: a reaction to the issue itself
+    user_id = NumberAttribute()
+    user = UnicodeAttribute(default="{}")   # JSON snapshot of the account
+    content = UnicodeAttribute()
+    created_ms = NumberAttribute()          # milliseconds: orders reactions of one second

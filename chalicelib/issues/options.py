@@ -199,3 +199,19 @@ class AddTimeOption(Option):
     time: SecondsField
     created: DateTime | None | UnsetType = UNSET
     user_name: str | None | UnsetType = UNSET
+
+
+class EditDeadlineOption(Option):
+    """issueEditIssueDeadline: null (or left out) removes the deadline; the date counts,
+    the time of day does not."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"due_date": 64}
+    single_line: ClassVar[frozenset[str]] = frozenset({"due_date"})
+    swagger_required: ClassVar[tuple[str, ...]] = ("due_date",)   # as Forgejo publishes it
+
+    due_date: DateTime | None | UnsetType = UNSET
+
+
+class EditReactionOption(Option):
+    """issuePostIssueReaction, issueDeleteIssueReaction and their comment forms: one
+    content, which the rule checks against the allowed reactions (a 403, not a 422)."""
+    content: str | None | UnsetType = UNSET

@@ -82,7 +82,8 @@ def issue_html_url(view, number: int, is_pull: bool = False) -> str:
 
 
 def issue(item, view, viewer: Account | None, *, poster: Account, assignees: list,
-          labels: list[tuple[int, dict]], milestone_entry: tuple[int, dict] | None) -> dict:
+          labels: list[tuple[int, dict]], milestone_entry: tuple[int, dict] | None,
+          pin_order: int = 0) -> dict:
     """An Issue; ``item`` is a issues.store.Issue, users come in as accounts."""
     closed = item.state == "closed"
     return {
@@ -108,7 +109,7 @@ def issue(item, view, viewer: Account | None, *, poster: Account, assignees: lis
         "updated_at": rfc3339(item.updated),
         "closed_at": rfc3339(item.closed_at) if closed else None,
         "due_date": rfc3339(item.due) if item.due else None,
-        "pin_order": 0,
+        "pin_order": int(pin_order),
         "pull_request": _pull_meta(item, view) if item.is_pull else None,
         "repository": {"id": int(view.repo.id), "name": view.repo.name,
                        "owner": view.owner.login,

@@ -25,6 +25,7 @@ per source and close once; an issue already in the wanted state is left alone.
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -116,7 +117,8 @@ def on_merged(event: events.IssueChanged) -> None:
             continue
         _add_text_reference(repo, actor, item, target, action, True)
         if action != parser.NONE:
-            _act(target, actor, store.issue_source(int(repo.id), int(item["id"])), action)
+            _act(target, actor, store.issue_source(int(repo.id), int(item["id"])), action,
+                 commit_sha=_merge_commit(item))
 
 
 def on_comment(event: events.IssueCommentChanged) -> None:
@@ -175,7 +177,7 @@ def _from_commit(repo: Repo, actor: Account, branch: str, sha: str, message: str
         if target.issue.is_pull or not can_close or ref.action == parser.NONE:
             continue
         if _closes_from(repo, branch, target.issue):
-            _act(target, actor, source, ref.action)
+            _act(target, actor, source, ref.action, commit_sha=sha)
 
 
 def _closes_from(repo: Repo, branch: str, issue: Issue) -> bool:
@@ -246,8 +248,18 @@ def _add(target: Target, source: str, actor: Account | None, **fields) -> None:
         poster=issue_store.dumps(snapshot(actor)) if actor else "{}", **fields))
 
 
-def _act(target: Target, actor: Account, source: str, action: str) -> bool:
-    """Close or reopen the issue for ``source``, once; False when nothing was written."""
+def _merge_commit(item: dict) -> str:
+    """The merge commit of a merged pull request's snapshot: the commit its close names."""
+    try:
+        return str(json.loads(item.get("pull") or "{}").get("merge_commit_sha") or "")
+    except (TypeError, ValueError):
+        return ""
+
+
+def _act(target: Target, actor: Account, source: str, action: str, *,
+         commit_sha: str = "") -> bool:
+    """Close or reopen the issue for ``source``, once; False when nothing was written.
+    The issue's timeline gets its ``close`` naming ``commit_sha`` in the same transaction."""
     wanted = "closed" if action == parser.CLOSES else "open"
     if target.issue.state == wanted:
         return False
@@ -263,7 +275,8 @@ def _act(target: Target, actor: Account, source: str, action: str) -> bool:
         store.stage_resolve(repo_id, number, source, action, clock.seconds())
 
     try:
-        issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new))
+        issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new),
+                      commit_sha=commit_sha if action == parser.CLOSES else "")
     except _Unchanged:
         return False
     except ConditionFailed as failed:

@@ -48,7 +48,8 @@ class Renderer:
         return issue_records.issue(item, self.ctx.view, self.req.actor,
                              poster=ictx.account_from(item.poster, self.fresh),
                              assignees=ictx.assignee_accounts(item, self.fresh),
-                             labels=labels, milestone_entry=milestone)
+                             labels=labels, milestone_entry=milestone,
+                             pin_order=self.tracker.pin_order(item))
 
     def comment(self, item, is_pull: bool = False) -> dict:
         return issue_records.comment(item, self.ctx.view, self.req.actor,

@@ -19,7 +19,8 @@ from chalicelib import accounts, clock, events
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
 from chalicelib.http.options import given
-from chalicelib.issues import comment_store, reference_store, store, tracker_store
+from chalicelib.issues import (comment_store, reaction_store, reference_store, store,
+                               timeline_store, tracker_store)
 from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, parse_time,
                                        require_writer, resolve_labels, set_assignees, snapshot,
                                        value_of, with_labels)
@@ -225,6 +226,7 @@ def create_issue(ctx: Ctx, option: CreateIssueOption, *, pull: str = "",
             closed_at=created if closed else 0, is_pull=bool(pull), pull=pull)
         set_assignees(issue, assigned)
         store.stage_create_issue(issue)
+        timeline_store.stage_changes(None, issue, _actor(ctx))
         if also is not None:
             also(issue, uow)
         change = stage_counters(ctx, None, issue, tracker, take_number=True)
@@ -237,10 +239,16 @@ def create_issue(ctx: Ctx, option: CreateIssueOption, *, pull: str = "",
                            conflict="too many issues are being created at once; try again")
 
 
+def _actor(ctx: Ctx) -> dict | None:
+    return snapshot(ctx.user) if ctx.user is not None else None
+
+
 def mutate(ctx: Ctx, number: int, change: Callable[[Issue, Issue, Tracker], None],
-           raised: Callable[[Issue, Issue], list[events.Event]]) -> tuple[Issue, Issue]:
+           raised: Callable[[Issue, Issue], list[events.Event]], *,
+           commit_sha: str = "") -> tuple[Issue, Issue]:
     """Apply ``change(old, new, tracker)`` to a copy of the issue and commit it with
-    every counter it moves and the events ``raised(old, new)``, conditional on the
+    every counter it moves, its timeline events (``timeline_store``; ``commit_sha``: the
+    commit that closes it) and the events ``raised(old, new)``, conditional on the
     version read (retried on a lost race)."""
     def write(consistent: bool, uow: UnitOfWork) -> Written:
         old = get_issue(ctx, number, consistent=consistent)
@@ -251,6 +259,7 @@ def mutate(ctx: Ctx, number: int, change: Callable[[Issue, Issue, Tracker], None
             new.milestone_id = 0  # a deleted milestone
         new.version = int(old.version) + 1
         store.stage_replace_issue(new, int(old.version))
+        timeline_store.stage_changes(old, new, _actor(ctx), commit_sha=commit_sha)
         counters = stage_counters(ctx, old, new, tracker)
         for event in raised(old, new):
             uow.raise_event(event)
@@ -328,8 +337,8 @@ def edit_issue(ctx: Ctx, number: int, option: EditIssueOption) -> Issue:
 
 
 def delete_issue(ctx: Ctx, number: int) -> None:
-    """issueDelete: repository admins only; comments, times and references to it go
-    with the issue.
+    """issueDelete: repository admins only; comments, times, reactions and references
+    to it go with the issue.
 
     Past DynamoDB's 100 items per transaction the unit commits in chunks, in staging
     order: the comments and times go first and the issue itself (with its counters and
@@ -342,10 +351,11 @@ def delete_issue(ctx: Ctx, number: int) -> None:
     def write(consistent: bool, uow: UnitOfWork) -> Written:
         old = get_issue(ctx, number, consistent=consistent)
         tracker = ctx.tracker(consistent=consistent)
-        comments = comment_store.comments_of(ctx.repo_id, number)
-        store.stage_delete_items([*comments, *comment_store.refs_of(comments),
+        comments, timeline = timeline_store.entries_of(ctx.repo_id, number)
+        store.stage_delete_items([*comments, *comment_store.refs_of(comments), *timeline,
                                   *comment_store.times_of(ctx.repo_id, number),
-                                  *reference_store.references_of(ctx.repo_id, number)],
+                                  *reference_store.references_of(ctx.repo_id, number),
+                                  *reaction_store.reactions_under(ctx.repo_id, number)],
                                  label="issue content")
         store.stage_delete_issue(old)
         counters = stage_counters(ctx, old, None, tracker)

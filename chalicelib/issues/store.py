@@ -9,7 +9,8 @@ removes it with the rest of that partition).
 | issue or pull request (``pull``: pulls/store.py) | ``R#<repo>`` | ``ISSUE#<number, 10 digits>`` | ``ISSUES#<repo>#<o or c>`` / number | ``ISSUES#<repo>#<o or c><i or p>`` / number |
 | comment | ``R#<repo>`` | ``COMMENT#<number>#<comment id, 15 digits>`` | ``RCOMMENTS#<repo>`` / ``<created, 15 digits>#<comment id>`` | – |
 | comment id lookup | ``R#<repo>`` | ``COMMENTID#<comment id>`` (``issue_number``) | – | – |
-| tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | – | – |
+| tracked time | ``R#<repo>`` | ``TIME#<number>#<time id, 15 digits>`` | ``RTIMES#<repo>`` / ``<created>#<id>`` | ``UTIMES#<user>`` / ``<created>#<id>`` |
+| stopwatch | ``R#<repo>`` | ``STOPWATCH#<number>#<user id>`` | ``WATCHES#<user>`` / ``<created>#<repo>#<number>`` | – |
 
 Ids come from per-process blocks (``chalicelib.store.ids``), so id order is not creation
 order: lists that promise creation order sort by ``(created, id)``.  The repository
@@ -106,6 +107,30 @@ class ikeys:  # noqa: N801 - key builders of this module
     def time_prefix(number: int) -> str:
         return f"TIME#{number:0{NUMBER_DIGITS}d}#"
 
+    @staticmethod
+    def repo_times(repo_id: int) -> str:
+        """gsi1pk of the repository's tracked times (``time_lists.py``)."""
+        return f"RTIMES#{repo_id}"
+
+    @staticmethod
+    def user_times(user_id: int) -> str:
+        """gsi2pk of a user's tracked times, in every repository."""
+        return f"UTIMES#{user_id}"
+
+    @staticmethod
+    def time_order(created: int, time_id: int) -> str:
+        """gsi1sk and gsi2sk of a tracked time: creation order."""
+        return f"{max(created, 0):015d}#{time_id:015d}"
+
+    @staticmethod
+    def stopwatch(repo_id: int, number: int, user_id: int) -> tuple[str, str]:
+        return f"R#{repo_id}", f"STOPWATCH#{number:0{NUMBER_DIGITS}d}#{user_id}"
+
+    @staticmethod
+    def user_stopwatches(user_id: int) -> str:
+        """gsi1pk of a user's running stopwatches."""
+        return f"WATCHES#{user_id}"
+
     ISSUE_PREFIX = "ISSUE#"
 
 
@@ -147,6 +172,18 @@ class Tracker:
             self.milestones = {int(k): val for k, val in plain(item.milestones or {}).items()}
             self.counts = {k: int(n) for k, n in plain(item.counts or {}).items()}
             self.num_comments = int(item.num_comments or 0)
+        # Pinned numbers in pin order, issues and pull requests apart (``pins.py``).
+        self.pinned: dict[bool, list[int]] = {
+            False: [int(n) for n in (item.pinned_issues or [])] if item is not None else [],
+            True: [int(n) for n in (item.pinned_pulls or [])] if item is not None else []}
+        self.pin_version = int(item.pin_version or 0) if item is not None else 0
+
+    def pin_order(self, issue: Issue) -> int:
+        """The Issue record's ``pin_order``: 1-based, 0 when not pinned (a closed issue
+        is not: Forgejo unpins on close)."""
+        listed = self.pinned[bool(issue.is_pull)]
+        number = int(issue.number)
+        return listed.index(number) + 1 if issue.is_open and number in listed else 0
 
     def bucket_counts(self, states: Iterable[str], types: Iterable[str]) -> dict[int, int]:
         """{bucket: items} over the given state letters (o, c) and type letters (i, p)."""

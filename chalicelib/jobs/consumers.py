@@ -182,6 +182,10 @@ def _load_builtin() -> None:
     from chalicelib import activity
 
     register("activity-feeds", activity.EVENT_TYPES, activity.on_event, activity.wants_event)
+    # The search index (chalicelib/search): what a search finds follows every change.
+    from chalicelib import search
+
+    register("search-index", search.EVENT_TYPES, search.on_event, search.wants_event)
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event,
              webhooks.wants_event)

@@ -3,6 +3,8 @@
 Operations (``block_routes.py``): orgListBlockedUsers, orgBlockUser, orgUnblockUser.
 Operations (``people_routes.py``): orgGetAll, adminGetAllOrgs, userListTeams, teamSearch,
 orgGetUserPermissions.
+Operations (``repo_team_routes.py``): repoListTeams, repoCheckTeam, repoAddTeam,
+repoDeleteTeam.
 Operations (``routes.py``): orgCreate, adminCreateOrg, orgGet, orgEdit, orgDelete,
 renameOrg, orgListCurrentUserOrgs, orgListUserOrgs, orgListRepos, orgListMembers,
 orgIsMember, orgDeleteMember, orgListPublicMembers, orgIsPublicMember, orgPublicizeMember,
@@ -20,6 +22,8 @@ orgListTeamRepos, orgListTeamRepo, orgAddTeamRepository, orgRemoveTeamRepository
 | ``people_records`` | OrganizationPermissions records (fj:routers/api/v1/org/org.go). |
 | ``people_routes`` | Organizations as lists and people in them: every organization (everyone's and the site admin's list), a … |
 | ``records`` | Organization and Team records (fj:services/convert/convert.go), field for field. |
+| ``repo_team_routes`` | A repository's teams (Forgejo's ``repository`` tag): list, check, add, remove. |
+| ``repo_teams`` | A repository's teams, seen from the repository (Forgejo's ``repository`` tag): which teams of the owning … |
 | ``request`` | What every route under ``/orgs/{org}`` reads from its request: the organization as the caller may see it, … |
 | ``routes`` | Organizations: the organization itself, its members, teams and repositories. |
 | ``service`` | Organizations and their members (teams: ``orgs.teams``). |

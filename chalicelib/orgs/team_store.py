@@ -87,6 +87,37 @@ def list_teams(org_id: int) -> list[Team]:
     return list(Item.query(keys.account_partition(org_id), Item.sk.startswith(keys.TEAM_PREFIX)))
 
 
+def named(org_id: int, lower_name: str) -> Team | None:
+    """The organization's team of that (lower-case) name: one Query of its teams that
+    DynamoDB filters to the one (the name claim does not name the team)."""
+    found = Item.query(keys.account_partition(org_id), Item.sk.startswith(keys.TEAM_PREFIX),
+                       filter_condition=Team.lower_name == lower_name)
+    return next((team for team in found if isinstance(team, Team)), None)
+
+
+# ``IN`` takes at most 100 operands; one is the includes-all test's.
+_COVERING_IDS = 99
+
+
+def covering(org_id: int, team_ids) -> list[Team]:
+    """The organization's teams that cover a repository given ``team_ids`` (its
+    ``team_ids``): those and every team that includes all repositories, such as Owners,
+    which no repository lists.  One Query of the organization's teams, filtered by
+    DynamoDB to those (a page more per further 99 given teams)."""
+    wanted = sorted({int(team_id) for team_id in team_ids or ()})
+    found: dict[int, Team] = {}
+    for start in range(0, max(len(wanted), 1), _COVERING_IDS):
+        chunk = wanted[start:start + _COVERING_IDS]
+        condition = Team.includes_all_repositories == True  # noqa: E712 - an expression
+        if chunk:
+            condition = condition | Team.id.is_in(*chunk)
+        for team in Item.query(keys.account_partition(org_id),
+                               Item.sk.startswith(keys.TEAM_PREFIX), filter_condition=condition):
+            if isinstance(team, Team):
+                found[int(team.id)] = team
+    return list(found.values())
+
+
 def _partition(team_id: int) -> str:
     """``TEAM#<id>``: the partition holding a team's member and repository links."""
     return keys.team_member(team_id, 0)[0]

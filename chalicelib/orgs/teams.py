@@ -362,6 +362,13 @@ def remove_team_member(actor: Account | None, team: Team, user: Account) -> None
 
 def _change_team_repo(actor: Account | None, team: Team, repo: Repo, *, add: bool) -> None:
     require_owner(accounts.account_by_id(int(team.org_id)), actor)
+    change_team_repo(actor, team, repo, add=add)
+
+
+def change_team_repo(actor: Account | None, team: Team, repo: Repo, *, add: bool) -> None:
+    """Give the team the repository (``add``) or take it away: the one rule both the
+    team's routes (organization owners) and the repository's (``repo_teams``: its
+    admins, where the organization lets them) apply once they decided who may."""
     if int(repo.owner_id) != int(team.org_id):
         raise InvalidInput("the repository does not belong to the team's organization")
     if store.covers(team, repo) == add:

@@ -1,6 +1,7 @@
 """Pull requests: open, list, edit, check mergeability, merge in every Forgejo style
 (scheduled merges too), and follow their branches (``sync``, fed by ``consumers``).
 
+Operations (``pin_routes.py``): repoListPinnedPullRequests.
 Operations (``routes.py``): repoListPullRequests, repoCreatePullRequest,
 repoDownloadPullDiffOrPatch, repoGetPullRequestCommits, repoGetPullRequestFiles,
 repoPullRequestIsMerged, repoMergePullRequest, repoCancelScheduledAutoMerge,
@@ -14,6 +15,7 @@ repoGetPullRequestByBaseHead, repoGetCommitPullRequest.
 | ``gate`` | Whether the base branch's protection rule lets a pull request be merged now (fj:services/pull/check.go … |
 | ``merging`` | Merging a pull request: every Forgejo style, scheduled merges, and updating a pull request's head with … |
 | ``options`` | The request bodies of the pull requests domain, declared once: the edge checks them … |
+| ``pin_routes`` | The pinned pull requests (repoListPinnedPullRequests): pinned through the issue pin routes, by the same … |
 | ``records`` | PullRequest, PRBranchInfo, ChangedFile and Commit records (fj:services/convert/pull.go). |
 | ``request`` | What every pull request route and page reads from its request: the tracker as this caller sees it and the … |
 | ``routes`` | Pull requests (Forgejo's ``repository`` tag, pull routes): list, open, get, edit, merge, and what a pull … |

@@ -214,6 +214,7 @@ def _write_merged(ctx: Ctx, issue: Issue, merged: PullFields, updates: list, git
 
     def stage(uow) -> None:
         issues.stage_replace_issue(new, int(issue.version))
+        issues.stage_timeline_event(new, "merge_pull", merged.merged_by or None)
         written["change"] = issues.stage_issue_counters(ctx, issue, new, tracker)
         # One event: webhooks send it as Forgejo does, "closed" with merged set.
         uow.raise_event(issues.issue_event(ctx, new, "merged"))

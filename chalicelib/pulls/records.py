@@ -112,7 +112,7 @@ def pull_request(issue_record: dict, item, pull, *, number: int, base_repo: dict
         "created_at": issue_record["created_at"],
         "updated_at": issue_record["updated_at"],
         "closed_at": issue_record["closed_at"],
-        "pin_order": 0,
+        "pin_order": issue_record["pin_order"],
         "flow": 0,
     }
 

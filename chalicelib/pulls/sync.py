@@ -16,7 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, clock, contents, issues, repos
-from chalicelib.accounts import account_from
+from chalicelib.accounts import account_from, account_snapshot
 from chalicelib.errors import NotFoundError, ServiceError
 from chalicelib.gitstore import refdb
 from chalicelib.issues import Ctx
@@ -69,14 +69,14 @@ def on_push(repo_id: int, ref: str, actor_id: int | None, before: str = "",
     repo = repos.repo_by_id(repo_id)
     if repo is None:
         return
-    if refdb.is_zero(before) or refdb.is_zero(after):
-        mark_head(repo, ref[len(HEADS):], gone=refdb.is_zero(after))
     actor = accounts.account_by_id(actor_id) if actor_id else None
+    if refdb.is_zero(before) or refdb.is_zero(after):
+        mark_head(repo, ref[len(HEADS):], gone=refdb.is_zero(after), actor=actor)
     for base_repo, number in affected(repo, ref[len(HEADS):]):
         refresh(base_repo, number, actor)
 
 
-def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
+def mark_head(repo: Repo, branch: str, *, gone: bool, actor=None) -> None:
     """A branch was deleted or (re)created: every pull request with it as head, open or
     closed, records whether it exists (what its ``head.ref`` names).  Only creations and
     deletions get here, so an ordinary push reads no closed pull requests."""
@@ -90,6 +90,9 @@ def mark_head(repo: Repo, branch: str, *, gone: bool) -> None:
         if _heads_at(pull, repo, branch, not gone):
             pull.head_gone = gone
             store.set_fields(new, pull)
+            if gone:    # Forgejo's delete_branch entry, in the same transaction
+                issues.stage_timeline_event(new, "delete_branch", account_snapshot(actor)
+                                            if actor is not None else None, old_ref=branch)
 
     for base in bases:
         numbers = [int(item.number) for item in store.pulls(int(base.id), "oc")

@@ -6,6 +6,8 @@ outside its records is cleaned up from the events queue, off the request path.
 - its pull-mirror schedule entry;
 - what it needed of its pool's Git LFS objects (``lfs.consumers.release``: listed in
   its partition, so before the partition goes);
+- its topics' counts, and the topics only it had (``repos.forget_repo_topics``: their
+  links are in its partition too);
 - its refs, its ``R#<id>`` partition (branch records, collaborations, issues, hooks,
   deploy keys with the fingerprint claims that are still theirs) and, when no
   repository uses it any more, its object pool (``repo_lifecycle.purge``).
@@ -19,7 +21,7 @@ from chalicelib import events as domain_events
 
 
 def on_repository_deleted(event: domain_events.Event) -> None:
-    from chalicelib import contents, lfs, releases
+    from chalicelib import contents, lfs, releases, repos
     from chalicelib.repo_admin import lifecycle as repo_lifecycle
     from chalicelib.repo_admin import migrations
 
@@ -29,4 +31,6 @@ def on_repository_deleted(event: domain_events.Event) -> None:
     releases.forget_repo_assets(event.repo_id, int(event.repo.get("owner_id") or 0))
     migrations.unschedule(event.repo_id)
     lfs.release_needs(event)
+    # Its topics counted down: their links are in the partition, so before it goes.
+    repos.forget_repo_topics(event.repo_id)
     repo_lifecycle.purge(event.repo_id, int(event.repo.get("pool_id") or 0))

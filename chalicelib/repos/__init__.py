@@ -9,9 +9,11 @@ userCurrentListStarred, userListStarred, repoListStargazers, userCurrentCheckSub
 userCurrentPutSubscription, userCurrentDeleteSubscription, repoListSubscribers,
 userCurrentListSubscriptions, userListSubscriptions, repoListKeys, repoCreateKey,
 repoGetKey, repoDeleteKey.
+Operations (``id_routes.py``): repoGetByID.
 Operations (``owner_routes.py``): adminRenameUser.
-Operations (``routes.py``): repoGet, repoSearch, userCurrentListRepos, userListRepos,
-listForks.
+Operations (``routes.py``): repoGet, userCurrentListRepos, userListRepos, listForks.
+Operations (``topic_routes.py``): repoListTopics, repoUpdateTopics, repoAddTopic,
+repoDeleteTopic, topicSearch.
 
 | module | what it holds |
 |---|---|
@@ -19,6 +21,7 @@ listForks.
 | ``access_routes`` | Collaborators, stars, watches (subscriptions) and deploy keys of a repository. |
 | ``access_store`` | Who else uses a repository, in the table: collaborations, stars, watches, deploy keys, and the items … |
 | ``fork_network`` | Finding a branch in a repository's fork network (pull requests and compare). |
+| ``id_routes`` | A repository by its id (``repoGetByID``): the record as the caller may see it, 404 otherwise (missing or … |
 | ``merge_settings`` | A repository's pull request settings: which merge styles are allowed and the defaults (Forgejo's … |
 | ``models`` | The repos domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the repositories domain, declared once: the edge checks them … |
@@ -30,6 +33,9 @@ listForks.
 | ``routes`` | Repositories, the reads: get, search, lists, forks. What every route under ``/repos/{owner}/{repo}`` … |
 | ``service`` | Repositories through the API, the read side: lists, ordering, search, forks. |
 | ``store`` | Repositories in the table. |
+| ``topic_routes`` | Repository topics (Forgejo's ``repository`` tag): a repository's topics, read by its readers and changed … |
+| ``topic_store`` | Repository topics in the table. |
+| ``topics`` | Repository topics (Forgejo's ``repo_topic``): list, replace, add, remove, and the search across every … |
 | ``views`` | A repository as one caller sees it: ``RepoView`` (the record, its owner and the caller's access mode), … |
 
 Registered by ``chalicelib/areas.py``.  Every domain above reads the repository through
@@ -81,7 +87,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "repo_preload":             "request",
     "repo_preload_more":        "request",
     "repo_record":              "request",
+    "SEARCH_MODES":             "service",
     "SearchQuery":              "service",
+    "accessible_repos":         "service.accessible_to",
     "order_repos":              "service.order",
     "search_repos":             "service.search",
     "visible_repos_of":         "service.owned_by",
@@ -123,6 +131,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "stage_save_repo":          "store.stage_save",
     "stage_unchanged_quota":    "store",
     "unchanged_quota_size":     "store",
+    "forget_repo_topics":       "topics",
     "ANONYMOUS":                "views",
     "Caller":                   "views",
     "RepoView":                 "views",

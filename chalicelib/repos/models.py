@@ -6,7 +6,7 @@ through the domain's face (``chalicelib/repos/__init__.py``).
 from __future__ import annotations
 
 from pynamodb.attributes import (BooleanAttribute, NumberAttribute, NumberSetAttribute,
-                                 UnicodeAttribute)
+                                 UnicodeAttribute, UnicodeSetAttribute)
 
 from chalicelib.store.keys import keys as shared_keys
 from chalicelib.store.table import Item
@@ -36,6 +36,9 @@ class Repo(Item, discriminator="repo"):
     quota_size = NumberAttribute(default=0)
     # Teams of the owning organization that were given this repository.
     team_ids = NumberSetAttribute(null=True)
+    # The repository's topics (at most 25, lower-case; topic_store.py changes them with
+    # ADD/DELETE on conditions, with the topic index items in the same transaction).
+    topics = UnicodeSetAttribute(null=True)
     # How many branch and tag protection rules the repository has (protection/store.py
     # keeps it with the rules, in one transaction): a ref change in a repository without
     # rules reads nothing more to know that none applies.
@@ -125,6 +128,22 @@ class DeployKey(Item, discriminator="deploykey"):
     created = NumberAttribute()
 
 
+class Topic(Item, discriminator="topic"):
+    """A topic some repositories list (``TOPIC#<name>``): how many, and in gsi2
+    ``TOPICS`` by name for ``topicSearch``.  Deleted when its last repository drops it."""
+    id = NumberAttribute()
+    name = UnicodeAttribute()
+    repo_count = NumberAttribute(default=0)
+    created = NumberAttribute(default=0)
+    updated = NumberAttribute(default=0)
+
+
+class RepoTopic(Item, discriminator="repotopic"):
+    """A topic of one repository, in its partition: what the repository-cleanup consumer
+    counts down when the repository is deleted (each link once)."""
+    name = UnicodeAttribute()
+
+
 class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     """Key layouts of the repos domain's items (docs/data-model.md)."""
 
@@ -179,6 +198,18 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     @staticmethod
     def deploy_key(repo_id: int, key_id: int) -> tuple[str, str]:
         return shared_keys.repo_partition(repo_id), f"DEPLOYKEY#{key_id:015d}"
+
+    @staticmethod
+    def topic(name: str) -> tuple[str, str]:
+        return f"TOPIC#{name}", "TOPIC"
+
+    @staticmethod
+    def repo_topic(repo_id: int, name: str) -> tuple[str, str]:
+        return shared_keys.repo_partition(repo_id), f"TOPIC#{name}"
+
+    ALL_TOPICS_GSI = "TOPICS"
+
+    REPO_TOPIC_PREFIX = "TOPIC#"
 
     COLLAB_PREFIX = "COLLAB#"
 

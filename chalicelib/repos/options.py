@@ -23,3 +23,8 @@ class AddCollaboratorOption(Option):
     single_line: ClassVar[frozenset[str]] = frozenset({"permission"})
 
     permission: PermissionText | None | UnsetType = UNSET
+
+
+class RepoTopicOptions(Option):
+    """repoUpdateTopics: the repository's topics become these (null or left out: none)."""
+    topics: list[str] | None | UnsetType = UNSET

@@ -139,7 +139,7 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "object_format_name": repo.object_format,
         "mirror_updated": rfc3339(repo.mirror_updated) if repo.mirror else GO_ZERO_TIME,
         "repo_transfer": None,
-        "topics": [],
+        "topics": sorted(repo.topics or ()),     # by name, as Forgejo keeps them
         "wiki_clone_url": f"{html_url}.wiki.git",
         "wiki_ssh_url": _ssh_url(owner_path, name_path + ".wiki"),
         "has_wiki_contents": False,
@@ -184,3 +184,24 @@ def deploy_key(key, view, repository: dict | None = None) -> dict:
 
 def repo_html_url(view) -> str:
     return f"{app_url()}{quote(view.owner.login)}/{quote(view.repo.name)}"
+
+
+# Topics (repos/topics.py): a repository's names, a search's records, and the 422 that
+# lists invalid names.
+TOPIC_SCHEMAS = schemas.declare({
+    "TopicName": {"topics": STRINGS},
+    "TopicResponse": {"id": I, "topic_name": S, "repo_count": I, "created": T, "updated": T},
+    # Forgejo's declared type is an array of names, but it answers a name (adding or
+    # removing one) or null (too many) too: published as what it sends.
+    "APIInvalidTopicsError": {"invalidTopics": {"items": {"type": "string"}, "x-nullable": True},
+                              "message": S},
+})
+# topicSearch's answer, which Forgejo describes inline (``TopicSearchResults``).
+TOPIC_SEARCH_SCHEMAS = schemas.declare_extension({"TopicSearchResults": {
+    "topics": {"type": "array", "items": ref("TopicResponse")}}})
+
+
+def topic_response(topic) -> dict:
+    """TopicResponse for a ``repos.models.Topic``."""
+    return {"id": int(topic.id), "topic_name": topic.name, "repo_count": int(topic.repo_count),
+            "created": rfc3339(topic.created), "updated": rfc3339(topic.updated)}

@@ -53,6 +53,19 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None) -> l
     return access_keys(repo, user_id) + blocked
 
 
+def preload_id_keys(repo_id: int) -> list:
+    """``/repositories/{id}``: the id link, read with the credential."""
+    return [store.id_key(repo_id)]
+
+
+def preload_more_id_keys(repo_id: int, user_id: int | None) -> list:
+    """Then, the repository read (its key is in the link): what deciding access reads."""
+    from chalicelib.repos.permissions import access_keys
+
+    repo = store.get_by_id(repo_id)
+    return access_keys(repo, user_id) if repo is not None else []
+
+
 def strip_git(name: str) -> str:
     return name[:-4] if name.lower().endswith(".git") else name
 

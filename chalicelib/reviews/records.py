@@ -14,7 +14,7 @@ from chalicelib import accounts, orgs
 from chalicelib.http import schemas
 from chalicelib.http.formats import rfc3339
 from chalicelib.http.schema_types import B, I, S, T, nullable, ref
-from chalicelib.issues import issue_html_url
+from chalicelib.issues import TIMELINE_EMPTY, issue_html_url
 from chalicelib.pulls import TEAM_DEFAULTS
 from chalicelib.reviews.timeline import COMMENT, REVIEW, REVIEW_REQUEST
 
@@ -101,16 +101,6 @@ def review_comment(comment, view, viewer, *, poster) -> dict:
         "html_url": f"{pull_url}/files#issuecomment-{comment.id}",
         "pull_request_url": pull_url,
     }
-
-
-# Every TimelineComment field the entries we show leave empty (Forgejo sends them all).
-TIMELINE_EMPTY = {
-    "old_project_id": 0, "project_id": 0, "old_milestone": None, "milestone": None,
-    "tracked_time": None, "old_title": "", "new_title": "", "old_ref": "", "new_ref": "",
-    "ref_issue": None, "ref_comment": None, "ref_action": "none", "ref_commit_sha": "",
-    "review_id": 0, "label": None, "assignee": None, "assignee_team": None,
-    "resolve_doer": None, "dependent_issue": None, "removed_assignee": False,
-}
 
 
 def timeline_comment(entry, view, viewer, *, is_pull: bool, user, owner) -> dict:

@@ -206,17 +206,23 @@ TIME_RANGE = (Param("since", "string", "if provided, only comments updated since
        responses={200: "TimelineList", 404: "notFound", 422: "validationError"},
        **issues.ISSUE)
 def issue_timeline(req: ApiRequest) -> ApiResponse:
-    """The issue's comments and its reviews' entries: the issue routes' two batches, one
-    Query of the comments and, for a pull request, one of its reviews."""
+    """The issue's comments, events, references and its reviews' entries: the issue
+    routes' two batches, one Query of the comments with the events, one of the
+    references (and one batch of the issues they come from, if any) and, for a pull
+    request, one of its reviews."""
     ctx = issues.issue_ctx_of(req)
     page = paging.page_of(req)
     issue, found = reviews_timeline.timeline(ctx, req.int_param("index"),
                                              parse_time(req.arg("since"), "Since"),
                                              parse_time(req.arg("before"), "Before"))
     fresh = fresh_accounts(ctx)
+    events = issues.TimelineRenderer(req, ctx)
 
     def render(entry) -> dict:
-        stored = entry.comment.poster if entry.comment is not None else entry.review.reviewer
+        if entry.found is not None:     # an event or a reference (issues/timeline_records)
+            return events.record(entry.found, number=int(issue.number),
+                                 is_pull=bool(issue.is_pull))
+        stored = entry.poster
         user = account_from(stored, fresh) if stored and stored != "{}" else None
         return review_records.timeline_comment(entry, ctx.view, req.actor,
                                                is_pull=bool(issue.is_pull), user=user,

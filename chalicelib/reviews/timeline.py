@@ -1,10 +1,15 @@
 """An issue's timeline (issueGetCommentsAndTimeline; fj:routers/api/v1/repo/issue_comment.go
-ListIssueCommentsAndTimeline): its comments and, for a pull request, what its reviews
-record, oldest first.
+ListIssueCommentsAndTimeline): its comments, the changes Forgejo records as typed
+comments, the references to it and, for a pull request, what its reviews record,
+oldest first.
 
-It lives with the reviews because it reads both domains: the issue's comments as the
-comment list reads them (one Query) and, for a pull request, its review items
-(``store.reviews_of``: one Query more), never an item per comment or per review.
+It lives with the reviews because it reads both domains: from the issues domain
+(``issues.issue_timeline``) one Query of the comments together with the events (close,
+reopen, merge_pull, label, milestone, assignees, change_title, deadlines, delete_branch:
+``issues/timeline_store.py``), one of the references (commit_ref, issue_ref, pull_ref,
+comment_ref) and, only when a reference comes from another issue or comment, one
+BatchGetItem of those; for a pull request its review items (``store.reviews_of``: one
+Query more).  Never an item per comment or per review.
 
 From the review items, as Forgejo's timeline shows them:
 - a submitted review is a ``review`` entry at its submit time (a pending one only for
@@ -15,9 +20,9 @@ From the review items, as Forgejo's timeline shows them:
 
 What the items do not record is left out rather than made up: who asked for a review
 or dismissed one (Forgejo's ``user`` of those entries; ours is null), the dismissal's
-message, and close, reopen, merge, label, milestone, assignee and title events (no
-item keeps their history).  A dismissal has no item of its own: it carries its
-review's id.
+message, and the changes made before the issues domain wrote events (an old issue shows
+its comments, references and reviews only).  A dismissal has no item of its own: it
+carries its review's id.
 """
 from __future__ import annotations
 
@@ -40,7 +45,17 @@ class Entry:
     created: int
     updated: int
     comment: object | None = None     # issues.store.Comment (type ``comment``)
-    review: Review | None = None      # every other type
+    review: Review | None = None      # review types
+    found: object | None = None       # an issues timeline event or reference (the rest)
+
+    @property
+    def poster(self) -> str:
+        """The stored account snapshot of who the entry names as its user ("" if none)."""
+        if self.comment is not None:
+            return self.comment.poster
+        if self.found is not None:
+            return self.found.poster
+        return self.review.reviewer
 
     @property
     def order(self) -> tuple[int, int, int]:
@@ -68,9 +83,12 @@ def _review_entries(review: Review) -> list[Entry]:
 def timeline(ctx: Ctx, number: int, since: int | None = None,
              before: int | None = None) -> tuple[object, list[Entry]]:
     """The issue (404 when missing) and its whole timeline in the range, oldest first."""
-    issue = issues.get_issue(ctx, number)
+    read = issues.issue_timeline(ctx, number)
+    issue = read.issue
     found = [Entry(COMMENT, int(c.id), int(c.created), int(c.updated), comment=c)
-             for c in issues.issue_comments(ctx, number, since, before)]
+             for c in read.comments]
+    found += [Entry(f.type, f.id, f.created, f.created, found=f) for f in read.entries]
+    found = [e for e in found if _in_range(e, since, before)]
     if issue.is_pull:
         for review in service.list_reviews(ctx, number):
             found += [e for e in _review_entries(review) if _in_range(e, since, before)]

@@ -68,13 +68,28 @@ def issue_list(req: ApiRequest, web: Web) -> ApiResponse:
 
 
 def _conversation(req: ApiRequest, ctx, view, number: int, record: dict, is_pull: bool):
-    """The comments' records and every body rendered (the issue's first)."""
+    """The issue's body rendered, and its conversation oldest first: each comment as
+    ``(record, html)``, each event or reference as ``(TimelineComment record, None)``
+    (``conversation.html`` words it); the comment pairs alone come third."""
     renderer = IssueRenderer(req, ctx)
-    found = issues.issue_comments(ctx, number)
-    comment_records = [renderer.comment(c, is_pull) for c in found]
+    read = issues.issue_timeline(ctx, number)
+    comment_records = [renderer.comment(c, is_pull) for c in read.comments]
     bodies = present.markdown(req, view, [record.get("body") or "",
                                           *[c.get("body") or "" for c in comment_records]])
-    return bodies[0], list(zip(comment_records, bodies[1:]))
+    comments = list(zip(comment_records, bodies[1:]))
+    events = issues.TimelineRenderer(req, ctx)
+    ordered = [((int(c.created), int(c.id)), pair) for c, pair in zip(read.comments, comments)]
+    ordered += [((f.created, f.id), (events.record(f, number=number, is_pull=is_pull), None))
+                for f in read.entries]
+    ordered.sort(key=lambda kv: kv[0])
+    return bodies[0], [pair for _, pair in ordered], comments
+
+
+def _reaction_badges(ctx, number: int) -> dict[int, list[tuple[str, int]]]:
+    """{0 (the issue) or comment id: [(emoji or ``:name:``, count)]}: one Query."""
+    return {target: [(issues.REACTION_EMOJI.get(content, f":{content}:"), n)
+                     for content, n in found]
+            for target, found in issues.reaction_counts(ctx, number).items()}
 
 
 @page("GET", "/{owner}/{repo}/issues/{index}", "webRepoIssue", in_repo=True)
@@ -85,9 +100,11 @@ def issue_one(req: ApiRequest, web: Web) -> ApiResponse:
     if item.is_pull:
         return pull_one_of(req, web, view, int(item.number))
     record = IssueRenderer(req, ctx).issue(item)
-    body_html, comments = _conversation(req, ctx, view, int(item.number), record, False)
+    body_html, timeline, comments = _conversation(req, ctx, view, int(item.number), record,
+                                                  False)
     return render(web, "issue.html", title=f"{record['title']} #{record['number']}",
-                  issue=record, body_html=body_html, comments=comments,
+                  issue=record, body_html=body_html, comments=comments, timeline=timeline,
+                  reactions=_reaction_badges(ctx, int(item.number)),
                   **repo_values(req, view, "issues"))
 
 
@@ -150,7 +167,7 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     item = pulls.get_pull(ctx, number)
     record = PullRenderer(req, ctx).pull(item)
     issue_ctx = issues.issue_context(caller(req), view)
-    body_html, comments = _conversation(req, issue_ctx, view, number, record, True)
+    body_html, timeline, comments = _conversation(req, issue_ctx, view, number, record, True)
     commits_shown, files, diff = _pull_diff(ctx, item)
     base_repo = record["base"].get("repo") or {}
     settings = {**repos.MERGE_DEFAULTS,
@@ -160,6 +177,8 @@ def pull_one_of(req: ApiRequest, web: Web, view, number: int) -> ApiResponse:
     can_merge = bool(view.can_write) and record["state"] == "open" and not record["merged"]
     return render(web, "pull.html", title=f"{record['title']} #{record['number']}",
                   pull=record, issue=record, body_html=body_html, comments=comments,
+                  timeline=timeline,
+                  reactions=_reaction_badges(issue_ctx, number),
                   commits=commits_shown, files=files,
                   checks=_statuses(req, view, record["head"]["sha"]),
                   merge_styles=styles if can_merge else [],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from chalicelib import accounts, contents, orgs, repos
+from chalicelib import accounts, contents, orgs, repos, search
 from chalicelib.contents import tag_record
 from chalicelib.errors import NotFoundError
 from chalicelib.http import paging
@@ -38,11 +38,12 @@ def repo_values(req: ApiRequest, view, tab: str) -> dict:
 
 def _explore(req: ApiRequest, web: Web) -> ApiResponse:
     keyword = (req.arg("q") or "").strip()
-    found = repos.search_repos(caller(req), repos.SearchQuery(keyword=keyword,
-                                                        include_description=True,
-                                                        sort="recentupdate", order="desc"))
-    paged = pager(req, len(found))
-    shown = found[paged["offset"]:paged["offset"] + paged["limit"]]
+    page_ = paging.page_of(req)
+    shown, total = search.search_repos(
+        caller(req), repos.SearchQuery(keyword=keyword, include_description=True,
+                                       sort="recentupdate", order="desc"),
+        page_.offset, page_.limit)
+    paged = pager(req, total)
     return render(web, "explore.html", title="Explore", q=keyword, pager=paged,
                   repos=[repos.repository_record(v, req.actor) for v in shown])
 

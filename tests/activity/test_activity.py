@@ -25,10 +25,12 @@ def forge(tmp_path_factory):
 
 
 class Forge:
-    def __init__(self, url: str):
+    """The runtime at ``url`` through HTTP, with ``people`` made and a token each."""
+
+    def __init__(self, url: str, people: tuple[str, ...] = PEOPLE):
         self.api, self.tokens = f"{url}/api/v1", {}
         boss = {"Authorization": "Basic " + base64.b64encode(b"boss:boss-password").decode()}
-        for name in PEOPLE:
+        for name in people:
             httpx.post(f"{self.api}/admin/users", headers=boss, json={
                 "username": name, "email": f"{name}@example.com", "password": "pass-word-1",
                 "must_change_password": False}).raise_for_status()

@@ -5,12 +5,12 @@ Each team's feed shows the organization's activities in its repositories, as For
 Activity records, a page at a time; a stranger to the organization gets 404."""
 from __future__ import annotations
 
-import base64
 import time
 
 import httpx
 import pytest
 
+from tests.activity import test_activity as activity_tests
 from tests.local_server import runtime_with_events
 
 PEOPLE = ("alice", "bob", "carol", "dave")
@@ -22,22 +22,9 @@ ACTIVITY_FIELDS = {"id": int, "user_id": int, "op_type": str, "act_user_id": int
                    "content": str, "created": str}
 
 
-class Forge:
+class Forge(activity_tests.Forge):
     def __init__(self, url: str):
-        self.api, self.tokens = f"{url}/api/v1", {}
-        boss = {"Authorization": "Basic " + base64.b64encode(b"boss:boss-password").decode()}
-        for name in PEOPLE:
-            httpx.post(f"{self.api}/admin/users", headers=boss, json={
-                "username": name, "email": f"{name}@example.com", "password": "pass-word-1",
-                "must_change_password": False}).raise_for_status()
-            basic = base64.b64encode(f"{name}:pass-word-1".encode()).decode()
-            self.tokens[name] = httpx.post(f"{self.api}/users/{name}/tokens",
-                                           headers={"Authorization": f"Basic {basic}"},
-                                           json={"name": "t", "scopes": ["all"]}).json()["sha1"]
-
-    def call(self, who: str | None, method: str, path: str, **kw) -> httpx.Response:
-        headers = {"Authorization": f"token {self.tokens[who]}"} if who else {}
-        return httpx.request(method, f"{self.api}{path}", timeout=30, headers=headers, **kw)
+        super().__init__(url, PEOPLE)
 
     def must(self, who: str, method: str, path: str, status: int, **kw) -> httpx.Response:
         answer = self.call(who, method, path, **kw)

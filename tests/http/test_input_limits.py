@@ -61,6 +61,9 @@ def scene(api, monkeypatch):
                                                            "permission": "write"}).json
     params = {"owner": "alice", "repo": "proj", "username": "alice", "org": "acme",
               "collaborator": "bob", "index": "1", "id": None,
+              # topics (an invalid name is a 422) and a repository's teams (405: a user's)
+              "topic": "x", "team": "devs",
+              "position": "1",   # an issue pin's place
               "sha": "main",     # commit statuses: refused before the commit is read
               "quotagroup": "g", "quotarule": "r",
               # releases of the empty repository: bodies are refused before any lookup
@@ -89,7 +92,8 @@ def scene(api, monkeypatch):
 
 # A write without a body (following, blocking, subscribing someone) is sent at a person
 # who does not exist: it must not fail, and it must not change the lists compared.
-BYSTANDER = {"username": "nobody-here", "user": "nobody-here"}
+BYSTANDER = {"username": "nobody-here", "user": "nobody-here",
+             "index": "999999"}   # an issue's stopwatch or pin: an issue that does not exist
 
 
 def _path(route, scene) -> str:

@@ -5,6 +5,7 @@ import pytest
 
 from chalicelib.http import schemas
 from tests.accounts.test_users import assert_matches_forgejo as _assert_matches
+from tests.conftest import alice_bob_carol
 
 
 ISSUE_NULLABLE = ("milestone", "assignee", "assignees", "closed_at", "due_date", "pull_request")
@@ -15,15 +16,7 @@ R = "/repos/alice/open"
 def people(api):
     """alice owns public ``open`` and private ``secret``; bob is a writer on ``open``;
     carol is a stranger."""
-    tokens = {}
-    for name in ("alice", "bob", "carol"):
-        api.create_user(name)
-        tokens[name] = api.create_token(name)
-    for repo, private in (("open", False), ("secret", True)):
-        assert api.post("/user/repos", token=tokens["alice"],
-                        json={"name": repo, "private": private}).status == 201
-    assert api.put(f"{R}/collaborators/bob", token=tokens["alice"],
-                   json={"permission": "write"}).status == 204
+    tokens = alice_bob_carol(api, secret=True)
     return tokens
 
 

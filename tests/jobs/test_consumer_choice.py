@@ -62,9 +62,10 @@ def test_branches_and_the_default_branch_bring_their_consumers(memory):
     view = scene.repo(alice, "app", auto_init=True)
     assert view.repo.default_branch == "main"
     assert ran(pushed(alice, view, "refs/heads/topic")) == {
-        "pull-request-sync", "issue-references", "activity-feeds"}
+        "pull-request-sync", "issue-references", "activity-feeds", "search-index"}
     assert ran(pushed(alice, view, "refs/heads/main")) == {
-        "pull-request-sync", "issue-references", "language-stats", "activity-feeds"}
+        "pull-request-sync", "issue-references", "language-stats", "activity-feeds",
+        "search-index"}
     deleted = pushed(alice, view, "refs/heads/topic")
     deleted = events.RepositoryPushed(**{**deleted.__dict__, "before": SHA, "after": ZERO,
                                          "event_id": ""}).stamped()

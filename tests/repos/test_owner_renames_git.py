@@ -3,18 +3,14 @@ pipeline running, as on ``make run``): ``git clone`` and ``git push`` through th
 address follow the redirect to the new one, and what was pushed is there."""
 from __future__ import annotations
 
-from tests.local_server import call, commit_random_file, git, runtime_with_events
-
-BOSS = ("boss", "boss-password")
+from tests.local_server import (BOSS, call, commit_random_file, git, make_user,
+                                runtime_with_events)
 
 
 def test_clone_and_push_through_the_old_address(tmp_path):
     with runtime_with_events(tmp_path / "data") as server:
         base = server.url
-        assert call(base, "POST", "/api/v1/admin/users", {
-            "username": "carol", "password": "carol-password", "email": "carol@example.com",
-            "must_change_password": False}, auth=BOSS)[0] == 201
-        carol = ("carol", "carol-password")
+        carol = make_user(base, "carol")
         assert call(base, "POST", "/api/v1/user/repos", {"name": "proj"}, auth=carol)[0] == 201
         status, token = call(base, "POST", "/api/v1/users/carol/tokens",
                              {"name": "push", "scopes": ["write:repository"]}, auth=carol)

@@ -27,8 +27,9 @@ def test_the_repository_read_area_imports_no_write_path():
 
 def test_reads_and_writes_of_a_repository_are_served_by_separate_areas():
     module = {row[3]: row[4] for row in route_index_data.ROUTES}
-    for read in ("repoGet", "repoSearch", "userCurrentListRepos", "userListRepos", "listForks"):
+    for read in ("repoGet", "userCurrentListRepos", "userListRepos", "listForks"):
         assert module[read] == "chalicelib.repos.routes", read
+    assert module["repoSearch"] == "chalicelib.search.routes"     # through the index
     for write in ("createCurrentUserRepo", "adminCreateRepo", "repoDelete", "createFork",
                   "repoMigrate", "repoMirrorSync", "repoEdit"):
         assert module[write] == "chalicelib.repo_admin.routes", write

@@ -280,15 +280,15 @@ def test_ref_switcher_lists_tags(api, scene):
 
 
 def test_unexpected_errors_are_html_pages(api, scene, monkeypatch, caplog):
-    from chalicelib import repos
-    from chalicelib.repos import service
+    from chalicelib import search
+    from chalicelib.search import repo_search
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret detail of the failure")
 
     # The pages search through the face, the API's route through its own module.
-    monkeypatch.setattr(repos, "search_repos", broken)
-    monkeypatch.setattr(service, "search", broken)
+    monkeypatch.setattr(search, "search_repos", broken)
+    monkeypatch.setattr(repo_search, "search", broken)
     with caplog.at_level("ERROR", logger="nimbus"):
         r = page(api, "/explore/repos")
     body = text(r)

@@ -1,0 +1,77 @@
+"""Keeping the search index current: the consumer of the events that change what a
+search finds (``jobs/consumers.py`` registers it as ``search-index``).
+
+Each event names repositories to index again; indexing reads the repository as it is
+now (strongly consistent) and writes its entries (``index_store.stage_index``), so
+events that arrive late, twice or out of order all end in the current state.  A
+rename or a change of an owner's visibility indexes the owner's repositories again
+(bounded by that owner's repositories).
+"""
+from __future__ import annotations
+
+import logging
+
+from chalicelib import accounts, events, repos
+from chalicelib.errors import ConditionFailed
+from chalicelib.search import index_store
+from chalicelib.search.repo_search import facts_of
+from chalicelib.store import unit_of_work
+
+log = logging.getLogger("nimbus.search")
+
+EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.RepositoryMigrated,
+               events.RepositoryEdited, events.RepositoryPushed, events.RepositoryMirrorSynced,
+               events.RepositoryDeleted, events.AccountRenamed, events.UserEdited,
+               events.OrganizationChanged)
+ATTEMPTS = 5
+
+
+def wants_event(event: events.Event) -> bool:
+    if isinstance(event, events.RepositoryPushed):
+        # New commits on a branch move the repository's update time and size; a tag or
+        # a deleted branch is left to the next such push (tags must cost next to
+        # nothing: jobs/consumers.py).
+        return event.ref.startswith("refs/heads/") and event.after != "0" * len(event.after)
+    if isinstance(event, events.UserEdited):
+        return "visibility" in event.changed
+    if isinstance(event, events.OrganizationChanged):
+        return event.action == "edited" and any(
+            name == "visibility" for name, _ in event.changes)
+    return True
+
+
+def on_event(event: events.Event) -> None:
+    if isinstance(event, events.AccountRenamed):
+        owner_id = int(event.account_id)
+    elif isinstance(event, events.UserEdited):
+        owner_id = int(event.user_id)
+    elif isinstance(event, events.OrganizationChanged):
+        owner_id = int(event.org_id)
+    else:
+        index_repo(int(event.repo_id))
+        return
+    for repo in repos.repos_owned_by(owner_id):
+        index_repo(int(repo.id))
+
+
+def index_repo(repo_id: int) -> None:
+    """Bring one repository's entries to what it is now (or remove them if it is
+    gone), retrying when another indexing of it committed first."""
+    for _ in range(ATTEMPTS):
+        found = repos.repos_by_ids([repo_id], consistent=True)
+        repo = found[0] if found else None
+        owner = accounts.account_by_id(int(repo.owner_id), consistent=True) \
+            if repo is not None else None
+        try:
+            with unit_of_work.writing():
+                doc = index_store.doc_of(repo_id)
+                if repo is None or owner is None:
+                    if doc is not None:
+                        index_store.stage_remove(repo_id, doc)
+                else:
+                    index_store.stage_index(facts_of(repo, owner), doc)
+            return
+        except ConditionFailed as failed:
+            if failed.label != index_store.DOC:
+                raise
+    log.warning("search index: repository %s changed during every attempt", repo_id)
