@@ -169,7 +169,7 @@ BUDGETS.update(scenarios_protection.BUDGETS)
 for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
                 "scenarios_avatars", "scenarios_follows", "scenarios_people",
                 "scenarios_notifications", "scenarios_activity", "scenarios_user_hooks",
-                "scenarios_renames", "scenarios_reactions", "scenarios_timeline",
+                "scenarios_renames", "scenarios_instance", "scenarios_reactions", "scenarios_timeline",
                 "scenarios_issue_times", "scenarios_topics"):
     _area = importlib.import_module(_module)
     SCENARIOS.update(_area.scenarios())

@@ -30,6 +30,7 @@ from chalicelib.repos import id_routes as repo_by_id
 from chalicelib.orgs import repo_team_routes as repo_teams
 from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
+from chalicelib.repo_admin import template_routes as repo_templates
 from chalicelib.http import swagger
 # Before the issues: /issues/{index}/subscriptions/check would read as a subscriber's name.
 from chalicelib.notifications import subscription_routes as issue_subscriptions
@@ -39,6 +40,7 @@ from chalicelib.pulls import pin_routes as pull_pins
 from chalicelib.issues import stopwatch_routes as issue_stopwatches
 from chalicelib.issues import time_routes as issue_times
 from chalicelib.issues import routes as issues
+from chalicelib.issues import label_template_routes as label_templates
 from chalicelib.issues import reaction_routes as issue_reactions
 from chalicelib.notifications import routes as notifications
 from chalicelib.activity import routes as activity

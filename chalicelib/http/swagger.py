@@ -82,6 +82,15 @@ def _response_objects() -> dict:
                               "schema": {"type": "array", "items": schemas.ref(name)}}
     for name in schemas.EXTENSION_RECORDS:
         out[name] = {"description": name, "schema": schemas.ref(name)}
+    # The template lists, named as Forgejo names them (not "<record>List").
+    out["GitignoreTemplateList"] = {"description": "GitignoreTemplateList",
+                                    "schema": {"type": "array", "items": {"type": "string"}}}
+    out["LicenseTemplateList"] = {"description": "LicenseTemplateList", "schema": {
+        "type": "array", "items": schemas.ref("LicensesTemplateListEntry")}}
+    out["LabelTemplateList"] = {"description": "LabelTemplateList",
+                                "schema": {"type": "array", "items": {"type": "string"}}}
+    out["LabelTemplateInfo"] = {"description": "LabelTemplateInfo", "schema": {
+        "type": "array", "items": schemas.ref("LabelTemplate")}}
     # userSearch's answer: Forgejo describes it inline, not as a definition.
     out["UserSearchResults"] = {
         "description": "SearchResults of a successful search",

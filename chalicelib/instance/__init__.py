@@ -1,11 +1,12 @@
 """The instance itself: its version and API settings.
 
-Operations (``routes.py``): getVersion, getGeneralAPISettings.
+Operations (``routes.py``): getVersion, getGeneralAPISettings, getGeneralUISettings,
+getGeneralRepositorySettings, getGeneralAttachmentSettings.
 
 | module | what it holds |
 |---|---|
-| ``records`` | The instance's records: its version and its API settings (Forgejo's definitions). |
-| ``routes`` | Instance-wide endpoints: version and API settings. |
+| ``records`` | The instance's records: its version and its settings (Forgejo's definitions). |
+| ``routes`` | Instance-wide endpoints: version and the settings clients read (API, UI, repository and attachment … |
 
 Registered by ``chalicelib/areas.py``.
 """

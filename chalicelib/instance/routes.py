@@ -1,4 +1,5 @@
-"""Instance-wide endpoints: version and API settings."""
+"""Instance-wide endpoints: version and the settings clients read (API, UI, repository
+and attachment settings)."""
 from __future__ import annotations
 
 from chalicelib import API_COMPAT_VERSION, __version__
@@ -25,3 +26,36 @@ def get_api_settings(req: ApiRequest) -> ApiResponse:
         "default_git_trees_per_page": api.DEFAULT_GIT_TREES_PER_PAGE,
         "default_max_blob_size": api.DEFAULT_MAX_BLOB_SIZE,
     })
+
+
+@route("GET", "/settings/ui", "getGeneralUISettings", tag="settings", scope=None,
+       summary="Get instance's global settings for ui", responses={200: "GeneralUISettings"})
+def get_ui_settings(req: ApiRequest) -> ApiResponse:
+    from chalicelib import issues
+
+    # No custom emojis: Nimbus renders none (Forgejo's [ui] CUSTOM_EMOJIS images).
+    return ApiResponse.json({"allowed_reactions": list(issues.allowed_reactions()),
+                             "custom_emojis": [], "default_theme": "forgejo-auto"})
+
+
+@route("GET", "/settings/repository", "getGeneralRepositorySettings", tag="settings",
+       scope=None, summary="Get instance's global settings for repositories",
+       responses={200: "GeneralRepoSettings"})
+def get_repository_settings(req: ApiRequest) -> ApiResponse:
+    settings = get_settings()
+    # Forks, migrations, mirrors, stars and time tracking have no switch here: always on.
+    return ApiResponse.json({
+        "forks_disabled": False, "http_git_disabled": settings.repository.DISABLE_HTTP_GIT,
+        "lfs_disabled": not settings.server.LFS_START_SERVER, "migrations_disabled": False,
+        "mirrors_disabled": False, "stars_disabled": False, "time_tracking_disabled": False,
+    })
+
+
+@route("GET", "/settings/attachment", "getGeneralAttachmentSettings", tag="settings",
+       scope=None, summary="Get instance's global settings for Attachment",
+       responses={200: "GeneralAttachmentSettings"})
+def get_attachment_settings(req: ApiRequest) -> ApiResponse:
+    attachment = get_settings().attachment
+    return ApiResponse.json({"enabled": attachment.ENABLED,
+                             "allowed_types": attachment.ALLOWED_TYPES,
+                             "max_size": attachment.MAX_SIZE, "max_files": attachment.MAX_FILES})

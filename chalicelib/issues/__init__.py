@@ -1,6 +1,7 @@
 """The issue tracker: issues, comments, labels, milestones, tracked times, and issue
 references (``Closes #1``: ``references``, followed by ``consumers``).
 
+Operations (``label_template_routes.py``): listLabelTemplates, getLabelTemplateInfo.
 Operations (``pin_routes.py``): repoListPinnedIssues, repoNewPinAllowed, pinIssue,
 unpinIssue, moveIssuePin.
 Operations (``reaction_routes.py``): issueGetIssueReactions, issuePostIssueReaction,
@@ -26,6 +27,8 @@ userCurrentTrackedTimes.
 | ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, issue … |
 | ``context`` | What every issue tracker operation shares: the repository's tracker as one caller sees it (``Ctx``), the … |
 | ``deadlines`` | An issue's deadline (issueEditIssueDeadline), as Forgejo sets it: writers of the issue's unit only (403 … |
+| ``label_template_routes`` | Label templates (Forgejo's ``miscellaneous`` tag): the sets a new repository may start with … |
+| ``label_templates`` | The label sets a new repository may start with (``issue_labels`` on creation, and the … |
 | ``meta`` | Labels and milestones of a repository. |
 | ``models`` | The issues domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the issues domain, declared once: the edge checks them (``ApiRequest.option``) and … |
@@ -120,6 +123,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "stage_replace_issue":       "store",
     "TimelineRenderer":          "timeline_records",
     "TIMELINE_EMPTY":            "timeline_records.EMPTY",
+    "allowed_reactions":         "reactions",
+    "create_label_set":          "meta",
+    "label_set":                 "label_templates.labels_of",
     "issue_timeline":            "timeline_records",
     "stage_timeline_event":      "timeline_store.stage_event",
 })

@@ -14,7 +14,7 @@ from typing import Callable
 from chalicelib import clock, events
 from chalicelib.errors import InvalidInput, NotFoundError
 from chalicelib.http.options import given, given_fields
-from chalicelib.issues import store, tracker_store
+from chalicelib.issues import label_templates, store, tracker_store
 from chalicelib.issues.context import Ctx, parse_time, require_writer, value_of
 from chalicelib.issues.options import (CreateLabelOption, CreateMilestoneOption, EditLabelOption,
                                        EditMilestoneOption)
@@ -120,6 +120,27 @@ def create_label(ctx: Ctx, option: CreateLabelOption) -> tuple[int, dict]:
              "description": option.description or "",
              "exclusive": bool(option.exclusive), "archived": bool(option.is_archived)}
     return _create_entry(ctx, LABELS, label)
+
+
+def create_label_set(ctx: Ctx, set_name: str) -> list[int]:
+    """Add a label template's labels (``label_templates``) to the tracker in one commit,
+    with an event each; returns their ids.  422 for a set that does not exist."""
+    require_writer(ctx)
+    labels = label_templates.labels_of(set_name)
+    if labels is None:
+        raise InvalidInput(f"label template does not exist [name: {set_name}]")
+    entry_ids = [tracker_store.new_entry_id(LABELS) for _ in labels]
+
+    def write(consistent: bool, uow: UnitOfWork) -> Written:
+        tracker = ctx.tracker(consistent=consistent)
+        change = TrackerChange()
+        for entry_id, label in zip(entry_ids, labels):
+            change.set_entry(LABELS, entry_id, label)
+            uow.raise_event(_entry_event(ctx, LABELS, entry_id, "created", label))
+        tracker_store.stage(ctx.repo_id, change, exists=tracker.exists)
+        return tracker, change, entry_ids
+
+    return commit_retrying(ctx, write, conflict="the labels changed meanwhile; try again")
 
 
 def edit_label(ctx: Ctx, label_id: int, option: EditLabelOption) -> dict:

@@ -3,6 +3,8 @@ and the consumer that clears what a deleted repository leaves.
 
 Operations (``routes.py``): createCurrentUserRepo, adminCreateRepo, repoDelete,
 createFork, repoMigrate, repoMirrorSync, repoEdit, createOrgRepo, createOrgRepoDeprecated.
+Operations (``template_routes.py``): listGitignoresTemplates, getGitignoreTemplateInfo,
+listLicenseTemplates, getLicenseTemplateInfo.
 
 | module | what it holds |
 |---|---|
@@ -17,6 +19,7 @@ createFork, repoMigrate, repoMirrorSync, repoEdit, createOrgRepo, createOrgRepoD
 | ``remotes`` | The remote of a migration or a pull mirror: its address and credentials, and the only HTTP client that … |
 | ``routes`` | Repository writes: create (own and admin), delete, fork, migrate, mirror sync, edit. |
 | ``service`` | Repository writes through the API: create, fork, edit, delete. |
+| ``template_routes`` | The templates a new repository may start from (Forgejo's ``miscellaneous`` tag): the ``.gitignore`` and … |
 
 Registered by ``chalicelib/areas.py``; the cleanup consumer by
 ``chalicelib/jobs/consumers.py``; the mirror schedule by

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from chalicelib import accounts, clock, contents, events, quota, repos
+from chalicelib import accounts, clock, contents, events, issues, quota, repos
 from chalicelib.contents import validate_branch_name
 from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
                                PermissionDenied)
@@ -49,16 +49,30 @@ def create_repo(caller: Caller, owner: Account, option: CreateRepoOption, *,
     if default_branch:
         validate_branch_name(default_branch)
     plan = repo_init.plan(option) if option.auto_init else None
+    label_set = _label_set(option)
     repo = repo_lifecycle.new_record(
         owner, name, description=description, private=bool(option.private),
         default_branch=default_branch, template=bool(option.template))
     repo_lifecycle.create(repo, actor=caller.user)
+    view = RepoView(repo, owner, Access.OWNER)
     try:
         repo_init.initialize(repo, plan, author=caller.user)
+        if label_set:
+            issues.create_label_set(issues.issue_context(caller, view), label_set)
     except BaseException:
         repo_lifecycle.remove(repo, actor=caller.user)  # nothing half-made stays behind
         raise
-    return RepoView(repo, owner, Access.OWNER)
+    return view
+
+
+def _label_set(option: CreateRepoOption) -> str:
+    """``issue_labels``: the label template to start with, checked before anything is
+    written (Forgejo's names; 422 for one that does not exist)."""
+    name = option.issue_labels if isinstance(option.issue_labels, str) else ""
+    name = name.strip()
+    if name and issues.label_set(name) is None:
+        raise InvalidInput(f"label template does not exist [name: {name}]")
+    return name
 
 
 def fork_repo(caller: Caller, source: RepoView, option: CreateForkOption) -> RepoView:
