@@ -16,6 +16,7 @@ def scenarios() -> dict:
         "listLicenseTemplates": lambda s: [Req("GET", "/licenses")],
         "getLicenseTemplateInfo": lambda s: [Req("GET", "/licenses/MIT")],
         "listLabelTemplates": lambda s: [Req("GET", "/label/templates")],
+        "getNodeInfo": lambda s: [Req("GET", "/nodeinfo")],
         "getLabelTemplateInfo": lambda s: [Req("GET", "/label/templates/Advanced")],
     }
 

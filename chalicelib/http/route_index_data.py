@@ -86,6 +86,7 @@ ROUTES = (
     ('GET', '/settings/ui', False, 'getGeneralUISettings', 'chalicelib.instance.routes'),
     ('GET', '/settings/repository', False, 'getGeneralRepositorySettings', 'chalicelib.instance.routes'),
     ('GET', '/settings/attachment', False, 'getGeneralAttachmentSettings', 'chalicelib.instance.routes'),
+    ('GET', '/nodeinfo', False, 'getNodeInfo', 'chalicelib.instance.routes'),
     ('POST', '/orgs', False, 'orgCreate', 'chalicelib.orgs.routes'),
     ('POST', '/admin/users/{username}/orgs', False, 'adminCreateOrg', 'chalicelib.orgs.routes'),
     ('GET', '/orgs/{org}', False, 'orgGet', 'chalicelib.orgs.routes'),

@@ -1,7 +1,7 @@
 """The instance itself: its version and API settings.
 
 Operations (``routes.py``): getVersion, getGeneralAPISettings, getGeneralUISettings,
-getGeneralRepositorySettings, getGeneralAttachmentSettings.
+getGeneralRepositorySettings, getGeneralAttachmentSettings, getNodeInfo.
 
 | module | what it holds |
 |---|---|

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from chalicelib.http import schemas
-from chalicelib.http.schema_types import B, I, S
+from chalicelib.http.schema_types import B, I, S, ref
 
 # The records' Swagger definitions: Forgejo's names, fields and types, published by
 # /swagger.v1.json (``http.schemas``) and checked against what this module builds.
@@ -24,4 +24,14 @@ SCHEMAS = schemas.declare({
     "GeneralAttachmentSettings": {
         "allowed_types": S, "enabled": B, "max_files": I, "max_size": I,
     },
+    "NodeInfo": {
+        "version": S, "software": ref("NodeInfoSoftware"), "protocols":
+            {"type": "array", "items": S}, "services": ref("NodeInfoServices"),
+        "openRegistrations": B, "usage": ref("NodeInfoUsage"), "metadata": {"type": "object"},
+    },
+    "NodeInfoSoftware": {"name": S, "version": S, "repository": S, "homepage": S},
+    "NodeInfoServices": {"inbound": {"type": "array", "items": S},
+                         "outbound": {"type": "array", "items": S}},
+    "NodeInfoUsage": {"users": ref("NodeInfoUsageUsers"), "localPosts": I, "localComments": I},
+    "NodeInfoUsageUsers": {"total": I, "activeHalfyear": I, "activeMonth": I},
 })

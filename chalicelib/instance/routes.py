@@ -59,3 +59,19 @@ def get_attachment_settings(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json({"enabled": attachment.ENABLED,
                              "allowed_types": attachment.ALLOWED_TYPES,
                              "max_size": attachment.MAX_SIZE, "max_files": attachment.MAX_FILES})
+
+
+@route("GET", "/nodeinfo", "getNodeInfo", tag="miscellaneous", scope=None,
+       summary="Returns the nodeinfo of the Forgejo application", responses={200: "NodeInfo"})
+def get_node_info(req: ApiRequest) -> ApiResponse:
+    """NodeInfo 2.1, as Forgejo answers with ``[federation] SHARE_USER_STATISTICS``
+    off: counting users, posts and comments would read every one of them, which no
+    request here may do, so ``usage`` holds no counts (Forgejo omits them then too).
+    No self-registration exists (site admins create accounts); no federation."""
+    return ApiResponse.json({
+        "version": "2.1",
+        "software": {"name": "nimbus", "version": f"{API_COMPAT_VERSION}+nimbus-{__version__}",
+                     "repository": "", "homepage": ""},
+        "protocols": [], "services": {"inbound": [], "outbound": []},
+        "openRegistrations": False, "usage": {"users": {}}, "metadata": {},
+    })

@@ -75,3 +75,13 @@ def test_label_templates_and_a_repository_that_starts_with_one(api):
                                                         "issue_labels": "Fancy"})
     assert refused.status == 422
     assert api.get("/repos/lena/nolabels").status == 404
+
+
+def test_nodeinfo_says_what_the_instance_is_without_counting_everyone(api):
+    info = api.get("/nodeinfo")
+    assert info.status == 200
+    body = info.json
+    assert set(body) == fields_of("NodeInfo") and body["version"] == "2.1"
+    assert set(body["software"]) == fields_of("NodeInfoSoftware")
+    assert body["software"]["name"] == "nimbus" and body["openRegistrations"] is False
+    assert body["usage"] == {"users": {}}       # no statistics shared: nothing is counted
