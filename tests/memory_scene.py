@@ -58,3 +58,26 @@ def shared_repo(name: str, *, writers=("bob",), readers=("carol",), others=(), *
         access.add_collaborator(people["alice"], view, login,
                                 AddCollaboratorOption(permission=mode))
     return people, view
+
+
+class Tracker(dict):
+    """A repository's tracker acted on by name: ``people`` (login -> account) and
+    ``repo_id`` set by the test's scene; domain tests add what they read back."""
+
+    def ctx(self, who):
+        from chalicelib import issues
+
+        acting = caller(self.people[who])
+        view = repos.view_of(repos.repo_by_id(self.repo_id), acting)
+        return issues.issue_context(acting, view)
+
+    def open(self, who, title, body=""):
+        from chalicelib import issues
+
+        return issues.create_issue(self.ctx(who), issues.CreateIssueOption(title=title, body=body))
+
+    def comment(self, who, number, body):
+        from chalicelib import issues
+
+        option = issues.CreateIssueCommentOption(body=body)
+        return issues.create_comment(self.ctx(who), number, option)[0]

@@ -16,7 +16,7 @@ from chalicelib import clock, events
 from chalicelib.accounts import store
 from chalicelib.accounts.service import actor_of_event, validate_name
 from chalicelib.accounts.store import Account
-from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput
+from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, PermissionDenied
 from chalicelib.store import unit_of_work
 
 
@@ -27,6 +27,10 @@ def rename(actor: Account | None, account: Account, new_name: str, *,
     204 and does nothing).  A change of letter case only keeps the claim and leaves no
     redirect (the lower-case name, which every lookup uses, is the same).  422 when
     the name is invalid or taken, 409 when the account changed meanwhile."""
+    if account.account_type == "user" and actor is not None and not actor.is_admin:
+        # A user is renamed by a site admin (or the operator: no actor); an
+        # organization's owners are checked by the organizations domain.
+        raise PermissionDenied("user should be the site admin")
     validate_name(new_name, field)
     old_login, old_lower = account.login, account.lower_name
     if new_name == old_login:

@@ -21,20 +21,8 @@ def deliver() -> list:
     return deliver_to(activity)
 
 
-class Proj(dict):
+class Proj(scene.Tracker):
     """alice's repository: bob writes, carol reads, dave is a stranger."""
-
-    def ctx(self, who):
-        caller = scene.caller(self.people[who])
-        view = repos.view_of(repos.repo_by_id(self.repo_id), caller)
-        return issues.issue_context(caller, view)
-
-    def open(self, who, title, body=""):
-        return issues.create_issue(self.ctx(who), issues.CreateIssueOption(title=title, body=body))
-
-    def comment(self, who, number, body):
-        option = issues.CreateIssueCommentOption(body=body)
-        return issues.create_comment(self.ctx(who), number, option)[0]
 
     def feed(self, viewer, **query):
         who = self.people.get(viewer) if viewer else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import issues, notifications, repos
+from chalicelib import notifications, repos
 from chalicelib.notifications import service, store
 from chalicelib.notifications.states import PINNED, READ, UNREAD
 from chalicelib.repos import access
@@ -19,21 +19,8 @@ def deliver() -> list:
     return deliver_to(notifications)
 
 
-class Proj(dict):
+class Proj(scene.Tracker):
     """alice's ``proj``: bob writes and watches it, carol reads it, dave is a stranger."""
-
-    def ctx(self, who):
-        caller = scene.caller(self.people[who])
-        view = repos.view_of(repos.repo_by_id(self.repo_id), caller)
-        return issues.issue_context(caller, view)
-
-    def open(self, who, title, body=""):
-        option = issues.CreateIssueOption(title=title, body=body)
-        return issues.create_issue(self.ctx(who), option)
-
-    def comment(self, who, number, body):
-        option = issues.CreateIssueCommentOption(body=body)
-        return issues.create_comment(self.ctx(who), number, option)[0]
 
     def threads(self, who, **query):
         found, _ = service.list_threads(self.people[who], service.ThreadQuery(**query),

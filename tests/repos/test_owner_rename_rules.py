@@ -76,3 +76,14 @@ def test_private_accounts_old_names_lead_anonymous_callers_nowhere(memory):
     accounts.rename_account(None, hidden, "secret")
     assert accounts.renamed_account("hidden") is None
     assert accounts.renamed_account("hidden", viewer).login == "secret"
+
+
+def test_only_a_site_admin_renames_a_user(memory):
+    from chalicelib.errors import PermissionDenied
+
+    alice, bob = scene.user("alice"), scene.user("bob")
+    with pytest.raises(PermissionDenied):
+        accounts.rename_account(bob, alice, "alicia")
+    assert accounts.renamed_account("alice") is None and scene.fresh(alice).login == "alice"
+    root = scene.user("root", admin=True)
+    assert accounts.rename_account(root, scene.fresh(alice), "alicia") == "alice"
