@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast contracts bench bench-guard install clean package deploy destroy browser git-lfs
+.PHONY: run test test-fast contracts bench bench-guard install clean package deploy destroy browser git-lfs cb-client
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ test test-fast: export PYTHONDONTWRITEBYTECODE :=
 # Contracts first (.importlinter, its generated part current): a broken layer or a domain
 # reached past its face fails in seconds, loudly.  Then the fast layer (every domain's
 # rules on the in-memory AWS twin, no moto), then the end-to-end tests on every core.
-test: $(STAMP) browser git-lfs
+test: $(STAMP) browser git-lfs cb-client
 	$(PY) dev/import_contracts.py --check
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -m fast -n auto
@@ -54,6 +54,20 @@ git-lfs:
 	@command -v git-lfs >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    --no-install-recommends git-lfs >/dev/null; }
+
+# The cb CLI (requirements-cb.txt) in a virtualenv of its own: it needs Python 3.12,
+# taken from PATH or, on machines with pyenv, from its versions.
+CB_VENV := .venv-cb
+CB_PYTHON ?= $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12; do \
+  "$$p" -c 'import sys' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
+
+$(CB_VENV)/.installed: requirements-cb.txt
+	@test -n "$(CB_PYTHON)" || { echo "cb-client: no Python 3.12 found (set CB_PYTHON)"; exit 1; }
+	$(CB_PYTHON) -m venv $(CB_VENV)
+	$(CB_VENV)/bin/pip install --quiet -r requirements-cb.txt
+	touch $@
+
+cb-client: $(CB_VENV)/.installed
 
 # The ratio guards (bench/guard.py): cold start against a bare app, git on `make run`
 # against C git, list pages at two sizes, events under a burst.  A few minutes; fails

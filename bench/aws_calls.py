@@ -170,7 +170,7 @@ for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
                 "scenarios_avatars", "scenarios_follows", "scenarios_people",
                 "scenarios_notifications", "scenarios_activity", "scenarios_user_hooks",
                 "scenarios_renames", "scenarios_instance", "scenarios_reactions", "scenarios_timeline",
-                "scenarios_issue_times", "scenarios_topics"):
+                "scenarios_issue_times", "scenarios_topics", "scenarios_org_labels", "scenarios_dependencies", "scenarios_issue_templates", "scenarios_issue_search", "scenarios_attachments"):
     _area = importlib.import_module(_module)
     SCENARIOS.update(_area.scenarios())
     BUDGETS.update(_area.BUDGETS)

@@ -17,10 +17,10 @@ sides.  Each repeats, its sides taking turns, until its ratio is stable:
   against C git's ``http-backend`` (``git_history.py``): at most ``GIT_LIMIT`` each,
   the fastest Nimbus run over the fastest C git run; the clone's refs and ``git fsck``
   equal C git's;
-- ``lists``: an owner's repository list and an owner's repository search on two
-  ``make run`` instances at once, one holding ten times the other's repositories
-  (``list_sizes.py``): the larger's median at most ``list_sizes.LIMIT`` times the
-  smaller's;
+- ``lists``: an owner's repository list, an owner's repository search, a search of
+  every repository and the explore page on two ``make run`` instances at once, one
+  holding ten times the other's repositories (``list_sizes.py``): the larger's median
+  at most ``list_sizes.LIMIT`` times the smaller's;
 - ``events``: on ``make run``, after 300 tags pushed to one repository in three
   pushes, a "Closes #N" pushed to another closes its issue within ``EVENTS_LIMIT``
   seconds (``events_queue.py``): a latency, measured twice when over (the better

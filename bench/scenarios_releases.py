@@ -36,9 +36,14 @@ def multipart(name: str, data: bytes) -> bytes:
 
 
 def new_asset(s, release_id: int) -> dict:
+    return upload_to(s, f"{DEMO}/releases/{release_id}")
+
+
+def upload_to(s, path: str) -> dict:
+    """A multipart upload to ``<path>/assets`` (a release, an issue or a comment)."""
     import json
 
-    status, out = s.call("POST", f"/api/v1{DEMO}/releases/{release_id}/assets", "token",
+    status, out = s.call("POST", f"/api/v1{path}/assets", "token",
                          data=multipart(s.unique("file-") + ".txt", b"bench bytes\n"),
                          content_type=f"multipart/form-data; boundary={BOUNDARY}")
     assert status == 201, (status, out[:200])

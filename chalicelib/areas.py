@@ -12,6 +12,8 @@ from chalicelib.accounts import block_routes as user_blocks
 from chalicelib.accounts import follow_routes as user_follows
 from chalicelib.accounts import email_routes as user_emails
 from chalicelib.accounts import settings_routes as user_settings
+# Before the repositories: /repos/issues/search would read as a repository's path.
+from chalicelib.search import issue_routes as issue_search
 from chalicelib.repos import routes as repos
 from chalicelib.search import routes as search
 from chalicelib.git_transport import routes as git_http
@@ -42,6 +44,10 @@ from chalicelib.issues import time_routes as issue_times
 from chalicelib.issues import routes as issues
 from chalicelib.issues import label_template_routes as label_templates
 from chalicelib.issues import reaction_routes as issue_reactions
+from chalicelib.issues import attachment_routes as issue_attachments
+from chalicelib.issues import issue_template_routes as issue_templates
+from chalicelib.issues import dependency_routes as issue_dependencies
+from chalicelib.issues import org_label_routes as org_labels
 from chalicelib.notifications import routes as notifications
 from chalicelib.activity import routes as activity
 # Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.

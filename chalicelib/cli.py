@@ -282,16 +282,17 @@ def _lfs_collect(args) -> int:
 
 
 def _search_reindex(args) -> int:
-    """Index every repository again (chalicelib/search): after a restore, or to build
-    the index of an instance that had none.  Reads every repository once, a page of
-    the repository list at a time."""
+    """Index every repository and issue again (chalicelib/search): after a restore, or
+    to build the index of an instance that had none.  Reads every repository once, a
+    page of the repository list at a time, and each repository's issues."""
     from chalicelib import repos, search
 
-    count = 0
+    count = issue_count = 0
     for repo in repos.every_repo():
         search.index_repo(int(repo.id))
+        issue_count += search.index_repo_issues(int(repo.id))
         count += 1
-    print(f"indexed {count} repositories")
+    print(f"indexed {count} repositories and {issue_count} issues")
     return 0
 
 
@@ -368,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
 
     search = things.add_parser("search", help="the search index")
     reindex = search.add_subparsers(dest="command", required=True).add_parser(
-        "reindex", help="index every repository again (docs/search.md)")
+        "reindex", help="index every repository and issue again (docs/search.md)")
     reindex.set_defaults(run=_search_reindex)
 
     _add_push_bundle(parser)

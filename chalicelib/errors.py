@@ -50,6 +50,11 @@ class NotAllowed(ServiceError):
     merged or unmergeable pull request)."""
 
 
+class DependenciesLeft(NotAllowed):
+    """An issue that still depends on open issues may not close (Forgejo answers the API
+    412; the pages show it as they show a 405)."""
+
+
 class ArchivedRepository(ServiceError):
     """The repository is archived: read-only (423)."""
 

@@ -133,6 +133,8 @@ class ServiceSettings:
     REQUIRE_SIGNIN_VIEW: bool = False
     DEFAULT_KEEP_EMAIL_PRIVATE: bool = False
     NO_REPLY_ADDRESS: str = ""
+    # Whether an issue may depend on an issue of another repository (Forgejo's default).
+    ALLOW_CROSS_REPOSITORY_DEPENDENCIES: bool = True
 
 
 @_section("api")

@@ -55,7 +55,11 @@ FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
 # and their PNG and Brotli), colour management (LittleCMS), AVIF and Tk are optional
 # modules nothing imports: 8.5 MB unpacked.  tests/test_package.py decodes and draws
 # with the zip's own Pillow.
+#
+# PyYAML (issue templates) is read with ``yaml.safe_load``, its pure-Python loader: the
+# libyaml binding (``yaml/_yaml*``, ``_yaml``) is never loaded, 2.8 MB unpacked.
 PRUNED = ("bin", "dulwich/tests", "cffi", "pycparser", "pycparser-*.dist-info",
+          "yaml/_yaml.*", "_yaml",
           "PIL/_avif.*", "PIL/_imagingft.*", "PIL/_imagingcms.*", "PIL/_imagingtk.*",
           "pillow.libs/libavif-*", "pillow.libs/libfreetype-*", "pillow.libs/libharfbuzz-*",
           "pillow.libs/liblcms2-*", "pillow.libs/libpng16-*", "pillow.libs/libbrotli*")

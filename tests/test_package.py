@@ -30,9 +30,10 @@ from infra.template import LAMBDA_RUNTIME
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_VERSION = LAMBDA_RUNTIME.removeprefix("python")
 # Never in the zip: packaging tools, the dev and test stack, Chalice's CLI side.
+# PyYAML is a runtime dependency since issue templates (imported on their routes only).
 FORBIDDEN_TOP = {"pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources", "moto",
                  "pytest", "_pytest", "hypothesis", "schemathesis", "click", "inquirer",
-                 "blessed", "readchar", "yaml", "flask", "werkzeug", "tests", "bench",
+                 "blessed", "readchar", "flask", "werkzeug", "tests", "bench",
                  "infra", "pyforgejo", "httpx", "importlinter", "grimp", "cfnlint"}
 
 

@@ -200,11 +200,14 @@ def test_no_private_name_crosses_a_module():
 
 # Past this a module holds a second subject; split it (docs/architecture.md).
 LONGEST_MODULE = 450
+# Generated tables are one subject however long they grow (a row per route).
+GENERATED = {"chalicelib/http/route_index_data.py"}
 
 
 def test_no_module_is_longer_than_450_lines():
     long = {str(path.relative_to(ROOT)): count for path in sorted(PACKAGE.rglob("*.py"))
-            if (count := len(path.read_text().splitlines())) > LONGEST_MODULE}
+            if (count := len(path.read_text().splitlines())) > LONGEST_MODULE
+            and str(path.relative_to(ROOT)) not in GENERATED}
     assert not long, f"split these modules (lines): {long}"
 
 

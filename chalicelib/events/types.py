@@ -148,6 +148,13 @@ class RepositoryDeleted(RepoEvent):
 
 
 @dataclass(frozen=True)
+class RepositoryTopicsChanged(RepoEvent):
+    """The repository's topics are now ``topics`` (Forgejo sends no webhook for it; the
+    search index lists repositories under their topics)."""
+    topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CollaboratorChanged(RepoEvent):
     """action: added | edited | removed."""
     user_id: int = 0

@@ -126,6 +126,7 @@ SERVICE_ERRORS = (
     (service_errors.AlreadyExists, lambda e: ValidationFailed(e.message)),
     (service_errors.BadInput, lambda e: BadRequest(e.message)),
     (service_errors.ConflictError, lambda e: Conflict(e.message)),
+    (service_errors.DependenciesLeft, lambda e: PreconditionFailed(e.message)),
     (service_errors.NotAllowed, lambda e: MethodNotAllowed(e.message)),
     (service_errors.ArchivedRepository, lambda e: Locked(e.message)),
     (service_errors.QuotaExceeded, lambda e: QuotaExceeded(e.user_id, e.username)),

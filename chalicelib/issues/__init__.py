@@ -1,7 +1,21 @@
 """The issue tracker: issues, comments, labels, milestones, tracked times, and issue
 references (``Closes #1``: ``references``, followed by ``consumers``).
 
+Operations (``attachment_routes.py``): issueListIssueAttachments,
+issueCreateIssueAttachment, issueCreateIssueAttachmentUpload,
+issueConfirmIssueAttachmentUpload, issueGetIssueAttachment, issueEditIssueAttachment,
+issueDeleteIssueAttachment, issueListIssueCommentAttachments,
+issueCreateIssueCommentAttachment, issueCreateIssueCommentAttachmentUpload,
+issueConfirmIssueCommentAttachmentUpload, issueGetIssueCommentAttachment,
+issueEditIssueCommentAttachment, issueDeleteIssueCommentAttachment.
+Operations (``dependency_routes.py``): issueListIssueDependencies,
+issueCreateIssueDependencies, issueRemoveIssueDependencies, issueListBlocks,
+issueCreateIssueBlocking, issueRemoveIssueBlocking.
+Operations (``issue_template_routes.py``): repoGetIssueTemplates, repoGetIssueConfig,
+repoValidateIssueConfig.
 Operations (``label_template_routes.py``): listLabelTemplates, getLabelTemplateInfo.
+Operations (``org_label_routes.py``): orgListLabels, orgCreateLabel, orgGetLabel,
+orgEditLabel, orgDeleteLabel.
 Operations (``pin_routes.py``): repoListPinnedIssues, repoNewPinAllowed, pinIssue,
 unpinIssue, moveIssuePin.
 Operations (``reaction_routes.py``): issueGetIssueReactions, issuePostIssueReaction,
@@ -22,16 +36,28 @@ userCurrentTrackedTimes.
 
 | module | what it holds |
 |---|---|
+| ``attachment_routes`` | Attachments of issues and comments (Forgejo's ``issue`` tag): list, upload, get, edit, delete; and, for … |
+| ``attachment_store`` | Attachments of issues and comments in the table (keys of the issues in ``chalicelib.issues.store``). |
+| ``attachments`` | Attachments of issues and comments (Forgejo's rules): list, upload, get, edit, delete, the presigned … |
 | ``comment_store`` | Comments and tracked times of issues (keys in ``chalicelib.issues.store``). |
 | ``comments`` | Comments and tracked times of issues. |
 | ``consumers`` | The internal consumer that follows issue references (``issues/references.py``): commits of a push, issue … |
 | ``context`` | What every issue tracker operation shares: the repository's tracker as one caller sees it (``Ctx``), the … |
 | ``deadlines`` | An issue's deadline (issueEditIssueDeadline), as Forgejo sets it: writers of the issue's unit only (403 … |
+| ``dependencies`` | Issue dependencies, as Forgejo has them (``routers/api/v1/repo/issue_dependency.go``): an issue (or pull … |
+| ``dependency_routes`` | Issue dependencies and blocks (Forgejo's ``issue`` tag; rules in ``dependencies``). |
+| ``dependency_store`` | Issue dependencies in the table: "A depends on B" (B blocks A) is one edge, kept as two items, one in … |
+| ``issue_forms`` | YAML read as Forgejo reads issue templates and the issue config, and the rules of an issue form's … |
+| ``issue_template_routes`` | Issue templates and the issue config of a repository (Forgejo's ``repository`` tag): read from the … |
+| ``issue_templates`` | Issue templates and the issue config, as Forgejo reads them from a repository … |
 | ``label_template_routes`` | Label templates (Forgejo's ``miscellaneous`` tag): the sets a new repository may start with … |
 | ``label_templates`` | The label sets a new repository may start with (``issue_labels`` on creation, and the … |
 | ``meta`` | Labels and milestones of a repository. |
 | ``models`` | The issues domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the issues domain, declared once: the edge checks them (``ApiRequest.option``) and … |
+| ``org_label_routes`` | An organization's labels (Forgejo's ``organization`` tag and token scope): list, get, create, edit, … |
+| ``org_label_store`` | An organization's labels in the table: one item per organization. |
+| ``org_labels`` | An organization's labels (Forgejo's ``/orgs/{org}/labels``): list, get, create, edit, delete. They label … |
 | ``pin_routes`` | Pinned issues: pin, unpin and move (Forgejo's ``issue`` tag), the pinned issues and whether one more may … |
 | ``pin_store`` | Pins in the table: the repository's tracker item keeps the pinned numbers in pin order, issues … |
 | ``pins`` | Pinned issues and pull requests, as Forgejo has them: a repository admin pins, unpins and moves pins (403 … |
@@ -50,6 +76,7 @@ userCurrentTrackedTimes.
 | ``stopwatch_store`` | Running stopwatches in the table (keys in ``chalicelib.issues.store``). |
 | ``stopwatches`` | Stopwatches on issues, as Forgejo keeps them: one running stopwatch per user and issue; stopping it … |
 | ``store`` | The issue tracker in the table: issues, comments, labels, milestones, tracked times. |
+| ``template_files`` | A repository's issue templates and issue config, read from its default branch (Forgejo's … |
 | ``time_lists`` | Lists of tracked times beyond one issue: a repository's (repoTrackedTimes, its ``user`` filter and the … |
 | ``time_routes`` | Tracked times of a repository and of the caller (repoTrackedTimes, userTrackedTimes under the … |
 | ``time_store`` | Tracked times by their index entries (``comment_store.new_time`` writes them): gsi1 ``RTIMES#<repo>`` … |
@@ -66,7 +93,12 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "download_issue_attachment":      "attachments.download",
+    "issue_attachment_link_key":      "attachments.download_link_key",
+    "issue_attachment_preload_more":  "attachments.download_preload_more",
+    "issue_attachment_bytes":         "attachment_store.stored_bytes",
     "time_index_keys":           "comment_store",
+    "comments_of_issue":         "comment_store.comments_of",
     "create_comment":            "comments",
     "issue_comments":            "comments",
     "EVENT_TYPES":               "consumers",
@@ -75,6 +107,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "Ctx":                       "context",
     "MAX_TITLE":                 "context",
     "PULLS_UNIT":                "context",
+    "ISSUES_UNIT":               "context",
     "fresh_accounts":            "context",
     "issue_context":             "context.context",
     "parse_time":                "context",
@@ -117,6 +150,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "comment_from_snapshot":     "store",
     "copy_issue":                "store",
     "get_tracker":               "store",
+    "issue_page_keys":           "context.page_keys",
+    "tracker_for":               "context",
     "issue_from_snapshot":       "store",
     "issue_item":                "store.get_issue",
     "query_all_issues":          "store.query_all",

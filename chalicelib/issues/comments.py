@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from chalicelib import accounts, clock, events
 from chalicelib.errors import (BadInput, ConditionFailed, InvalidInput, NotFoundError,
                                PermissionDenied)
-from chalicelib.issues import comment_store, reaction_store, store, tracker_store
+from chalicelib.issues import (attachments, comment_store, reaction_store, store,
+                               tracker_store)
 from chalicelib.issues.context import Ctx, parse_time, snapshot
 from chalicelib.issues.options import (AddTimeOption, CreateIssueCommentOption,
                                        EditIssueCommentOption)
@@ -148,15 +149,18 @@ def delete_comment(ctx: Ctx, comment_id: int) -> None:
     updated = clock.seconds()
     issue = store.get_issue(ctx.repo_id, int(comment.issue_number))   # read with the comment
     reacted = reaction_store.reactions_of(ctx.repo_id, int(comment.issue_number), comment_id)
+    objects: list[str] = []
 
-    def stage() -> None:   # the comment's reactions go with it
+    def stage() -> None:   # the comment's reactions and attachments go with it
         comment_store.stage_delete_comment(comment, updated)
         reaction_store.stage_remove([(r.pk, r.sk) for r in reacted])
+        objects[:] = attachments.stage_forget(int(ctx.repo.owner_id), comment)
 
     _commit_comment(ctx, -1, stage,
                     _comment_event(ctx, _with_comments(issue, -1, updated),
                                    events.snapshot(comment), "deleted"),
                     f"comment does not exist [id: {comment_id}]")
+    attachments.remove_objects(objects)
 
 
 # Tracked times ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable
 
 from chalicelib import accounts, events, repos
 
@@ -20,11 +20,11 @@ from chalicelib.accounts import Account, account_from
 from chalicelib.accounts import account_snapshot as snapshot
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.http.options import UNSET, UnsetType
-from chalicelib.issues import store
+from chalicelib.issues import org_label_store, store
 from chalicelib.issues.store import Issue, Tracker
 from chalicelib.issues.tracker_store import TrackerChange
-from chalicelib.repos import (Access, Caller, HasAccess, RepoView, access_keys, repo_access,
-                              strip_git)
+from chalicelib.repos import (Access, Caller, HasAccess, RepoView, access_keys, is_org,
+                              repo_access, strip_git)
 
 ISSUES_UNIT = "repo.issues"
 PULLS_UNIT = "repo.pulls"
@@ -67,6 +67,9 @@ class Ctx(HasAccess):
     def tracker(self, *, consistent: bool = False) -> Tracker:
         if consistent or self.known_tracker is None:
             self.known_tracker = store.get_tracker(self.repo_id, consistent=consistent)
+            if is_org(self.view.owner):   # its labels are the repository's too
+                owner_id = int(self.view.owner.id)
+                self.known_tracker.attach_org_labels(org_label_store.get(owner_id).labels)
         return self.known_tracker
 
     def wrote(self, tracker: Tracker, change: TrackerChange) -> None:
@@ -89,6 +92,25 @@ def context(caller: Caller, view: RepoView, unit: str = ISSUES_UNIT) -> Ctx:
     return Ctx(view, caller, access, pulls_access=access if unit == PULLS_UNIT else None)
 
 
+def tracker_for(repo_id: int, owner: Account) -> Tracker:
+    """A repository's tracker with its owning organization's labels, read outside a
+    request's context (the search index: label names)."""
+    tracker = store.get_tracker(repo_id, consistent=True)
+    if is_org(owner):
+        tracker.attach_org_labels(org_label_store.get(int(owner.id)).labels)
+    return tracker
+
+
+def page_keys(places: Iterable[tuple[int, int, int]]) -> list[tuple[str, str]]:
+    """The keys a page of issues from several repositories reads, (repository id,
+    number, owner id) each: the issues, their repositories' trackers and owners' label
+    sets, for one batch with the caller's other reads (a cross-repository search)."""
+    places = list(places)
+    return [store.ikeys.issue(r, n) for r, n, _ in places] + \
+        [store.ikeys.tracker(r) for r in dict.fromkeys(r for r, _, _ in places)] + \
+        [org_label_store.org_labels_key(o) for o in dict.fromkeys(o for _, _, o in places)]
+
+
 def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
                       number: int | None = None, comment_id: int | None = None,
                       time_id: int | None = None) -> list:
@@ -98,7 +120,8 @@ def preload_more_keys(owner_name: str, repo_name: str, user_id: int | None, *,
     if repo is None:
         return []
     repo_id = int(repo.id)
-    found = access_keys(repo, user_id) + [store.ikeys.tracker(repo_id)]
+    found = access_keys(repo, user_id) + [store.ikeys.tracker(repo_id),
+                                          org_label_store.org_labels_key(int(repo.owner_id))]
     if user_id is not None:   # whether the owner blocks the caller, for the writes
         found.append(accounts.block_key(int(repo.owner_id), user_id))
     if number is not None:

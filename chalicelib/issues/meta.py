@@ -94,12 +94,12 @@ def _delete_entry(ctx: Ctx, kind: str, find: Callable[[Tracker], tuple[int, dict
 # Labels ----------------------------------------------------------------------------------
 
 def list_labels(ctx: Ctx) -> list[tuple[int, dict]]:
-    labels = ctx.tracker().labels
+    labels = ctx.tracker().repo_labels
     return sorted(labels.items(), key=lambda kv: (kv[1].get("name", ""), kv[0]))
 
 
 def _label_in(tracker: Tracker, label_id: int) -> dict:
-    label = tracker.labels.get(label_id)
+    label = tracker.repo_labels.get(label_id)
     if label is None:
         raise NotFoundError(f"label does not exist [id: {label_id}]")
     return label
@@ -109,17 +109,40 @@ def get_label(ctx: Ctx, label_id: int) -> dict:
     return _label_in(ctx.tracker(), label_id)
 
 
-def create_label(ctx: Ctx, option: CreateLabelOption) -> tuple[int, dict]:
-    require_writer(ctx)
+def new_label(option: CreateLabelOption) -> dict:
+    """A label's definition from CreateLabelOption (a repository's or an
+    organization's), or 422."""
     name = (option.name or "").strip()
     if not name:
         raise InvalidInput("[Name]: Required")
     if not option.color:
         raise InvalidInput("[Color]: Required")
-    label = {"name": name, "color": _color(option.color),
-             "description": option.description or "",
-             "exclusive": bool(option.exclusive), "archived": bool(option.is_archived)}
-    return _create_entry(ctx, LABELS, label)
+    return {"name": name, "color": _color(option.color),
+            "description": option.description or "",
+            "exclusive": bool(option.exclusive), "archived": bool(option.is_archived)}
+
+
+def label_edits(option: EditLabelOption) -> dict:
+    """The definition's fields EditLabelOption changes (null leaves a field as it is),
+    or 422."""
+    sent = {k: v for k, v in given_fields(option).items() if v is not None}
+    fields: dict = {}
+    if "name" in sent:
+        if not sent["name"].strip():
+            raise InvalidInput("[Name]: Required")
+        fields["name"] = sent["name"].strip()
+    if "color" in sent:
+        fields["color"] = _color(sent["color"])
+    for name, stored in (("description", "description"), ("exclusive", "exclusive"),
+                         ("is_archived", "archived")):
+        if name in sent:
+            fields[stored] = sent[name]
+    return fields
+
+
+def create_label(ctx: Ctx, option: CreateLabelOption) -> tuple[int, dict]:
+    require_writer(ctx)
+    return _create_entry(ctx, LABELS, new_label(option))
 
 
 def create_label_set(ctx: Ctx, set_name: str) -> list[int]:
@@ -146,19 +169,7 @@ def create_label_set(ctx: Ctx, set_name: str) -> list[int]:
 def edit_label(ctx: Ctx, label_id: int, option: EditLabelOption) -> dict:
     require_writer(ctx)
     get_label(ctx, label_id)          # a missing label is a 404 before the rules' checks
-    # What was sent with a value: null leaves a field as it is.
-    sent = {k: v for k, v in given_fields(option).items() if v is not None}
-    fields: dict = {}
-    if "name" in sent:
-        if not sent["name"].strip():
-            raise InvalidInput("[Name]: Required")
-        fields["name"] = sent["name"].strip()
-    if "color" in sent:
-        fields["color"] = _color(sent["color"])
-    for name, stored in (("description", "description"), ("exclusive", "exclusive"),
-                         ("is_archived", "archived")):
-        if name in sent:
-            fields[stored] = sent[name]
+    fields = label_edits(option)
 
     def build(tracker: Tracker) -> tuple[int, dict, TrackerChange]:
         label = {**_label_in(tracker, label_id), **fields}

@@ -69,6 +69,8 @@ class Issue(Item, discriminator="issue"):
     # A pull request's own fields (pulls/store.py), JSON; "" on an issue.
     pull = UnicodeAttribute(default="")
     version = NumberAttribute(default=1)
+    # The issue's own attachments by id (``attachment_store.py``); absent until the first.
+    attachments = MapAttribute(null=True)
 
     @property
     def is_open(self) -> bool:
@@ -85,6 +87,18 @@ class Comment(Item, discriminator="comment"):
     body = UnicodeAttribute(default="")
     created = NumberAttribute()
     updated = NumberAttribute()
+    # The comment's attachments by id (``attachment_store.py``); absent until the first.
+    attachments = MapAttribute(null=True)
+
+
+class IssueAttachmentLink(Item, discriminator="issueattachmentlink"):
+    """Finds an issue's or comment's attachment from its uuid (``/attachments/<uuid>``);
+    ``expires`` (the table's TTL) while it is a presigned upload not yet confirmed."""
+    repo_id = NumberAttribute()
+    issue_number = NumberAttribute()
+    comment_id = NumberAttribute(default=0)       # 0: the issue's own attachment
+    attachment_id = NumberAttribute()
+    expires = NumberAttribute(null=True)
 
 
 class TimelineEvent(Item, discriminator="timelineevent"):
@@ -106,6 +120,24 @@ class TimelineEvent(Item, discriminator="timelineevent"):
     new_title = UnicodeAttribute(default="")
     old_ref = UnicodeAttribute(default="")
     commit_sha = UnicodeAttribute(default="")
+    # add_dependency / remove_dependency: the other issue of the edge (dependency_store).
+    dependent_repo_id = NumberAttribute(default=0)
+    dependent_number = NumberAttribute(default=0)
+    dependent_issue_id = NumberAttribute(default=0)
+    created = NumberAttribute()
+
+
+class IssueDependency(Item, discriminator="issuedep"):
+    """One side of a dependency edge under its issue's repository (dependency_store.py):
+    ``DEP#`` under the blocked issue, ``BLK#`` under the blocker; ``other_*`` is the
+    issue at the edge's other end."""
+    repo_id = NumberAttribute()
+    number = NumberAttribute()
+    issue_id = NumberAttribute()
+    other_repo_id = NumberAttribute()
+    other_number = NumberAttribute()
+    other_issue_id = NumberAttribute()
+    poster_id = NumberAttribute(default=0)
     created = NumberAttribute()
 
 
@@ -143,3 +175,10 @@ class Reaction(Item, discriminator="reaction"):
     user = UnicodeAttribute(default="{}")   # JSON snapshot of the account
     content = UnicodeAttribute()
     created_ms = NumberAttribute()          # milliseconds: orders reactions of one second
+
+
+class OrgLabels(Item, discriminator="orglabels"):
+    """Every label of one organization (``org_label_store.py``): JSON {id: definition},
+    rewritten whole conditional on ``version``."""
+    labels = UnicodeAttribute(default="{}")
+    version = NumberAttribute(default=0)

@@ -132,6 +132,18 @@ class IssueLabelsOption(Option):
     updated_at: DateTime | None | UnsetType = UNSET
 
 
+class IssueMeta(Option):
+    """The other issue of a dependency (issueCreateIssueDependencies and the rest): its
+    repository by owner and name, and its number."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"owner": input_rules.NAME_MAX,
+                                                "repo": 100}
+    single_line: ClassVar[frozenset[str]] = frozenset({"owner", "repo"})
+
+    index: Int64 | None | UnsetType = UNSET
+    owner: str | None | UnsetType = UNSET
+    repo: str | None | UnsetType = UNSET
+
+
 # A colour that is not a text was refused as one of the wrong form.
 COLOR_TEXTS = {("Color", "type"): "[Color]: color must be #rrggbb or rrggbb"}
 

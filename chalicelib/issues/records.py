@@ -3,11 +3,14 @@ TrackedTime, field for field as ``schemas.RECORDS`` declares them."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from chalicelib.accounts import user_record
-from chalicelib.http import schemas
-from chalicelib.http.formats import rfc3339
+from chalicelib.http import schemas, uploads
+from chalicelib.http.formats import app_url, rfc3339
 from chalicelib.http.schema_types import B, I, S, T, nullable, ref
+from chalicelib.issues.attachment_store import attachments_of
+from chalicelib.issues.store import IN_ORG
 from chalicelib.repos import repo_api_url, repo_html_url
 
 if TYPE_CHECKING:
@@ -49,7 +52,21 @@ SCHEMAS = schemas.declare({
 
 
 def label(label_id: int, item: dict, view) -> dict:
-    """A Label; Forgejo stores the colour with '#' and sends it without."""
+    """A Label; Forgejo stores the colour with '#' and sends it without.  The owning
+    organization's label (``IN_ORG``) names the organization's path."""
+    if item.get(IN_ORG):
+        return org_label(label_id, item, view.owner.login)
+    return _label(label_id, item,
+                  f"{repo_api_url(view.owner.login, view.repo.name)}/labels/{int(label_id)}")
+
+
+def org_label(label_id: int, item: dict, org_login: str) -> dict:
+    """An organization's Label, its ``url`` under ``/orgs/{org}/labels``."""
+    return _label(label_id, item, f"{app_url()}api/v1/orgs/{quote(org_login)}/labels/"
+                                  f"{int(label_id)}")
+
+
+def _label(label_id: int, item: dict, url: str) -> dict:
     return {
         "id": int(label_id),
         "name": item.get("name", ""),
@@ -57,7 +74,7 @@ def label(label_id: int, item: dict, view) -> dict:
         "is_archived": bool(item.get("archived")),
         "color": str(item.get("color", "")).lstrip("#"),
         "description": item.get("description", ""),
-        "url": f"{repo_api_url(view.owner.login, view.repo.name)}/labels/{int(label_id)}",
+        "url": url,
     }
 
 
@@ -75,6 +92,18 @@ def milestone(milestone_id: int, item: dict) -> dict:
         "closed_at": rfc3339(item.get("closed_at", 0)) if closed else None,
         "due_on": rfc3339(item["due"]) if item.get("due") else None,
     }
+
+
+def attachment(found) -> dict:
+    """An Attachment of an issue or comment (``attachment_store.Attachment``)."""
+    return uploads.attachment_record(found.id, name=found.name, size=found.size,
+                                     download_count=found.download_count,
+                                     created=found.created, uuid=found.uuid)
+
+
+def assets(item) -> list[dict]:
+    """The ``assets`` of an Issue or Comment: its attachments, read with the item."""
+    return [attachment(a) for a in attachments_of(item)]
 
 
 def issue_html_url(view, number: int, is_pull: bool = False) -> str:
@@ -97,7 +126,7 @@ def issue(item, view, viewer: Account | None, *, poster: Account, assignees: lis
         "title": item.title,
         "body": item.body,
         "ref": item.ref,
-        "assets": [],
+        "assets": assets(item),
         "labels": [label(i, entry, view) for i, entry in labels],
         "milestone": milestone(*milestone_entry) if milestone_entry else None,
         "assignee": user_record(assignees[0], viewer) if assignees else None,
@@ -139,7 +168,7 @@ def comment(item, view, viewer: Account | None, *, poster: Account, is_pull: boo
         "original_author": "",
         "original_author_id": 0,
         "body": item.body,
-        "assets": [],
+        "assets": assets(item),
         "created_at": rfc3339(item.created),
         "updated_at": rfc3339(item.updated),
     }

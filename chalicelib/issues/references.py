@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, clock, contents, events, repos
-from chalicelib.errors import ConditionFailed
+from chalicelib.errors import ConditionFailed, DependenciesLeft
 from chalicelib.gitstore import refdb
 from chalicelib.issues import reference_parser as parser
 from chalicelib.issues import reference_store as store
@@ -278,6 +278,11 @@ def _act(target: Target, actor: Account, source: str, action: str, *,
         issues.mutate(ctx, number, change, lambda old, new: issues.edit_events(ctx, old, new),
                       commit_sha=commit_sha if action == parser.CLOSES else "")
     except _Unchanged:
+        return False
+    except DependenciesLeft:
+        # Forgejo leaves an issue with open dependencies open, whatever closes it.
+        log.info("reference %s cannot close issue %s#%s: open dependencies", source, repo_id,
+                 number)
         return False
     except ConditionFailed as failed:
         if failed.label != store.LABEL:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from chalicelib import accounts, clock, events
-from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
-                               PermissionDenied)
+from chalicelib.errors import (ConditionFailed, ConflictError, DependenciesLeft, InvalidInput,
+                               NotFoundError, PermissionDenied)
 from chalicelib.http.options import given
-from chalicelib.issues import (comment_store, reaction_store, reference_store, store,
-                               timeline_store, tracker_store)
+from chalicelib.issues import (comment_store, dependency_store, reaction_store, reference_store,
+                               store, timeline_store, tracker_store)
 from chalicelib.issues.context import (MAX_TITLE, Ctx, assignees_from, milestone_from, parse_time,
                                        require_writer, resolve_labels, set_assignees, snapshot,
                                        value_of, with_labels)
@@ -38,6 +38,7 @@ from chalicelib.store.unit_of_work import UnitOfWork
 RETRIES = 64
 RETRIED = ("issue", "tracker")      # ConditionFailed labels that mean "changed since read"
 MAX_BACKOFF = 0.5                   # seconds
+DEPENDENCIES_LEFT = "cannot close this issue because it still has open dependencies"
 
 
 # Reads --------------------------------------------------------------------------------------
@@ -84,9 +85,32 @@ def list_issues(ctx: Ctx, query: IssueQuery, offset: int, limit: int) -> tuple[l
     if not query.filtered:
         return store.page(tracker, ctx.repo_id, states, types, offset, limit)
     people = {name: _user_id(ctx, name) for name in (query.created_by, query.assigned_by) if name}
-    items = [i for i in store.query_all(ctx.repo_id, states, types)
-             if _matches(tracker, i, query, people)]
+    numbers = _numbers_with_keyword(ctx, query)
+    if numbers is None:
+        items = [i for i in store.query_all(ctx.repo_id, states, types)
+                 if _matches(tracker, i, query, people)]
+        return items[offset:offset + limit], len(items)
+    if not replace(query, keyword="").filtered:
+        # Only the keyword: the index's matches are the list; read the page's issues.
+        return store.issues_numbered(ctx.repo_id, numbers[offset:offset + limit]), len(numbers)
+    plain = replace(query, keyword="")
+    items = [i for i in store.issues_numbered(ctx.repo_id, numbers)
+             if _matches(tracker, i, plain, people)]
     return items[offset:offset + limit], len(items)
+
+
+def _numbers_with_keyword(ctx: Ctx, query: IssueQuery) -> list[int] | None:
+    """The issues whose words hold the keyword's, from the search index (the
+    repository's list of its longest word, not every issue), newest first; None
+    without a keyword the index can look up."""
+    from chalicelib import search   # the search domain is above: it indexes the tracker
+
+    if not query.keyword:
+        return None
+    states, types = _letters(query)
+    return search.issue_numbers_matching(
+        ctx.repo_id, query.keyword, closed=None if len(states) == 2 else states == "c",
+        pull=None if len(types) == 2 else types == "p")
 
 
 def _user_id(ctx: Ctx, name: str) -> int:
@@ -313,6 +337,8 @@ class IssueEdit:
             new.milestone_id = milestone_from(tracker, self.milestone)
         if self.state is not None:
             new.state = "closed" if self.state == "closed" else "open"
+            if new.state == "closed" and old.is_open and any(dependency_store.open_blockers(old)):
+                raise DependenciesLeft(DEPENDENCIES_LEFT)   # every close: edits, commits
             if new.state != old.state:
                 new.closed_at = clock.seconds() if new.state == "closed" else 0
         new.updated = clock.seconds()

@@ -54,6 +54,7 @@ from chalicelib.store.attributes import plain, values_for
 from chalicelib.store.table import Item
 
 BUCKET = 64
+IN_ORG = "in_org"    # marks an organization's label among a tracker's labels (never stored)
 NUMBER_DIGITS = 10
 
 
@@ -162,13 +163,15 @@ class Tracker:
     def __init__(self, item: IssueTracker | None = None):
         self.exists = item is not None
         self.next_number = 0
-        self.labels: dict[int, dict] = {}
+        self.repo_labels: dict[int, dict] = {}      # the item's own
+        # The owning organization's labels, attached by the context (``org_labels``).
+        self.org_labels: dict[int, dict] = {}
         self.milestones: dict[int, dict] = {}
         self.counts: dict[str, int] = {}
         self.num_comments = 0
         if item is not None:
             self.next_number = int(item.next_number or 0)
-            self.labels = {int(k): val for k, val in plain(item.labels or {}).items()}
+            self.repo_labels = {int(k): val for k, val in plain(item.labels or {}).items()}
             self.milestones = {int(k): val for k, val in plain(item.milestones or {}).items()}
             self.counts = {k: int(n) for k, n in plain(item.counts or {}).items()}
             self.num_comments = int(item.num_comments or 0)
@@ -177,6 +180,20 @@ class Tracker:
             False: [int(n) for n in (item.pinned_issues or [])] if item is not None else [],
             True: [int(n) for n in (item.pinned_pulls or [])] if item is not None else []}
         self.pin_version = int(item.pin_version or 0) if item is not None else 0
+
+    @property
+    def labels(self) -> dict[int, dict]:
+        """Every label this tracker's issues may carry: the repository's and its
+        organization's (ids are instance-wide, so the two never collide).  Writes of
+        repository labels go to ``repo_labels``."""
+        if not self.org_labels:
+            return self.repo_labels
+        return {**self.org_labels, **self.repo_labels}
+
+    def attach_org_labels(self, labels: dict[int, dict]) -> None:
+        """The owning organization's labels, marked (``IN_ORG``) so that their records
+        name the organization's path."""
+        self.org_labels = {int(i): {**label, IN_ORG: True} for i, label in labels.items()}
 
     def pin_order(self, issue: Issue) -> int:
         """The Issue record's ``pin_order``: 1-based, 0 when not pinned (a closed issue
@@ -225,6 +242,15 @@ def comment_from_snapshot(values: Mapping[str, Any]) -> Comment:
 
 def get_issue(repo_id: int, number: int, *, consistent: bool = False) -> Issue | None:
     return unit_of_work.get(Issue, ikeys.issue(repo_id, number), consistent=consistent)
+
+
+def issues_numbered(repo_id: int, numbers: list[int]) -> list[Issue]:
+    """The repository's issues of these numbers, in that order (missing left out):
+    batches of 100."""
+    wanted = [ikeys.issue(repo_id, int(n)) for n in numbers]
+    unit_of_work.prefetch(wanted)
+    found = (unit_of_work.get(Issue, key) for key in wanted)
+    return [issue for issue in found if issue is not None]
 
 
 def copy_issue(issue: Issue) -> Issue:

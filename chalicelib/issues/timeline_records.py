@@ -10,6 +10,10 @@ A reference whose issue or comment is gone is left out (Forgejo deletes it with 
 source), and so is a label event whose label was deleted (Forgejo deletes those too).
 References made from another repository are left out: showing one would take that
 repository and the caller's access to it, reads this bounded timeline does not make.
+Dependency events (``add_dependency``/``remove_dependency``) carry their other issue as
+``dependent_issue``, read by key with one BatchGetItem, from any repository the caller
+reads (its repository, owner and access are read once each); an event whose other issue
+is gone or hidden from the caller is left out, as Forgejo leaves it out.
 """
 from __future__ import annotations
 
@@ -19,8 +23,9 @@ from typing import TYPE_CHECKING
 from chalicelib import accounts
 from chalicelib.http.formats import rfc3339
 from chalicelib.issues import records as issue_records
-from chalicelib.issues import reference_store, timeline_store
+from chalicelib.issues import dependency_store, reference_store, timeline_store
 from chalicelib.issues.context import Ctx
+from chalicelib.issues.dependencies import Readable, can_read
 from chalicelib.issues.request import Renderer
 from chalicelib.issues.service import get_issue
 
@@ -47,6 +52,7 @@ class Found:
     item: TimelineEvent | IssueReference
     ref_issue: Issue | None = None
     ref_comment: Comment | None = None
+    dependent: tuple[Ctx, Issue] | None = None    # a dependency event's other issue
 
     @property
     def type(self) -> str:
@@ -88,8 +94,29 @@ def issue_timeline(ctx: Ctx, number: int) -> IssueTimeline:
                   if int(r.ref_repo_id) == ctx.repo_id]
     for reference, source, comment in timeline_store.with_sources(ctx.repo_id, references):
         found.append(Found(reference, source, comment))
+    found = _with_dependents(ctx, found)
     found.sort(key=lambda f: (f.created, f.id))
     return IssueTimeline(issue, comments, found)
+
+
+def _with_dependents(ctx: Ctx, found: list[Found]) -> list[Found]:
+    """Dependency events with their other issue (one BatchGetItem); as Forgejo's
+    timeline, those whose other issue is gone or hidden from the caller are left out."""
+    wanted = [f for f in found if f.type in timeline_store.DEPENDENCY_TYPES]
+    if not wanted:
+        return found
+    others = dependency_store.issues_named(
+        [(int(f.item.dependent_repo_id), int(f.item.dependent_number),
+          int(f.item.dependent_issue_id)) for f in wanted])
+    readable = Readable(ctx)
+    hidden = set()
+    for entry, other in zip(wanted, others):
+        other_ctx = readable.tracker_of(int(other.repo_id)) if other is not None else None
+        if other_ctx is None or not can_read(other_ctx, other):
+            hidden.add(id(entry))
+        else:
+            entry.dependent = (other_ctx, other)
+    return [f for f in found if id(f) not in hidden]
 
 
 # Records ------------------------------------------------------------------------------------
@@ -100,7 +127,8 @@ class TimelineRenderer:
 
     def __init__(self, req, ctx: Ctx):
         self.records = Renderer(req, ctx)
-        self.ctx, self.viewer = ctx, req.actor
+        self.ctx, self.viewer, self.req = ctx, req.actor, req
+        self.elsewhere: dict[int, Renderer] = {ctx.repo_id: self.records}
 
     def user(self, stored: str) -> dict | None:
         if not stored or stored == "{}":
@@ -130,7 +158,16 @@ class TimelineRenderer:
             out.update(self._reference_fields(found))
         else:
             out.update(self._event_fields(found.item))
+        if found.dependent is not None:
+            out["dependent_issue"] = self._issue_elsewhere(*found.dependent)
         return out
+
+    def _issue_elsewhere(self, ctx: Ctx, issue: Issue) -> dict:
+        """An Issue record of any repository's tracker (one Renderer, so one tracker
+        read, per repository)."""
+        if ctx.repo_id not in self.elsewhere:
+            self.elsewhere[ctx.repo_id] = Renderer(self.req, ctx)
+        return self.elsewhere[ctx.repo_id].issue(issue)
 
     def _event_fields(self, event: TimelineEvent) -> dict:
         fields: dict = {"body": event.body, "ref_commit_sha": event.commit_sha,

@@ -1,7 +1,7 @@
 """Timeline events: what Forgejo records as typed comments on an issue when it changes
 (``close``, ``reopen``, ``merge_pull``, ``label``, ``milestone``, ``assignees``,
 ``change_title``, ``added_deadline``/``modified_deadline``/``removed_deadline``,
-``delete_branch``), kept as items of their own beside the issue's comments.
+``delete_branch``, ``add_dependency``/``remove_dependency``), kept as items of their own beside the issue's comments.
 
 | item | pk | sk | written with |
 |---|---|---|---|
@@ -41,6 +41,9 @@ CLOSE, REOPEN, MERGE_PULL, LABEL_TYPE, MILESTONE, ASSIGNEES, CHANGE_TITLE = (
     "close", "reopen", "merge_pull", "label", "milestone", "assignees", "change_title")
 ADDED_DEADLINE, MODIFIED_DEADLINE, REMOVED_DEADLINE, DELETE_BRANCH = (
     "added_deadline", "modified_deadline", "removed_deadline", "delete_branch")
+# On both issues of a dependency edge, naming the other (``dependencies.py``).
+ADD_DEPENDENCY, REMOVE_DEPENDENCY = "add_dependency", "remove_dependency"
+DEPENDENCY_TYPES = frozenset((ADD_DEPENDENCY, REMOVE_DEPENDENCY))
 # An edit touching more labels than this records the first ones (one transaction).
 MAX_LABEL_EVENTS = 40
 

@@ -138,7 +138,7 @@ class TrackerChange:
 
     @staticmethod
     def _entries(tracker: Tracker, kind: str) -> dict[int, dict]:
-        return tracker.labels if kind == LABELS else tracker.milestones
+        return tracker.repo_labels if kind == LABELS else tracker.milestones
 
     def _actions(self) -> list:
         actions: list = [_bump("counts", key, by=d, create=True) for key, d in self.counts.items()]
@@ -179,7 +179,7 @@ class TrackerChange:
         return IssueTracker(
             *ikeys.tracker(repo_id), next_number=after.next_number,
             counts={k: n for k, n in after.counts.items() if n},
-            labels={str(i): d for i, d in after.labels.items()},
+            labels={str(i): d for i, d in after.repo_labels.items()},
             milestones={str(i): d for i, d in after.milestones.items()}, num_comments=0)
 
 

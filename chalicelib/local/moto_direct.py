@@ -31,6 +31,18 @@ from chalicelib.local.moto_backend import run_app
 _lock = threading.Lock()
 _target: dict[str, Any] = {"endpoint": None, "app": None}
 _installed = {"done": False}
+# Calls answered here per thread: the local server reports a request's own
+# (``X-Nimbus-Aws-Calls`` when asked for), so a benchmark counts the AWS calls of a page
+# on the runtime users run, as ``bench/aws_calls.py`` does in-process.
+_counted = threading.local()
+
+
+def count_from_zero() -> None:
+    _counted.calls = 0
+
+
+def calls_counted() -> int:
+    return int(getattr(_counted, "calls", 0))
 
 
 def attach(endpoint: str, app) -> None:
@@ -56,6 +68,7 @@ def answer(request, **kwargs) -> AWSResponse | None:
     endpoint, app = _target["endpoint"], _target["app"]
     if endpoint is None or not (request.url + "/").startswith(endpoint):
         return None
+    _counted.calls = calls_counted() + 1
     environ = environ_for(request)
     status, headers, body = run_app(app, environ)
     head = environ["REQUEST_METHOD"] == "HEAD"

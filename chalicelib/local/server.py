@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import socket
 import sys
@@ -24,6 +25,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any, Callable
 
+from chalicelib.local import moto_direct
 from chalicelib.local.events import build_event, read_result
 
 log = logging.getLogger("nimbus.local")
@@ -39,6 +41,10 @@ _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length",
                          "te", "trailer", "upgrade"})
 
+
+# With NIMBUS_LOCAL_AWS_CALLS=1 every answer says how many AWS calls it made (to the
+# embedded moto): what bench/search_sizes.py counts per page on the runtime users run.
+AWS_CALLS_HEADER = "X-Nimbus-Aws-Calls"
 
 # The streaming integration's timeout (API Gateway allows up to 15 minutes).
 STREAM_TIMEOUT_MS = 900_000
@@ -148,6 +154,7 @@ class LocalHTTPServer(ThreadingHTTPServer):
         # (git-upload-pack) always.
         self.stream_handler: Callable[[dict, Any], Any] | None = None
         self.access_log = access_log
+        self.count_aws_calls = os.environ.get("NIMBUS_LOCAL_AWS_CALLS") == "1"
         self.stopping = False
         self._connections_changed = threading.Condition()
         # Every open connection, and whether a request on it is being answered.
@@ -287,6 +294,7 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
             # Fetches go to the streaming function in AWS: served the same way here,
             # without its limits.
             return self._stream(event, enforce_limits=False)
+        moto_direct.count_from_zero()
         try:
             result = self.server.lambda_handler(event, LambdaContext())
         except Exception:  # noqa: BLE001 - a crashed Lambda, which API Gateway answers with 502
@@ -299,6 +307,8 @@ class ProxyRequestHandler(BaseHTTPRequestHandler):
             if size > limits.BUFFERED_RESPONSE_LIMIT:
                 result = buffered_overflow(size, limits.BUFFERED_RESPONSE_LIMIT)
         status, headers, data = read_result(result)
+        if self.server.count_aws_calls:
+            headers.append((AWS_CALLS_HEADER, str(moto_direct.calls_counted())))
         self._send(status, headers, data)
         return status
 

@@ -57,6 +57,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "team_in_org":          "team_store.get_in_org",
     "teams_in_org":         "team_store.get_many_in_org",
     "find_team":            "teams",
+    "named_team_repo_ids":  "teams",
     "team_preload_keys":    "teams.preload_keys",
     "team_preload_more_keys": "teams.preload_more_keys",
 })

@@ -390,3 +390,15 @@ def add_team_repo(actor: Account | None, team: Team, repo: Repo) -> None:
 
 def remove_team_repo(actor: Account | None, team: Team, repo: Repo) -> None:
     _change_team_repo(actor, team, repo, add=False)
+
+
+def named_team_repo_ids(org: Account, name: str) -> list[int] | None:
+    """The ids of the repositories the organization's team ``name`` is given (None: it
+    includes every repository of the organization); NotFoundError when there is no such
+    team.  For filters over a team's repositories (issueSearchIssues ``team``)."""
+    team = store.named(int(org.id), name.lower())
+    if team is None:
+        raise NotFoundError(f"team does not exist [name: {name}]")
+    if team.includes_all_repositories:
+        return None
+    return [int(r.id) for r in store.list_repos(int(team.id))]

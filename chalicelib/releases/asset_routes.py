@@ -11,7 +11,7 @@ costs those two calls.  Uploads take ``multipart/form-data`` (field ``attachment
 from __future__ import annotations
 
 from chalicelib.errors import NotFoundError
-from chalicelib.http import input_rules
+from chalicelib.http import input_rules, uploads
 from chalicelib.http.errors import BadRequest
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import DOWNLOAD, Param, route
@@ -51,25 +51,6 @@ def list_attachments(req: ApiRequest) -> ApiResponse:
     return ApiResponse.json([release_records.attachment(a) for a in found])
 
 
-def _upload_input(req: ApiRequest) -> tuple[str, bytes | None, str]:
-    """(name, the file's bytes or None, external_url) from whatever form the client used
-    (Forgejo reads ``name`` and ``external_url`` from the query or the form)."""
-    name = (req.arg("name") or "").strip()
-    kind = req.content_type
-    if kind == "multipart/form-data":
-        from chalicelib.http import multipart
-
-        form = multipart.parse(req.headers.get("content-type") or "", req.body)
-        part = form.file("attachment")
-        name = name or form.value("name").strip() or (part.filename if part else "") or ""
-        return name, part.data if part is not None else None, form.value("external_url").strip()
-    if kind == "application/x-www-form-urlencoded" or "json" in kind:
-        data = req.json(required=False)
-        name = name or str(data.get("name") or "").strip()
-        return name, None, str(data.get("external_url") or "").strip()
-    return name, req.body if req.body else None, ""
-
-
 @route("POST", "/repos/{owner}/{repo}/releases/{id}/assets", "repoCreateReleaseAttachment",
        summary="Create a release attachment",
        consumes=("multipart/form-data", "application/octet-stream"),
@@ -84,7 +65,7 @@ def _upload_input(req: ApiRequest) -> tuple[str, bytes | None, str]:
                   413: "error", 422: "validationError", 423: "error"}, **SIGNED)
 def create_attachment(req: ApiRequest) -> ApiResponse:
     release_id = req.int_param("id")
-    name, data, external = _upload_input(req)
+    name, data, external = uploads.upload_input(req)
     ctx = ctx_of(req)
     if data is not None and external:
         raise BadRequest("'attachment' and 'external_url' are mutually exclusive")

@@ -29,15 +29,15 @@ response, otherwise a 302 to a short-lived presigned GET URL.
 """
 from __future__ import annotations
 
-import mimetypes
 import uuid as uuids
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from chalicelib import accounts, clock, quota, repos
+from chalicelib import accounts, clock, issues, quota, repos
 from chalicelib.errors import BadInput, ConditionFailed, InvalidInput, NotFoundError, TooLarge
-from chalicelib.http import input_rules
+from chalicelib.http import input_rules, uploads
+from chalicelib.http.uploads import DIRECT_LIMIT, SNIFF_BYTES, check_name, check_size
 from chalicelib.releases import s3_objects as release_bytes
 from chalicelib.releases import service as releases
 from chalicelib.releases import store
@@ -50,14 +50,10 @@ if TYPE_CHECKING:
     from chalicelib.releases.service import Ctx
     from chalicelib.releases.store import Asset
 
-# A Lambda response carries 6 MB, base64 included: larger files leave through S3.
-DIRECT_LIMIT = 4_400_000
 # A presigned upload not confirmed within a day is dropped (TTL on its records).
 # Whose quota an upload counts against, and under which subject (Forgejo's).
 SUBJECT = "size:assets:attachments:releases"
 PENDING_SECONDS = 86_400
-MAX_NAME = 255
-SNIFF_BYTES = 512
 
 
 @dataclass(frozen=True)
@@ -79,78 +75,9 @@ class Download:
 
 # Rules ------------------------------------------------------------------------------------
 
-def _require_enabled() -> None:
-    if not get_settings().attachment.ENABLED:
-        raise NotFoundError("Attachment is not enabled")
-
-
-def max_bytes() -> int | None:
-    """``[attachment] MAX_SIZE`` in bytes (0: no limit)."""
-    mib = get_settings().attachment.MAX_SIZE
-    return mib * 1024 * 1024 if mib > 0 else None
-
-
-def check_size(size: int) -> None:
-    limit = max_bytes()
-    if limit is not None and size > limit:
-        raise TooLarge(f"attachment of {size} bytes is larger than the maximum of "
-                       f"{get_settings().attachment.MAX_SIZE} MiB")
-
-
-def check_name(name: str) -> str:
-    if not name:
-        raise BadInput("Missing 'name' parameter")
-    if len(name) > MAX_NAME or any(ord(ch) < 32 for ch in name):
-        raise InvalidInput("[Name]: invalid attachment name (at most 255 printable characters)")
-    return name
-
-
-_SIGNATURES = ((b"PK\x03\x04", "application/zip"), (b"\x1f\x8b\x08", "application/x-gzip"),
-               (b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
-               (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"), (b"%PDF-", "application/pdf"),
-               (b"BM", "image/bmp"), (b"Rar!\x1a\x07", "application/x-rar-compressed"),
-               (b"\x00\x00\x01\x00", "image/x-icon"), (b"OggS\x00", "application/ogg"))
-_BINARY = set(range(0, 9)) | {11} | set(range(14, 27)) | set(range(28, 32))
-
-
-def sniff(head: bytes) -> str:
-    """The content type of the first bytes, as Go's ``http.DetectContentType`` decides
-    it for the common cases (signatures, else text when no control bytes, else binary)."""
-    for signature, kind in _SIGNATURES:
-        if head.startswith(signature):
-            return kind
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if not any(byte in _BINARY for byte in head):
-        return "text/plain"
-    return "application/octet-stream"
-
-
-def _extension(name: str) -> str:
-    """Go's ``path.Ext``: from the last dot of the last element (``a.tar.gz`` -> ``.gz``)."""
-    base = name.rsplit("/", 1)[-1]
-    dot = base.rfind(".")
-    return base[dot:].lower() if dot >= 0 else ""
-
-
 def check_type(name: str, head: bytes | None) -> None:
-    """Forgejo's ``upload.Verify`` against ``[repository.release] ALLOWED_TYPES``: an
-    entry allows a file by its extension (``.zip``), its type (``application/zip``) or
-    a wildcard (``image/*``); ``*/*`` or no entry allows everything.  Without the bytes
-    (a presigned upload not yet made) the type is guessed from the name."""
-    raw = get_settings().release.ALLOWED_TYPES.replace("|", ",")
-    allowed = [entry.strip().lower() for entry in raw.split(",") if entry.strip()]
-    if not allowed:
-        return
-    kind = sniff(head) if head is not None else \
-        (mimetypes.guess_type(name)[0] or "application/octet-stream")
-    extension = _extension(name)
-    for entry in allowed:
-        if entry == "*/*" or (entry.startswith(".") and entry == extension) or entry == kind \
-                or (entry.endswith("/*") and kind.startswith(entry[:-1])):
-            return
-    raise InvalidInput(f"This file extension or type is not allowed to be uploaded. "
-                       f"Type: {kind}")
+    """``uploads.check_type`` against ``[repository.release] ALLOWED_TYPES``."""
+    uploads.check_type(name, head, get_settings().release.ALLOWED_TYPES)
 
 
 def check_external_url(url: str) -> str:
@@ -209,7 +136,7 @@ def _add(ctx: Ctx, asset: Asset, *, expires: int | None = None) -> None:
 
 def upload(ctx: Ctx, release_id: int, *, name: str, data: bytes) -> Asset:
     """repoCreateReleaseAttachment with the bytes in the request."""
-    _require_enabled()
+    uploads.require_enabled()
     _writable_release(ctx, release_id)
     check_name(name)
     check_size(len(data))
@@ -229,7 +156,7 @@ def upload(ctx: Ctx, release_id: int, *, name: str, data: bytes) -> Asset:
 
 def add_external(ctx: Ctx, release_id: int, *, name: str, url: str) -> Asset:
     """repoCreateReleaseAttachment with ``external_url``: a link, no bytes."""
-    _require_enabled()
+    uploads.require_enabled()
     _writable_release(ctx, release_id)
     check_external_url(url)
     if not name:
@@ -244,7 +171,7 @@ def add_external(ctx: Ctx, release_id: int, *, name: str, url: str) -> Asset:
 def start_upload(ctx: Ctx, release_id: int, *, name: str, size: int) -> Upload:
     """The first step of a presigned upload: a pending attachment of ``size`` bytes and
     a PUT URL for them (valid ``UPLOAD_URL_SECONDS``)."""
-    _require_enabled()
+    uploads.require_enabled()
     _writable_release(ctx, release_id)
     check_name(name)
     if size < 0:
@@ -358,8 +285,11 @@ def forget_repo(repo_id: int, owner_id: int = 0) -> None:
 
 
 def download_preload(uuid: str) -> list:
-    """What a download route reads with the token: the attachment's download link."""
-    return [store.link_key(uuid)] if store.valid_uuid(uuid) else []
+    """What a download route reads with the token: the attachment's download link, a
+    release's or an issue's (or comment's): one uuid names at most one of them."""
+    if not store.valid_uuid(uuid):
+        return []
+    return [store.link_key(uuid), issues.issue_attachment_link_key(uuid)]
 
 
 def content_disposition(name: str) -> str:
@@ -373,15 +303,20 @@ def download_preload_more(uuid: str, user_id: int | None) -> list:
     item (the download link came with the first batch)."""
     link = store.get_link(uuid)
     if link is None:
-        return []
+        return issues.issue_attachment_preload_more(uuid) if store.valid_uuid(uuid) else []
     return [store.repo_id_key(link.repo_id),
             store.release_key(link.repo_id, link.release_id)]
 
 
 def download(caller: Caller, uuid: str, *, count: bool = True) -> Download:
     """``browser_download_url``: the attachment's bytes (or where to get them) for a
-    caller who may read the release; counted unless ``count`` is False (HEAD)."""
+    caller who may read the release (or the issue: ``issues.download_issue_attachment``);
+    counted unless ``count`` is False (HEAD)."""
     link = store.get_link(uuid)
+    if link is None and store.valid_uuid(uuid):
+        served = issues.download_issue_attachment(caller, uuid, count=count)
+        if served is not None:
+            return _serve(served.name, served.size, served.object_key)
     repo = repos.repo_by_id(link.repo_id) if link is not None else None
     if repo is None:
         raise NotFoundError(f"attachment does not exist [uuid: {uuid}]")
@@ -398,8 +333,12 @@ def download(caller: Caller, uuid: str, *, count: bool = True) -> Download:
         raise NotFoundError(f"attachment does not exist [uuid: {uuid}]")
     if asset.external_url:
         return Download(asset.name, 0, None, asset.external_url)
-    if asset.size > DIRECT_LIMIT:
-        return Download(asset.name, asset.size, None,
-                        release_bytes.download_url(asset.s3_key, asset.name))
-    data = release_bytes.read(asset.s3_key)
-    return Download(asset.name, len(data), data, None)
+    return _serve(asset.name, asset.size, asset.s3_key)
+
+
+def _serve(name: str, size: int, object_key: str) -> Download:
+    """The bytes when they fit a Lambda response, else a presigned GET URL."""
+    if size > DIRECT_LIMIT:
+        return Download(name, size, None, release_bytes.download_url(object_key, name))
+    data = release_bytes.read(object_key)
+    return Download(name, len(data), data, None)

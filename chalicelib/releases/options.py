@@ -6,6 +6,8 @@ from typing import ClassVar, Mapping
 
 from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Option, UnsetType
+# Shared with issue and comment attachments (one definition per Forgejo name).
+from chalicelib.http.uploads import EditAttachmentOptions  # noqa: F401
 
 
 class ReleaseFields(Option, kw_only=True):
@@ -40,13 +42,3 @@ class EditReleaseOption(ReleaseFields, kw_only=True):
     published = True
 
     tag_name: str | None | UnsetType = UNSET
-
-
-class EditAttachmentOptions(Option):
-    """repoEditReleaseAttachment: an empty or left-out name keeps the attachment's;
-    a link may be changed only on an external attachment."""
-    max_lengths: ClassVar[Mapping[str, int]] = {"name": 255, "browser_download_url": 2048}
-    single_line: ClassVar[frozenset[str]] = frozenset({"name"})
-
-    name: str | None | UnsetType = UNSET
-    browser_download_url: str | None | UnsetType = UNSET

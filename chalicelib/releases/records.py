@@ -6,9 +6,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib import repos
-from chalicelib.http import formats, schemas
+from chalicelib.http import formats, schemas, uploads
 from chalicelib.http.schema_types import B, I, S, T, ref
-from chalicelib.settings import get_settings
 
 # The records' Swagger definitions: Forgejo's names, fields and types, published by
 # /swagger.v1.json (``http.schemas``) and checked against what this module builds.
@@ -31,23 +30,15 @@ def _path_segments(text: str) -> str:
 
 def download_url(asset) -> str:
     """``browser_download_url``: the external link, or ``<ROOT_URL>attachments/<uuid>``."""
-    if asset.external_url:
-        return asset.external_url
-    return f"{get_settings().app_url}attachments/{quote(asset.uuid, safe='')}"
+    return uploads.download_url(asset.uuid, asset.external_url)
 
 
 def attachment(asset) -> dict:
     """An Attachment (a release's)."""
-    return {
-        "id": int(asset.id),
-        "name": asset.name,
-        "size": int(asset.size),
-        "download_count": int(asset.download_count),
-        "created_at": formats.rfc3339(asset.created),
-        "uuid": asset.uuid,
-        "browser_download_url": download_url(asset),
-        "type": "external" if asset.external_url else "attachment",
-    }
+    return uploads.attachment_record(asset.id, name=asset.name, size=asset.size,
+                                     download_count=asset.download_count,
+                                     created=asset.created, uuid=asset.uuid,
+                                     external_url=asset.external_url)
 
 
 def upload(found) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib import repos
+from chalicelib import issues, repos
 from chalicelib.releases import store
 from chalicelib.settings import get_settings
 
@@ -38,10 +38,11 @@ def owner_attachments(owner_id: int) -> list[dict]:
 
 def totals() -> dict[int, tuple[int, int]]:
     """{owner id: (issue attachment bytes, release attachment bytes)} over every
-    repository (issue attachments are not stored: always 0)."""
+    repository (the issues and comments' counted by the issues domain)."""
     found: dict[int, tuple[int, int]] = {}
     for repo in repos.every_repo():
         size = sum(int(a.size) for a in store.assets_of_repo(int(repo.id)) if _stored(a))
-        issues, releases = found.get(int(repo.owner_id), (0, 0))
-        found[int(repo.owner_id)] = (issues, releases + size)
+        of_issues = issues.issue_attachment_bytes(int(repo.id))
+        before_issues, before_releases = found.get(int(repo.owner_id), (0, 0))
+        found[int(repo.owner_id)] = (before_issues + of_issues, before_releases + size)
     return found

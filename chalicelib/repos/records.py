@@ -118,11 +118,11 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "permissions": {"admin": view.access >= Access.ADMIN, "push": view.access >= Access.WRITE,
                         "pull": view.access >= Access.READ},
         "has_issues": True,
-        # Dependencies are not served: off, as a Forgejo repository whose dependency
-        # routes answer 404 (docs/compatibility.md).
+        # Issue dependencies are on in every repository (issues/dependencies.py);
+        # repoEdit's internal_tracker is not stored, as before.
         "internal_tracker": {"enable_time_tracker": True,
                              "allow_only_contributors_to_track_time": True,
-                             "enable_issue_dependencies": False},
+                             "enable_issue_dependencies": True},
         "has_wiki": True,
         "wiki_branch": repo.default_branch,
         "globally_editable_wiki": False,

@@ -74,6 +74,7 @@ class SearchQuery:
     archived: bool | None = None
     sort: str = "alpha"
     order: str = "asc"
+    topic_only: bool = False       # the keyword names a topic (Forgejo's ``topic``)
 
 
 def search(caller: Caller, query: SearchQuery) -> list[RepoView]:

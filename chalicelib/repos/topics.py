@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from chalicelib import clock
+from chalicelib import clock, events
 from chalicelib.errors import ConditionFailed, ConflictError, InvalidInput, NotFoundError, \
     PermissionDenied
 from chalicelib.repos import topic_store as store
@@ -117,6 +117,7 @@ def add_topic(view: RepoView, raw_name: str) -> None:
         if name not in have:
             with unit_of_work.writing():
                 store.stage_add(repo, name, topic_id=ids.next_id("topic"), now=clock.seconds())
+                _raise_changed(repo, have | {name})
 
     _changing(view, add, (store.TOPICS,))
 
@@ -134,6 +135,7 @@ def delete_topic(view: RepoView, raw_name: str) -> None:
         topic = store.topics_by_name([name]).get(name)
         with unit_of_work.writing():
             store.stage_remove(repo, name, topic, now=clock.seconds())
+            _raise_changed(repo, set(repo.topics or ()) - {name})
 
     _changing(view, delete, (store.TOPICS, store.COUNT))
 
@@ -170,6 +172,14 @@ def _commit_replace(repo: Repo, read: set[str], wanted: set[str]) -> None:
                if name not in topics}
     with unit_of_work.writing():
         store.stage_replace(repo, read, wanted, topics, new_ids, now=clock.seconds())
+        _raise_changed(repo, wanted)
+
+
+def _raise_changed(repo: Repo, topics: set[str]) -> None:
+    """With the change: what the search index lists the repository under follows."""
+    unit_of_work.raise_event(events.RepositoryTopicsChanged(
+        actor_id=None, repo_id=int(repo.id), repo=events.snapshot(repo),
+        topics=tuple(sorted(topics))))
 
 
 # The repository-cleanup consumer ----------------------------------------------------------

@@ -13,7 +13,7 @@ import logging
 
 from chalicelib import accounts, events, repos
 from chalicelib.errors import ConditionFailed
-from chalicelib.search import index_store
+from chalicelib.search import account_index, index_store, issue_indexing
 from chalicelib.search.repo_search import facts_of
 from chalicelib.store import unit_of_work
 
@@ -22,7 +22,11 @@ log = logging.getLogger("nimbus.search")
 EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.RepositoryMigrated,
                events.RepositoryEdited, events.RepositoryPushed, events.RepositoryMirrorSynced,
                events.RepositoryDeleted, events.AccountRenamed, events.UserEdited,
-               events.OrganizationChanged)
+               events.OrganizationChanged, events.IssueChanged, events.IssueCommentChanged,
+               events.PullReviewChanged, events.ReviewRequestChanged, events.LabelChanged,
+               events.RepositoryTopicsChanged, events.UserCreated, events.UserDeleted)
+# The repository events after which its issues may be found by other people (or none).
+REPO_VISIBILITY = (events.RepositoryEdited, events.RepositoryDeleted)
 ATTEMPTS = 5
 
 
@@ -32,15 +36,37 @@ def wants_event(event: events.Event) -> bool:
         # a deleted branch is left to the next such push (tags must cost next to
         # nothing: jobs/consumers.py).
         return event.ref.startswith("refs/heads/") and event.after != "0" * len(event.after)
+    return True
+
+
+def _owner_visibility_changed(event: events.Event) -> bool:
     if isinstance(event, events.UserEdited):
         return "visibility" in event.changed
     if isinstance(event, events.OrganizationChanged):
         return event.action == "edited" and any(
             name == "visibility" for name, _ in event.changes)
-    return True
+    return isinstance(event, events.AccountRenamed)
+
+
+def _on_issue_event(event: events.Event) -> None:
+    if isinstance(event, events.LabelChanged):
+        # A label or milestone renamed or deleted: the issues carrying it are listed
+        # under its old name (bounded by the repository's issues).
+        if event.action in ("edited", "deleted"):
+            issue_indexing.index_repo_issues(int(event.repo_id), only_if_moved=False)
+        return
+    issue_indexing.index_issue(int(event.repo_id), int(event.number), int(event.issue_id))
 
 
 def on_event(event: events.Event) -> None:
+    if isinstance(event, (events.IssueChanged, events.IssueCommentChanged,
+                          events.PullReviewChanged, events.ReviewRequestChanged,
+                          events.LabelChanged)):
+        _on_issue_event(event)
+        return
+    if isinstance(event, (events.UserCreated, events.UserDeleted)):
+        account_index.index_account(int(event.user_id))
+        return
     if isinstance(event, events.AccountRenamed):
         owner_id = int(event.account_id)
     elif isinstance(event, events.UserEdited):
@@ -49,9 +75,15 @@ def on_event(event: events.Event) -> None:
         owner_id = int(event.org_id)
     else:
         index_repo(int(event.repo_id))
+        if isinstance(event, REPO_VISIBILITY):
+            issue_indexing.index_repo_issues(int(event.repo_id))
+        return
+    account_index.index_account(owner_id)
+    if not _owner_visibility_changed(event):
         return
     for repo in repos.repos_owned_by(owner_id):
         index_repo(int(repo.id))
+        issue_indexing.index_repo_issues(int(repo.id))
 
 
 def index_repo(repo_id: int) -> None:

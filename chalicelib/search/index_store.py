@@ -2,20 +2,16 @@
 lists and gram lists, each repository's list of its entries, and the reads a search
 page makes.
 
-Writes: ``stage_index`` puts every entry a repository should have (all of them, so an
-indexing that follows a crash restores what a half-written one left out) and deletes
-the ones its last indexing wrote that it no longer has; the repository's document is
-written first, on condition of the version read, so two indexings of one repository
-never interleave (the loser reads again).  Entries are keyed by values the index
+Writes: ``stage_index`` replaces a repository's entries as every index does
+(``entry_store``: the document first, on condition of the version read).  Entries are keyed by values the index
 decides (names, times), so they live outside the repository's partition.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Iterator
 
-from chalicelib.search import terms
+from chalicelib.search import entry_store, terms
 from chalicelib.search.models import RepoEntry, RepoIndexDoc, keys
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
@@ -31,6 +27,7 @@ class Facts:
     repo_pk: str
     lname: str
     ldesc: str
+    topics: tuple[str, ...]
     owner_id: int
     vis: str
     private: bool
@@ -47,6 +44,7 @@ class Filter:
     """What a search keeps, decided by DynamoDB's filter on each entry read."""
     keyword: str = ""
     in_description: bool = False
+    topic_only: bool = False                # the keyword is a topic's whole name
     visibility: tuple[str, ...] | None = None      # None: every entry (site admins)
     private: bool | None = None
     fork: bool | None = None
@@ -56,8 +54,11 @@ class Filter:
 
 
 def entries_for(facts: Facts) -> list[RepoEntry]:
-    """The entries a repository has: one per sort list, one per gram of its name."""
+    """The entries a repository has: one per sort list, one per gram of its name and
+    its topics, one per topic."""
+    ltopics = f"|{'|'.join(facts.topics)}|" if facts.topics else ""
     fields = dict(repo_id=facts.repo_id, repo_pk=facts.repo_pk, lname=facts.lname,
+                  ltopics=ltopics,
                   owner_id=facts.owner_id, vis=facts.vis, private=facts.private,
                   fork=facts.fork, mirror=facts.mirror, template=facts.template,
                   archived=facts.archived, updated=facts.updated, size=facts.size)
@@ -67,8 +68,11 @@ def entries_for(facts: Facts) -> list[RepoEntry]:
                        ldesc=facts.ldesc)
              for order in terms.ORDERS]
     by_name = terms.sort_key("name", **sort)
-    found += [RepoEntry(keys.gram_list(gram), by_name, **fields)
-              for gram in sorted(terms.grams(facts.lname))]
+    grams = set(terms.grams(facts.lname))
+    for topic in facts.topics:
+        grams |= terms.grams(topic)
+    found += [RepoEntry(keys.gram_list(gram), by_name, **fields) for gram in sorted(grams)]
+    found += [RepoEntry(keys.topic_list(topic), by_name, **fields) for topic in facts.topics]
     return found
 
 
@@ -76,46 +80,23 @@ def doc_of(repo_id: int) -> RepoIndexDoc | None:
     return unit_of_work.get(RepoIndexDoc, keys.doc(repo_id), consistent=True)
 
 
-def _written(doc: RepoIndexDoc | None) -> set[tuple[str, str]]:
-    return {tuple(key) for key in json.loads(doc.entries)} if doc is not None else set()
-
-
-def _stage_doc(repo_id: int, doc: RepoIndexDoc | None, entries: list[tuple[str, str]]) -> None:
-    uow = unit_of_work.current()
-    version = int(doc.version) if doc is not None else 0
-    new = RepoIndexDoc(*keys.doc(repo_id), entries=json.dumps(sorted(entries)),
-                       version=version + 1)
-    if doc is None:
-        uow.put(new, label=DOC, must_not_exist=True)
-    else:
-        uow.put(new, label=DOC, condition=RepoIndexDoc.version == version)
-
-
 def stage_index(facts: Facts, doc: RepoIndexDoc | None) -> None:
     """The repository's entries as ``facts`` say, replacing what ``doc`` lists."""
-    entries = entries_for(facts)
-    wanted = {(entry.pk, entry.sk) for entry in entries}
-    _stage_doc(facts.repo_id, doc, list(wanted))        # first: it decides the race
-    uow = unit_of_work.current()
-    for entry in entries:
-        uow.put(entry, label="search entry")
-    for pk, sk in sorted(_written(doc) - wanted):
-        uow.delete(RepoEntry(pk, sk), label="search entry")
+    entry_store.stage_entries(RepoIndexDoc(*keys.doc(facts.repo_id)), doc, entries_for(facts),
+                             RepoEntry, label=DOC, entry_label="search entry")
 
 
 def stage_remove(repo_id: int, doc: RepoIndexDoc) -> None:
     """A deleted repository leaves the index."""
-    uow = unit_of_work.current()
-    uow.delete(doc, label=DOC, condition=RepoIndexDoc.version == int(doc.version))
-    for pk, sk in sorted(_written(doc)):
-        uow.delete(RepoEntry(pk, sk), label="search entry")
+    entry_store.stage_removal(doc, RepoEntry, label=DOC, entry_label="search entry")
 
 
 def _condition(wanted: Filter):
     """DynamoDB's filter for ``wanted`` (None when it keeps everything)."""
     parts = []
-    if wanted.keyword:
-        matches = RepoEntry.lname.contains(wanted.keyword)
+    if wanted.keyword and not wanted.topic_only:
+        matches = RepoEntry.lname.contains(wanted.keyword) | \
+            RepoEntry.ltopics.contains(wanted.keyword)
         if wanted.in_description:
             matches = matches | RepoEntry.ldesc.contains(wanted.keyword)
         parts.append(matches)
@@ -131,10 +112,13 @@ def _condition(wanted: Filter):
     return condition
 
 
-def list_for(keyword: str, order: str, *, in_description: bool) -> tuple[str, bool]:
-    """The list a search reads and whether it is in the wanted order: a keyword's gram
-    list is in name order; without one (or a one-letter keyword, or descriptions
-    searched too) the sort list of the wanted order."""
+def list_for(keyword: str, order: str, *, in_description: bool,
+             topic_only: bool = False) -> tuple[str, bool]:
+    """The list a search reads and whether it is in the wanted order: a topic's list
+    and a keyword's gram list are in name order; without one (or a one-letter keyword,
+    or descriptions searched too) the sort list of the wanted order."""
+    if topic_only and keyword:
+        return keys.topic_list(keyword), order == "name"
     gram = terms.gram_for(keyword) if keyword and not in_description else None
     if gram is None:
         return keys.sort_list(order), True

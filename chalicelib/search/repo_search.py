@@ -33,14 +33,15 @@ def facts_of(repo, owner) -> Facts:
     vis = "hid" if repo.private or visibility == "private" else \
         "lim" if visibility == "limited" else "pub"
     return Facts(repo_id=int(repo.id), repo_pk=repo.pk, lname=repo.lower_name,
-                 ldesc=(repo.description or "").lower(), owner_id=int(repo.owner_id),
+                 ldesc=(repo.description or "").lower(),
+                 topics=tuple(sorted(repo.topics or ())), owner_id=int(repo.owner_id),
                  vis=vis, private=bool(repo.private), fork=bool(repo.fork),
                  mirror=bool(repo.mirror), template=bool(repo.template),
                  archived=bool(repo.archived), updated=int(repo.updated or 0),
                  size=int(repo.size or 0))
 
 
-def _visibility(caller: repos.Caller) -> tuple[str, ...] | None:
+def visibility_for(caller: repos.Caller) -> tuple[str, ...] | None:
     user = caller.user
     if user is None or caller.public_only:
         return ("pub",)
@@ -57,6 +58,7 @@ def _filter(query: repos.SearchQuery, keyword: str, visibility) -> Filter:
     if not query.include_private:
         private = False
     return Filter(keyword=keyword, in_description=query.include_description,
+                  topic_only=query.topic_only,
                   visibility=visibility, private=private,
                   fork=True if mode == "fork" else False if mode == "source" else None,
                   mirror=True if mode == "mirror" else None, template=query.template,
@@ -65,7 +67,11 @@ def _filter(query: repos.SearchQuery, keyword: str, visibility) -> Filter:
 
 def _keeps(facts: Facts, wanted: Filter) -> bool:
     """``wanted`` applied to one repository (what DynamoDB's filter does to entries)."""
-    if wanted.keyword and wanted.keyword not in facts.lname and not (
+    if wanted.topic_only:
+        if wanted.keyword and wanted.keyword not in facts.topics:
+            return False
+    elif wanted.keyword and wanted.keyword not in facts.lname and not any(
+            wanted.keyword in topic for topic in facts.topics) and not (
             wanted.in_description and wanted.keyword in facts.ldesc):
         return False
     for name in ("private", "fork", "mirror", "template", "archived"):
@@ -102,9 +108,10 @@ def search(caller: repos.Caller, query: repos.SearchQuery, offset: int,
         return found[offset:offset + limit], len(found)
     order, descending = terms.sort_of(query.sort, query.order)
     keyword = query.keyword.lower()
-    visibility = _visibility(caller)
+    visibility = visibility_for(caller)
     wanted = _filter(query, keyword, visibility)
-    list_pk, in_order = index_store.list_for(keyword, order, in_description=wanted.in_description)
+    list_pk, in_order = index_store.list_for(keyword, order, in_description=wanted.in_description,
+                                             topic_only=wanted.topic_only)
     entries: Iterable = index_store.read(list_pk, wanted, descending=descending and in_order) \
         if visibility != () else []
     own = _own(caller, wanted, visibility)

@@ -38,7 +38,8 @@ def repo_query(req: ApiRequest) -> repos.SearchQuery:
         mode=req.arg("mode", "") or "",
         include_private=True if include_private is None else include_private,
         is_private=bool_arg(req, "is_private"), template=bool_arg(req, "template"),
-        archived=bool_arg(req, "archived"), sort=req.arg("sort", "alpha") or "alpha",
+        archived=bool_arg(req, "archived"), topic_only=bool(bool_arg(req, "topic")),
+        sort=req.arg("sort", "alpha") or "alpha",
         order=req.arg("order", "asc") or "asc")
     if query.order not in ("asc", "desc"):
         raise InvalidInput(f'Invalid sort order: "{query.order}"')
@@ -47,6 +48,7 @@ def repo_query(req: ApiRequest) -> repos.SearchQuery:
 
 @route("GET", "/repos/search", "repoSearch", summary="Search for repositories",
        query=(Param("q", "string", "keyword"),
+              Param("topic", "boolean", "Limit search to repositories with keyword as topic"),
               Param("includeDesc", "boolean", "include search of keyword within descriptions"),
               Param("uid", "integer", "search only for repos that the user with the given id "
                                        "owns or contributes to"),

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from chalicelib import events
-from tests.conftest import ADMIN, drain_outbox
+from tests.conftest import ADMIN, drain_outbox, search_paused
 from tests.accounts.test_users import ssh_key
 
 
@@ -192,7 +192,8 @@ def test_user_deletion_is_one_commit_and_frees_every_claim(quiet):
             writes.append(model.name)
 
     aws.add_call_hook(count_writes)
-    assert api.delete("/admin/users/zed", auth=ADMIN).status == 204
+    with search_paused():
+        assert api.delete("/admin/users/zed", auth=ADMIN).status == 204
     counting[0] = False
     assert writes == ["TransactWriteItems"]
     _only(events.UserDeleted)

@@ -38,16 +38,16 @@ def test_create_repository_record(api, alice):
     assert empty["empty"] is True
 
 
-def test_issue_dependencies_are_reported_off(api, alice):
-    """Issue dependencies are not served: the record says so as a Forgejo repository with
-    them disabled does, and their routes answer 404 as Forgejo's do then (clients such
-    as forj read the flag or treat the 404 as "no dependencies")."""
+def test_issue_dependencies_are_reported_on(api, alice):
+    """Issue dependencies are served (tests/issues/test_dependencies.py): the record says
+    so, and their lists answer."""
     repo = create(api, alice, "deps", auto_init=True)
-    assert repo["internal_tracker"]["enable_issue_dependencies"] is False
+    assert repo["internal_tracker"]["enable_issue_dependencies"] is True
     number = api.post("/repos/alice/deps/issues", token=alice, json={"title": "t"}).json["number"]
     for path in (f"/repos/alice/deps/issues/{number}/dependencies",
                  f"/repos/alice/deps/issues/{number}/blocks"):
-        assert api.get(path, token=alice).status == 404
+        found = api.get(path, token=alice)
+        assert found.status == 200 and found.json == []
         assert api.post(path, token=alice, json={"index": number}).status == 404
 
 

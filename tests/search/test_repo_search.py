@@ -48,15 +48,32 @@ def found(base: str, query: str) -> list[str]:
     return [r["full_name"] for r in body["data"]]
 
 
+def issues_found(base: str, query: str) -> list[str]:
+    status, body = call(base, "GET", f"/api/v1/repos/issues/search?{query}", auth=None)
+    assert status == 200
+    return [i["title"] for i in body]
+
+
 def test_changes_reach_search_within_the_event_delay(tmp_path):
     with runtime_with_events(tmp_path / "data") as server:
         base = server.url
         dana = make_user(base, "dana")
         assert call(base, "POST", "/api/v1/user/repos", {"name": "findme"}, auth=dana)[0] == 201
         wait_for(lambda: found(base, "q=findme") == ["dana/findme"], "the new repository")
+        assert call(base, "PUT", "/api/v1/repos/dana/findme/topics/gardening",
+                    auth=dana)[0] == 204
+        wait_for(lambda: found(base, "q=gardening&topic=true") == ["dana/findme"], "the topic")
+        assert found(base, "q=garden") == ["dana/findme"]      # inside a topic, as Forgejo
+        assert call(base, "DELETE", "/api/v1/repos/dana/findme/topics/gardening",
+                    auth=dana)[0] == 204
+        wait_for(lambda: found(base, "q=gardening&topic=true") == [], "the topic's removal")
+        assert call(base, "POST", "/api/v1/repos/dana/findme/issues",
+                    {"title": "Seedlings wilt"}, auth=dana)[0] == 201
+        wait_for(lambda: issues_found(base, "q=seedlings") == ["Seedlings wilt"], "the issue")
         assert call(base, "PATCH", "/api/v1/repos/dana/findme", {"private": True},
                     auth=dana)[0] == 200
         wait_for(lambda: found(base, "q=findme") == [], "the repository to turn private")
+        wait_for(lambda: issues_found(base, "q=seedlings") == [], "its issues to turn private")
         assert call(base, "PATCH", "/api/v1/repos/dana/findme", {"private": False},
                     auth=dana)[0] == 200
         assert call(base, "POST", "/api/v1/admin/users/dana/rename",
@@ -64,6 +81,7 @@ def test_changes_reach_search_within_the_event_delay(tmp_path):
         wait_for(lambda: found(base, "q=findme") == ["daniela/findme"], "the owner's new name")
         assert call(base, "DELETE", "/api/v1/repos/daniela/findme", auth=BOSS)[0] == 204
         wait_for(lambda: found(base, "q=findme") == [], "the deletion")
+        assert issues_found(base, "q=seedlings") == []
 
 
 def test_the_cli_rebuilds_the_index(api, capsys):
@@ -83,3 +101,23 @@ def test_the_cli_rebuilds_the_index(api, capsys):
     assert cli.main(["--aws", "admin", "search", "reindex"]) == 0
     assert "indexed 2 repositories" in capsys.readouterr().out
     assert names(api.get("/repos/search?q=rebuilt")) == ["erin/rebuilt-one", "erin/rebuilt-two"]
+
+
+def test_the_cli_rebuilds_the_issue_index(api, capsys):
+    from chalicelib import cli
+    from chalicelib.search.models import IssueEntry, IssueIndexDoc
+    from chalicelib.store.table import Item
+
+    api.create_user("erin")
+    erin = api.create_token("erin")
+    assert api.post("/user/repos", token=erin, json={"name": "tracked"}).status == 201
+    assert api.post("/repos/erin/tracked/issues", token=erin,
+                    json={"title": "Rebuilt issue"}).status == 201
+    for item in list(Item.scan()):
+        if isinstance(item, (IssueEntry, IssueIndexDoc)):
+            item.delete()
+    assert api.get("/repos/issues/search?q=rebuilt").json == []
+    assert cli.main(["--aws", "admin", "search", "reindex"]) == 0
+    assert "and 1 issues" in capsys.readouterr().out
+    assert [i["title"] for i in api.get("/repos/issues/search?q=rebuilt").json] == [
+        "Rebuilt issue"]
