@@ -125,11 +125,12 @@ def list_for(keyword: str, order: str, *, in_description: bool,
     return keys.gram_list(gram), order == "name"
 
 
-def read(list_pk: str, wanted: Filter, *, descending: bool = False) -> Iterator[RepoEntry]:
+def read(list_pk: str, wanted: Filter, *, descending: bool = False,
+         page_size: int | None = None) -> Iterator[RepoEntry]:
     """The entries of one list that ``wanted`` keeps, in the list's order (or reversed),
-    read a DynamoDB page (up to 1 MB of entries, filtered there) at a time, as far as
-    the caller iterates."""
+    read a DynamoDB page at a time (``page_size`` entries, or up to 1 MB, filtered
+    there), as far as the caller iterates."""
     for item in Item.query(list_pk, filter_condition=_condition(wanted),
-                           scan_index_forward=not descending):
+                           scan_index_forward=not descending, page_size=page_size):
         if isinstance(item, RepoEntry):
             yield item

@@ -28,6 +28,8 @@ from chalicelib.store import unit_of_work
 from chalicelib.store.pages import window
 
 AHEAD = 1
+# The smallest page DynamoDB is asked for (a Query without a limit reads up to 1 MB).
+MIN_READ = 20
 STATES = {"open": False, "closed": True}
 KINDS = {"issues": False, "pulls": True}
 
@@ -115,7 +117,8 @@ def search_issues(caller: repos.Caller, query: IssueSearch, offset: int,
     wanted = issue_filter(caller, query)
     if wanted.visibility == () and not wanted.hidden_repos:
         return [], 0
-    page, seen = window(issue_index_store.read(wanted), offset, limit, ahead=AHEAD)
+    read = issue_index_store.read(wanted, page_size=max(offset + limit + AHEAD, MIN_READ))
+    page, seen = window(read, offset, limit, ahead=AHEAD)
     return issues_of(caller, page), seen
 
 

@@ -23,8 +23,14 @@ from chalicelib.search import index_store, terms
 from chalicelib.search.index_store import Facts, Filter
 from chalicelib.store.pages import window
 
-# Entries read past the page, to know whether another page follows.
+# Entries read past the page, to know whether another page follows: on a sort list
+# (every repository) one; on a keyword's list in name order enough that a search
+# finding fewer gets its exact total.
 AHEAD = 1
+COUNT_AHEAD = 50
+# The smallest page DynamoDB is asked for: a read stops near what the page needs (a
+# Query without a limit reads up to 1 MB, however few entries the page shows).
+MIN_READ = 20
 
 
 def facts_of(repo, owner) -> Facts:
@@ -112,7 +118,10 @@ def search(caller: repos.Caller, query: repos.SearchQuery, offset: int,
     wanted = _filter(query, keyword, visibility)
     list_pk, in_order = index_store.list_for(keyword, order, in_description=wanted.in_description,
                                              topic_only=wanted.topic_only)
-    entries: Iterable = index_store.read(list_pk, wanted, descending=descending and in_order) \
+    ahead = AHEAD if list_pk.startswith(index_store.SORT_LIST_PREFIX) else COUNT_AHEAD
+    entries: Iterable = index_store.read(
+        list_pk, wanted, descending=descending and in_order,
+        page_size=max(offset + limit + ahead, MIN_READ) if in_order else None) \
         if visibility != () else []
     own = _own(caller, wanted, visibility)
 
@@ -120,14 +129,15 @@ def search(caller: repos.Caller, query: repos.SearchQuery, offset: int,
         return terms.sort_key(order, lname=item.lname, repo_id=item.repo_id,
                               updated=item.updated, size=item.size)
 
-    if in_order and list_pk.startswith(index_store.SORT_LIST_PREFIX):
-        # A sort list holds every repository: read as far as the page and one more.
+    if in_order:
+        # The list is in the wanted order (a sort list, or a keyword's list by name):
+        # read as far as the page and a few more, whatever the list holds.
         own.sort(key=key, reverse=descending)
         merged = heapq.merge(entries, own, key=key, reverse=descending)
-        page, seen = window(merged, offset, limit, ahead=AHEAD)
+        page, seen = window(merged, offset, limit, ahead=ahead)
     else:
-        # A gram list: every match of the gram is read (what the gram's entries hold),
-        # so the order is any and the total exact.
+        # A keyword's list in another order: every match of the gram is read (what the
+        # gram's entries hold) and sorted, so the total is exact.
         every = sorted([*entries, *own], key=key, reverse=descending)
         page, seen = every[offset:offset + limit], len(every)
     return _views(caller, page, wanted), seen
