@@ -14,36 +14,25 @@ users and organizations), which reads the account as it is now.
 """
 from __future__ import annotations
 
-import logging
-
 from chalicelib import accounts
-from chalicelib.errors import ConditionFailed
-from chalicelib.search import account_index_store, terms
+from chalicelib.search import account_index_store, entry_store, terms
 from chalicelib.store import unit_of_work
-
-log = logging.getLogger("nimbus.search")
-
-ATTEMPTS = 5
 
 
 def index_account(account_id: int) -> None:
     """Bring one account's entries to what it is now (or remove them if it is gone),
     retrying when another indexing of it committed first."""
-    for _ in range(ATTEMPTS):
+    def index_once() -> None:
         account = accounts.account_by_id(int(account_id), consistent=True)
-        try:
-            with unit_of_work.writing():
-                doc = account_index_store.doc_of(account_id)
-                if account is None:
-                    if doc is not None:
-                        account_index_store.stage_remove(doc)
-                else:
-                    account_index_store.stage_index(account, doc)
-            return
-        except ConditionFailed as failed:
-            if failed.label != account_index_store.DOC:
-                raise
-    log.warning("search index: account %s changed during every attempt", account_id)
+        with unit_of_work.writing():
+            doc = account_index_store.doc_of(account_id)
+            if account is None:
+                if doc is not None:
+                    account_index_store.stage_remove(doc)
+            else:
+                account_index_store.stage_index(account, doc)
+
+    entry_store.until_current(account_index_store.DOC, index_once, f"account {account_id}")
 
 
 def ids_matching(viewer, keyword: str, kind: str = "user") -> list[int] | None:

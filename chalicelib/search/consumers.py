@@ -9,15 +9,10 @@ rename or a change of an owner's visibility indexes the owner's repositories aga
 """
 from __future__ import annotations
 
-import logging
-
-from chalicelib import accounts, events, repos
-from chalicelib.errors import ConditionFailed
-from chalicelib.search import account_index, index_store, issue_indexing
+from chalicelib import events, repos
+from chalicelib.search import account_index, entry_store, index_store, issue_indexing
 from chalicelib.search.repo_search import facts_of
 from chalicelib.store import unit_of_work
-
-log = logging.getLogger("nimbus.search")
 
 EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.RepositoryMigrated,
                events.RepositoryEdited, events.RepositoryPushed, events.RepositoryMirrorSynced,
@@ -27,7 +22,6 @@ EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.Reposit
                events.RepositoryTopicsChanged, events.UserCreated, events.UserDeleted)
 # The repository events after which its issues may be found by other people (or none).
 REPO_VISIBILITY = (events.RepositoryEdited, events.RepositoryDeleted)
-ATTEMPTS = 5
 
 
 def wants_event(event: events.Event) -> bool:
@@ -89,21 +83,14 @@ def on_event(event: events.Event) -> None:
 def index_repo(repo_id: int) -> None:
     """Bring one repository's entries to what it is now (or remove them if it is
     gone), retrying when another indexing of it committed first."""
-    for _ in range(ATTEMPTS):
-        found = repos.repos_by_ids([repo_id], consistent=True)
-        repo = found[0] if found else None
-        owner = accounts.account_by_id(int(repo.owner_id), consistent=True) \
-            if repo is not None else None
-        try:
-            with unit_of_work.writing():
-                doc = index_store.doc_of(repo_id)
-                if repo is None or owner is None:
-                    if doc is not None:
-                        index_store.stage_remove(repo_id, doc)
-                else:
-                    index_store.stage_index(facts_of(repo, owner), doc)
-            return
-        except ConditionFailed as failed:
-            if failed.label != index_store.DOC:
-                raise
-    log.warning("search index: repository %s changed during every attempt", repo_id)
+    def index_once() -> None:
+        repo, owner = issue_indexing.repo_and_owner(repo_id)
+        with unit_of_work.writing():
+            doc = index_store.doc_of(repo_id)
+            if repo is None:
+                if doc is not None:
+                    index_store.stage_remove(repo_id, doc)
+            else:
+                index_store.stage_index(facts_of(repo, owner), doc)
+
+    entry_store.until_current(index_store.DOC, index_once, f"repository {repo_id}")

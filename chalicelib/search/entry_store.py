@@ -7,9 +7,33 @@ read, so two indexings of one item never interleave (the loser reads again).
 from __future__ import annotations
 
 import json
+import logging
+from typing import Callable
 
+from chalicelib.errors import ConditionFailed
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
+
+
+log = logging.getLogger("nimbus.search")
+
+# Indexings of one item tried before giving up (each loss means another indexing of it
+# committed: the next event brings it current again).
+ATTEMPTS = 5
+
+
+def until_current(label: str, index_once: Callable[[], None], what: str) -> None:
+    """Run ``index_once`` (a read of the item as it is now, then its staged entries in
+    one unit of work) again each time another indexing's document write (``label``)
+    won the race, up to ``ATTEMPTS``."""
+    for _ in range(ATTEMPTS):
+        try:
+            index_once()
+            return
+        except ConditionFailed as failed:
+            if failed.label != label:
+                raise
+    log.warning("search index: %s changed during every attempt", what)
 
 
 def written(doc) -> set[tuple[str, str]]:

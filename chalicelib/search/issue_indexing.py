@@ -10,18 +10,12 @@ by its issues, read from the index's own documents).
 """
 from __future__ import annotations
 
-import logging
-
 from chalicelib import accounts, issues, pulls, repos
-from chalicelib.errors import ConditionFailed
-from chalicelib.search import issue_index_store, issue_terms
+from chalicelib.search import entry_store, issue_index_store, issue_terms
 from chalicelib.search.issue_index_store import IssueFacts
 from chalicelib.search.repo_search import facts_of
 from chalicelib.store import unit_of_work
 
-log = logging.getLogger("nimbus.search")
-
-ATTEMPTS = 5
 REVIEWED = ("APPROVED", "REQUEST_CHANGES", "COMMENT")
 
 
@@ -61,7 +55,8 @@ def issue_facts(issue, repo, owner) -> IssueFacts:
         review_requested=requested, reviewed=reviewed)
 
 
-def _repo_and_owner(repo_id: int):
+def repo_and_owner(repo_id: int):
+    """The repository and its owner as they are now (None, None when either is gone)."""
     found = repos.repos_by_ids([repo_id], consistent=True)
     repo = found[0] if found else None
     owner = accounts.account_by_id(int(repo.owner_id), consistent=True) \
@@ -73,33 +68,30 @@ def index_issue(repo_id: int, number: int, issue_id: int = 0, *, place=None) -> 
     """Bring one issue's entries to what it is now (or remove them if it, or its
     repository, is gone), retrying when another indexing of it committed first.
     ``place``: the repository and owner, when the caller has read them."""
-    repo, owner = place if place is not None else _repo_and_owner(repo_id)
-    for _ in range(ATTEMPTS):
+    repo, owner = place if place is not None else repo_and_owner(repo_id)
+
+    def index_once() -> None:
         issue = issues.issue_item(repo_id, number, consistent=True) \
             if repo is not None else None
         key_id = int(issue.id) if issue is not None else int(issue_id)
         if not key_id:
             return
-        try:
-            with unit_of_work.writing():
-                doc = issue_index_store.doc_of(repo_id, key_id)
-                if issue is None:
-                    if doc is not None:
-                        issue_index_store.stage_remove(doc)
-                else:
-                    issue_index_store.stage_index(issue_facts(issue, repo, owner), doc)
-            return
-        except ConditionFailed as failed:
-            if failed.label != issue_index_store.DOC:
-                raise
-    log.warning("search index: issue %s#%s changed during every attempt", repo_id, number)
+        with unit_of_work.writing():
+            doc = issue_index_store.doc_of(repo_id, key_id)
+            if issue is None:
+                if doc is not None:
+                    issue_index_store.stage_remove(doc)
+            else:
+                issue_index_store.stage_index(issue_facts(issue, repo, owner), doc)
+
+    entry_store.until_current(issue_index_store.DOC, index_once, f"issue {repo_id}#{number}")
 
 
 def index_repo_issues(repo_id: int, *, only_if_moved: bool = True) -> None:
     """Index again each issue of a repository the index has (after a change of who may
     see it, or its deletion); with ``only_if_moved``, only when the visibility its
     entries were written with is no longer the repository's."""
-    repo, owner = _repo_and_owner(repo_id)
+    repo, owner = repo_and_owner(repo_id)
     vis = facts_of(repo, owner).vis if repo is not None else None
     for doc in list(issue_index_store.docs_of_repo(repo_id)):
         if only_if_moved and doc.vis == vis:
@@ -109,7 +101,7 @@ def index_repo_issues(repo_id: int, *, only_if_moved: bool = True) -> None:
 
 def index_new_issues(repo_id: int) -> int:
     """Index every issue of a repository (the CLI's reindex); returns how many."""
-    repo, owner = _repo_and_owner(repo_id)
+    repo, owner = repo_and_owner(repo_id)
     if repo is None:
         return 0
     count = 0
