@@ -19,12 +19,10 @@ locks of ``aws_requests.py`` (each DynamoDB request runs alone), as
 ``moto_transactions.py`` does.
 
 - DynamoDB answers are serialized by ``moto_json.FastJSONSerializer``;
-- ``Table.query`` on the table's own key reads only the partition it names, sorted
-  natively on the range keys' values (the same order as moto's DynamoType order when
-  they have one type); on an index it gets the items unsorted (moto sorts them again on
-  the index's and the table's keys, an order without ties), without those whose index
-  hash key is a string other than the one asked for (moto drops them too), from buckets
-  per hash key value kept until the next write;
+- ``Table.query`` sees only the window of the partition its page can come from, kept
+  sorted between writes (``moto_query.py``); a Query the window cannot be computed for
+  reads the partition it names, sorted natively on the range keys' values (the same
+  order as moto's DynamoType order when they have one type);
 - ``Item.size`` measures string and number attributes directly (the same count);
 - the found items are not deep-copied: the handler only reads them, into new dicts;
 - ``dynamo_to_dict`` handles DynamoType, dict, list and scalars directly and gives
@@ -56,7 +54,7 @@ import logging
 import threading
 from typing import Any
 
-from chalicelib.local import moto_json
+from chalicelib.local import moto_json, moto_query
 
 log = logging.getLogger("nimbus.local")
 
@@ -69,9 +67,6 @@ _partition = threading.local()
 _state = {"installed": False}
 # (object, attribute, moto's value) for each patch, so uninstall() can put them back.
 _patches: list[tuple[Any, str, Any]] = []
-# Bumped by every DynamoDB write (_install_write_marks): index buckets of an older
-# generation are stale.
-_generation = [0]
 # The DynamoDBBackend methods that change items or tables (BatchWriteItem calls
 # put_item and delete_item; PartiQL its own three).
 _WRITES = ("put_item", "update_item", "delete_item", "transact_write_items", "create_table",
@@ -160,16 +155,15 @@ def _install_query() -> None:
             bound = signature.bind(self, *args, **kwargs)
         except TypeError:
             return whole_table_query(self, *args, **kwargs)
+        found = moto_query.candidates(self, bound.arguments)
         hash_key = bound.arguments.get("hash_key")
-        index_name = bound.arguments.get("index_name")
-        if index_name:
-            # Table.query keeps the last value given for each attribute; string ones
-            # can be tested natively.
-            wanted = dict(bound.arguments.get("hash_key_conditions") or ())
-            _partition.scope = (self, "index", {attr: value.value for attr, value
-                                                in wanted.items() if value.type == "S"})
-        elif hash_key is not None and self.range_key_attr:
-            _partition.scope = (self, "partition", hash_key)
+        if found is not None:
+            _partition.scope = (self, found)
+        elif not bound.arguments.get("index_name") and hash_key is not None \
+                and self.range_key_attr:
+            partition = self.items.get(hash_key)
+            _partition.scope = (self, _sorted_partition(
+                list(partition.values()) if partition else []))
         _partition.querying = True
         try:
             return whole_table_query(self, *args, **kwargs)
@@ -189,15 +183,9 @@ def _install_query() -> None:
         if scope is None or scope[0] is not self:
             return every_item(self)
         _partition.scope = None     # the one call of the query it was set for
-        if scope[1] == "index":
-            # Table.query sorts an index's items on (index keys, table keys): unique,
-            # so the order they come in makes no difference.  It keeps only the items
-            # whose index hash attributes equal (as DynamoType: same type, same value)
-            # the ones asked for: the others need not come at all.
-            return _index_bucket(self, scope[2])
-        # Only the items of this partition pass Table.query's hash key test.
-        partition = self.items.get(scope[2])
-        return _sorted_partition(list(partition.values()) if partition else [])
+        # Table.query keeps, of these, the items of the partition asked for (and sorts
+        # them again: they come in order, so that costs what they number).
+        return scope[1]
 
     _patch(Table, "query", query)
     _patch(table_module, "copy", types.SimpleNamespace(deepcopy=deepcopy, copy=copy.copy))
@@ -218,67 +206,62 @@ def _sorted_partition(items: list) -> list:
 
 
 def tables_changed() -> None:
-    """Any item may have changed: the index buckets are built again when next asked."""
-    _generation[0] += 1
-
-
-def _index_bucket(table, wanted: dict[str, str]) -> list:
-    """The items whose string attributes ``wanted`` hold those values (and whatever is
-    not an item, for Table.query to decide), from buckets kept per table and set of
-    attribute names until a write changes the tables: a Query on an index costs what
-    its partition holds, as in DynamoDB, where a filter over every item grew with the
-    instance (an owner's repository list, 18 ms at 100 repositories and 34 ms at 1,000)."""
-    names = tuple(sorted(wanted))
-    kept = table.__dict__.setdefault("_nimbus_buckets", {})
-    generation = _generation[0]
-    found = kept.get(names)
-    if found is None or found[0] != generation:
-        buckets: dict[tuple, list] = {}
-        loose = []
-        for item in _unsorted_items(table):
-            attrs = getattr(item, "attrs", None)
-            if not isinstance(attrs, dict):
-                loose.append(item)
-                continue
-            values = tuple(attrs.get(name) for name in names)
-            if all(value is not None and value.type == "S" for value in values):
-                buckets.setdefault(tuple(value.value for value in values), []).append(item)
-        found = kept[names] = (generation, buckets, loose)
-    return found[1].get(tuple(wanted[name] for name in names), []) + found[2]
+    """Any item may have changed: the sorted partitions are built again when next asked."""
+    moto_query.everything_changed()
 
 
 def _install_write_marks() -> None:
+    import inspect
+
     from moto.dynamodb.models import DynamoDBBackend
 
-    def marking(write):
+    def marking(name: str, write):
+        signature = inspect.signature(write)
+
         @functools.wraps(write)
         def marked(self, *args, **kwargs):
-            tables_changed()
             try:
                 return write(self, *args, **kwargs)
             finally:
-                tables_changed()
+                touched = _touched(self, name, signature, args, kwargs)
+                if touched is None:
+                    tables_changed()
+                for table, (hash_key, range_key) in touched or ():
+                    moto_query.item_changed(table, hash_key, range_key)
         return marked
 
     for name in _WRITES:
-        _patch(DynamoDBBackend, name, marking(getattr(DynamoDBBackend, name)))
+        _patch(DynamoDBBackend, name, marking(name, getattr(DynamoDBBackend, name)))
 
 
-def _has_strings(item, wanted: dict[str, str]) -> bool:
-    attrs = getattr(item, "attrs", None)
-    if not isinstance(attrs, dict):
-        return True     # not an item: Table.query decides
-    for attr, text in wanted.items():
-        value = attrs.get(attr)
-        if value is None or value.type != "S" or value.value != text:
-            return False
-    return True
-
-
-def _unsorted_items(table) -> list:
-    if not table.range_key_attr:
-        return list(table.items.values())
-    return [item for partition in table.items.values() for item in partition.values()]
+def _touched(backend, name: str, signature, args: tuple, kwargs: dict) -> list | None:
+    """(table, key) of each item this write may have changed; None when unknown."""
+    try:
+        arguments = signature.bind(backend, *args, **kwargs).arguments
+    except TypeError:
+        return None
+    if name == "transact_write_items":
+        named = []
+        for entry in arguments.get("transact_items") or ():
+            operation = next(iter(entry.values())) if isinstance(entry, dict) and entry \
+                else None
+            if not isinstance(operation, dict):
+                return None
+            named.append((operation.get("TableName"),
+                          operation.get("Key") or operation.get("Item")))
+    elif name in ("put_item", "update_item", "delete_item"):
+        named = [(arguments.get("table_name"),
+                  arguments.get("item_attrs") if name == "put_item" else arguments.get("key"))]
+    else:
+        return None
+    touched = []
+    for table_name, key in named:
+        table = backend.tables.get(table_name) if isinstance(table_name, str) else None
+        found = moto_query.key_of(table, key) if table is not None else None
+        if found is None:
+            return None
+        touched.append((table, found))
+    return touched
 
 
 def _install_item_size() -> None:

@@ -93,10 +93,10 @@ def _item(table, hash_key, range_key):
 
 
 def _put_back(kept: list[tuple]) -> None:
-    from chalicelib.local import moto_speed
+    from chalicelib.local import moto_query
 
-    moto_speed.tables_changed()     # items written here, past moto's methods
     for table, hash_key, range_key, item in reversed(kept):
+        moto_query.item_changed(table, hash_key, range_key)     # written past moto's methods
         if range_key is None:
             if item is None:
                 table.items.pop(hash_key, None)

@@ -8,10 +8,8 @@ reads one.
 
 One snapshot, in its folder ``<snap>`` (``<data>`` is the data dir)::
 
-    <snap>/dynamodb/<table>.jsonl       line 1: {"table": <CreateTable arguments, GSIs
-                                        and LSIs included>, "ttl_attribute": name|null};
-                                        then one item per line in DynamoDB's JSON
-                                        ({"pk": {"S": ...}}; B and BS values base64)
+    <snap>/dynamodb/<table>.jsonl       a table's base and, beside it, <table>.deltas/:
+                                        layout in table_snapshot.py
     <snap>/s3/<bucket>/manifest.json    {"bucket", "region", "objects": {<key>: {"blob",
                                         "etag", "size", "put": {ContentType, Metadata,
                                         ...: PutObject arguments}}}}
@@ -30,21 +28,21 @@ since the previous snapshot is not copied again, so large git packs are written 
 """
 from __future__ import annotations
 
-import base64
 import hashlib
-import itertools
-import json
 import logging
 import os
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable
 
 from botocore.exceptions import ClientError
 
+from chalicelib.local import table_snapshot
+from chalicelib.local.files import atomic_write, chunks, fsync_dir, read_json, write_json
+from chalicelib.local.journal import read_records
+
 log = logging.getLogger("nimbus.local")
 
-TMP_SUFFIX = ".tmp"
 # PutObject arguments that GetObject reports and a restored object should keep.
 _OBJECT_FIELDS = ("ContentType", "ContentEncoding", "ContentDisposition", "ContentLanguage",
                   "CacheControl", "Metadata")
@@ -53,13 +51,12 @@ _COMPUTED_QUEUE_ATTRIBUTES = frozenset({
     "QueueArn", "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
     "ApproximateNumberOfMessagesDelayed", "CreatedTimestamp", "LastModifiedTimestamp"})
 _PARAMETER_FIELDS = ("Description", "KeyId", "Tier", "AllowedPattern", "DataType")
-_BATCH_WRITE_LIMIT = 25
 _GET_PARAMETERS_LIMIT = 10
 _COPY_CHUNK = 1 << 20
 
 
 # Each service's files in a snapshot folder (glob patterns).
-_SERVICE_FILES = {"dynamodb": "dynamodb/*.jsonl", "s3": "s3/*/manifest.json",
+_SERVICE_FILES = {"dynamodb": "dynamodb/**/*.jsonl", "s3": "s3/*/manifest.json",
                   "sqs": "sqs.json", "ssm": "ssm.json"}
 
 
@@ -84,141 +81,6 @@ def _checker(deadline: float | None) -> Callable[[], None]:
         if deadline is not None and time.monotonic() > deadline:
             raise SnapshotTimeout("snapshot abandoned: out of time")
     return check
-
-
-# -- files -----------------------------------------------------------------------------
-
-def fsync_dir(path: Path) -> None:
-    """Make the names in directory ``path`` (renames, new files) durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None],
-                 dirs: set[Path] | None = None) -> None:
-    """Write ``path`` through ``write(fh)`` so that readers never see a partial file.
-    Its directory is fsynced now, or added to ``dirs`` for the caller to fsync once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
-    try:
-        with open(tmp, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    if dirs is None:
-        fsync_dir(path.parent)
-    else:
-        dirs.add(path.parent)
-
-
-def write_json(path: Path, data: Any, dirs: set[Path] | None = None) -> None:
-    atomic_write(path, lambda fh: fh.write(json.dumps(data, indent=1, sort_keys=True).encode()),
-                 dirs)
-
-
-def read_json(path: Path, default: Any) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return default
-
-
-def _chunks(items: Iterable, size: int) -> Iterator[list]:
-    iterator = iter(items)
-    while chunk := list(itertools.islice(iterator, size)):
-        yield chunk
-
-
-# -- DynamoDB --------------------------------------------------------------------------
-
-def _map_binary(value: dict, convert: Callable) -> dict:
-    """Apply ``convert`` to the binary parts of an AttributeValue (bytes <-> base64)."""
-    (kind, inner), = value.items()
-    if kind == "B":
-        return {"B": convert(inner)}
-    if kind == "BS":
-        return {"BS": [convert(v) for v in inner]}
-    if kind == "M":
-        return {"M": {k: _map_binary(v, convert) for k, v in inner.items()}}
-    if kind == "L":
-        return {"L": [_map_binary(v, convert) for v in inner]}
-    return value
-
-
-def _item_to_json(item: dict) -> str:
-    encode = lambda b: base64.b64encode(b).decode("ascii")  # noqa: E731
-    return json.dumps({k: _map_binary(v, encode) for k, v in item.items()})
-
-
-def _item_from_json(line: str) -> dict:
-    return {k: _map_binary(v, base64.b64decode) for k, v in json.loads(line).items()}
-
-
-def _create_table_arguments(table: dict) -> dict:
-    """CreateTable arguments that rebuild ``table`` (a DescribeTable answer)."""
-    on_demand = table.get("BillingModeSummary", {}).get("BillingMode") == "PAY_PER_REQUEST"
-
-    def capacity(described: dict) -> dict:
-        throughput = described["ProvisionedThroughput"]
-        return {"ProvisionedThroughput": {
-            "ReadCapacityUnits": throughput["ReadCapacityUnits"],
-            "WriteCapacityUnits": throughput["WriteCapacityUnits"]}}
-
-    args = {"TableName": table["TableName"], "KeySchema": table["KeySchema"],
-            "AttributeDefinitions": table["AttributeDefinitions"]}
-    args.update({"BillingMode": "PAY_PER_REQUEST"} if on_demand else capacity(table))
-    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-        indexes = []
-        for index in table.get(kind) or []:
-            spec = {k: index[k] for k in ("IndexName", "KeySchema", "Projection")}
-            if kind == "GlobalSecondaryIndexes" and not on_demand:
-                spec.update(capacity(index))
-            indexes.append(spec)
-        if indexes:
-            args[kind] = indexes
-    stream = table.get("StreamSpecification")
-    if stream and stream.get("StreamEnabled"):
-        args["StreamSpecification"] = stream
-    return args
-
-
-def _save_table(ddb, name: str, path: Path, dirs: set[Path], check: Callable) -> None:
-    table = ddb.describe_table(TableName=name)["Table"]
-    ttl = ddb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
-    header = {"table": _create_table_arguments(table),
-              "ttl_attribute": ttl.get("AttributeName")
-              if ttl.get("TimeToLiveStatus") in ("ENABLED", "ENABLING") else None}
-
-    def write(fh: IO[bytes]) -> None:
-        fh.write((json.dumps(header) + "\n").encode())
-        for page in ddb.get_paginator("scan").paginate(TableName=name, ConsistentRead=True):
-            check()
-            for item in page["Items"]:
-                fh.write((_item_to_json(item) + "\n").encode())
-
-    atomic_write(path, write, dirs)
-
-
-def _restore_table(ddb, path: Path) -> None:
-    with open(path, encoding="utf-8") as fh:
-        header = json.loads(fh.readline())
-        name = header["table"]["TableName"]
-        ddb.create_table(**header["table"])
-        if header.get("ttl_attribute"):
-            ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={
-                "Enabled": True, "AttributeName": header["ttl_attribute"]})
-        items = (_item_from_json(line) for line in fh if line.strip())
-        for chunk in _chunks(items, _BATCH_WRITE_LIMIT):
-            pending = {name: [{"PutRequest": {"Item": item}} for item in chunk]}
-            while pending:
-                pending = ddb.batch_write_item(RequestItems=pending).get("UnprocessedItems")
 
 
 # -- S3 --------------------------------------------------------------------------------
@@ -315,16 +177,17 @@ class Snapshots:
         for parameter in read_json(folder / "ssm.json", []):
             self._client("ssm").put_parameter(**parameter, Overwrite=True)
         for path in sorted((folder / "dynamodb").glob("*.jsonl")):
-            _restore_table(self._client("dynamodb"), path)
+            table_snapshot.restore_table(self._client("dynamodb"), path)
         for bucket, manifest in self.manifests(folder).items():
             _restore_bucket(self._client("s3"), manifest, self.blobs(bucket))
 
     def save(self, folder: Path, previous: Path | None, changed: Iterable[str] | None = None,
-             deadline: float | None = None) -> None:
+             deadline: float | None = None, journal: Path | None = None) -> None:
         """Write the whole state into the empty ``folder``.  ``previous`` is the last
         snapshot's folder: a service not in ``changed`` (None: all changed) since then
         keeps its files from there (hard links: saved files are never modified), and
-        objects it holds unchanged are not copied again.  Raises
+        objects it holds unchanged are not copied again; ``journal`` (the writes since
+        ``previous``) lets a table be saved as a delta (``table_snapshot.py``).  Raises
         :class:`SnapshotTimeout` (leaving ``folder`` unfinished) once past ``deadline``."""
         folder = Path(folder)
         dirs: set[Path] = {folder}
@@ -332,7 +195,9 @@ class Snapshots:
         changed = set(_SERVICE_FILES) if changed is None or previous is None else set(changed)
         # DynamoDB before S3: a push writes its pack before it moves refs, so an S3
         # copy taken after the table copy holds every pack the saved refs point to.
-        savers = {"dynamodb": lambda: self._save_tables(folder, dirs, check),
+        savers = {"dynamodb": lambda: table_snapshot.save_tables(
+                      self._client("dynamodb"), folder, previous,
+                      read_records(journal) if journal is not None else None, dirs, check),
                   "s3": lambda: self._save_buckets(folder, previous, dirs, check),
                   "sqs": lambda: self._save_queues(folder, dirs),
                   "ssm": lambda: self._save_parameters(folder, dirs)}
@@ -344,12 +209,6 @@ class Snapshots:
                 _link_files(previous, folder, _SERVICE_FILES[service], dirs)
         for path in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
             fsync_dir(path)  # children before parents
-
-    def _save_tables(self, folder: Path, dirs: set[Path], check: Callable) -> None:
-        ddb = self._client("dynamodb")
-        for page in ddb.get_paginator("list_tables").paginate():
-            for name in page["TableNames"]:
-                _save_table(ddb, name, folder / "dynamodb" / f"{name}.jsonl", dirs, check)
 
     def _save_buckets(self, folder: Path, previous: Path | None, dirs: set[Path],
                       check: Callable) -> None:
@@ -384,7 +243,7 @@ class Snapshots:
         described = {p["Name"]: p for page in ssm.get_paginator("describe_parameters").paginate()
                      for p in page["Parameters"]}
         parameters = []
-        for names in _chunks(sorted(described), _GET_PARAMETERS_LIMIT):
+        for names in chunks(sorted(described), _GET_PARAMETERS_LIMIT):
             for found in ssm.get_parameters(Names=names, WithDecryption=True)["Parameters"]:
                 meta = described[found["Name"]]
                 parameter = {"Name": found["Name"], "Value": found["Value"], "Type": found["Type"]}

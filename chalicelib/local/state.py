@@ -16,7 +16,8 @@ snapshot in the data dir itself; it is read as "generation 0" without a journal.
 journal held anything, compact (below) so the next start does not replay it again;
 then journal every write.  **Compaction** (:meth:`StateDir.compact`): with writes paused
 (reads go on), save snapshot N+1 in ``snapshots/N+1.tmp`` (services the journal did not
-write to keep their files from N, hard-linked), rename it into place, create its empty
+write to keep their files from N, hard-linked; a table the journal wrote keys of gets
+one delta more: table_snapshot.py), rename it into place, create its empty
 journal, then point CURRENT at N+1 and resume writes into the new journal; snapshot N,
 its journal and the blobs only it named are deleted after.  Writes are paused so the
 snapshot holds exactly the writes journaled before it: a journal is never replayed onto
@@ -48,10 +49,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from chalicelib.local.files import TMP_SUFFIX, fsync_dir, read_json, write_json
 from chalicelib.local.journal import Journal, read_records
 from chalicelib.local.moto_backend import JournaledBackend
-from chalicelib.local.persistence import (TMP_SUFFIX, Snapshots, SnapshotTimeout, fsync_dir,
-                                          read_json, write_json)
+from chalicelib.local.persistence import Snapshots, SnapshotTimeout
 
 log = logging.getLogger("nimbus.local")
 
@@ -133,7 +134,8 @@ class StateDir:
                 replaced = self.journal
                 changed = set(replaced.services) if replaced and self.generation else None
                 try:
-                    journal = self._write_next_generation(changed, deadline)
+                    journal = self._write_next_generation(
+                        changed, deadline, replaced.path if changed is not None else None)
                 except SnapshotTimeout:
                     return False
                 self.backend.attach(journal)
@@ -142,14 +144,15 @@ class StateDir:
             self._collect_garbage_locked()
             return True
 
-    def _write_next_generation(self, changed: set | None, deadline: float | None) -> Journal:
+    def _write_next_generation(self, changed: set | None, deadline: float | None,
+                               written: Path | None = None) -> Journal:
         generation = self.generation + 1
         building = self.root / SNAPSHOTS_DIR / f"{generation}{TMP_SUFFIX}"
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(parents=True)
         try:
             self._snapshots.save(building, previous=self.folder(self.generation),
-                                 changed=changed, deadline=deadline)
+                                 changed=changed, deadline=deadline, journal=written)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
             raise

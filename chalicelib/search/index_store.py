@@ -54,8 +54,8 @@ class Filter:
 
 
 def entries_for(facts: Facts) -> list[RepoEntry]:
-    """The entries a repository has: one per sort list, one per gram of its name and
-    its topics, one per topic."""
+    """The entries a repository has: one per sort list, two per gram of its name and
+    its topics (one per gram order), one per topic."""
     ltopics = f"|{'|'.join(facts.topics)}|" if facts.topics else ""
     fields = dict(repo_id=facts.repo_id, repo_pk=facts.repo_pk, lname=facts.lname,
                   ltopics=ltopics,
@@ -71,7 +71,8 @@ def entries_for(facts: Facts) -> list[RepoEntry]:
     grams = set(terms.grams(facts.lname))
     for topic in facts.topics:
         grams |= terms.grams(topic)
-    found += [RepoEntry(keys.gram_list(gram), by_name, **fields) for gram in sorted(grams)]
+    found += [RepoEntry(keys.gram_list(gram, order), terms.sort_key(order, **sort), **fields)
+              for order in terms.GRAM_ORDERS for gram in sorted(grams)]
     found += [RepoEntry(keys.topic_list(topic), by_name, **fields) for topic in facts.topics]
     return found
 
@@ -114,15 +115,18 @@ def _condition(wanted: Filter):
 
 def list_for(keyword: str, order: str, *, in_description: bool,
              topic_only: bool = False) -> tuple[str, bool]:
-    """The list a search reads and whether it is in the wanted order: a topic's list
-    and a keyword's gram list are in name order; without one (or a one-letter keyword,
-    or descriptions searched too) the sort list of the wanted order."""
+    """The list a search reads and whether it is in the wanted order: a topic's list is
+    in name order, a keyword's gram list in name or creation order (the wanted one, or
+    name order read whole for the others); without one (or a one-letter keyword, or
+    descriptions searched too) the sort list of the wanted order."""
     if topic_only and keyword:
         return keys.topic_list(keyword), order == "name"
     gram = terms.gram_for(keyword) if keyword and not in_description else None
     if gram is None:
         return keys.sort_list(order), True
-    return keys.gram_list(gram), order == "name"
+    if order in terms.GRAM_ORDERS:
+        return keys.gram_list(gram, order), True
+    return keys.gram_list(gram), False
 
 
 def read(list_pk: str, wanted: Filter, *, descending: bool = False,

@@ -110,8 +110,9 @@ class keys:  # noqa: N801 - a namespace of key builders
         return f"SRCHR#S#{order}"
 
     @staticmethod
-    def gram_list(gram: str) -> str:
-        return f"SRCHR#G#{gram}"
+    def gram_list(gram: str, order: str = "name") -> str:
+        """A gram's list in name order (``SRCHR#G#``) or creation order (``SRCHR#GI#``)."""
+        return f"SRCHR#G#{gram}" if order == "name" else f"SRCHR#GI#{gram}"
 
     @staticmethod
     def topic_list(topic: str) -> str:

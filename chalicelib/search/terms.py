@@ -24,6 +24,10 @@ SORTS = {
     "recentupdate": ("updated", True),
     "size": ("size", False),
 }
+# The orders a gram's list is kept in, so a keyword search in them reads as far as its
+# page: name and creation (ids never change).  Update time and size change with every
+# push; a keyword search in those orders reads every match of the gram instead.
+GRAM_ORDERS = ("name", "id")
 GRAM_SIZES = (2, 3)
 # Letters from most to least frequent in repository names (English text and code):
 # a gram of late letters is listed for few names.
