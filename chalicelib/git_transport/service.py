@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Callable, Iterator
+from urllib.parse import quote
 
 from chalicelib import contents, quota
 from chalicelib.settings import get_settings
@@ -104,7 +105,35 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
     with git:
         return smart_http.receive_pack(git, body, commit_refs=commit_refs,
                                        before_commit=before_commit, check_update=_refuse_hidden,
-                                       check_push=check_push, check_refs=check_refs)
+                                       check_push=check_push, check_refs=check_refs,
+                                       after_commit=lambda updates: pull_request_hints(
+                                           view, updates))
+
+
+def pull_request_hints(view: RepoView, updates: list[tuple[str, str, str]]) -> str | None:
+    """What Forgejo's post-receive hook prints for each branch pushed other than the
+    default one: the link that opens a pull request from it into the default branch,
+    or the one to the pull request already open.  A fork's pushes print nothing: its
+    pull requests go to the parent, whose compare page does not take another
+    repository's branch yet."""
+    from chalicelib import pulls, repos
+
+    if view.repo.fork:
+        return None
+    default = view.repo.default_branch
+    html_url = repos.repo_html_url(view)
+    lines = []
+    for ref, _, new in updates:
+        branch = ref.removeprefix("refs/heads/")
+        if branch == ref or branch == default or set(new) == {"0"}:
+            continue
+        number = pulls.open_pull_number(int(view.repo.id), branch, default)
+        if number is None:
+            lines += ["", f"Create a new pull request for '{branch}':",
+                      f"  {html_url}/compare/{quote(default)}...{quote(branch)}", ""]
+        else:
+            lines += ["", "Visit the existing pull request:", f"  {html_url}/pulls/{number}", ""]
+    return "".join(line + "\n" for line in lines) or None
 
 
 # Refs the service keeps itself (Forgejo's receive.hideRefs): the pull requests' heads.

@@ -192,9 +192,11 @@ class _ReceivePack(ReceivePackHandler):
     """dulwich's handler with its one-by-one ref updates replaced by one transaction."""
 
     def __init__(self, backend, args, proto, *, before_commit=None, check_update=None,
-                 commit_refs=None, check_push=None, check_refs=None, **kw):
+                 commit_refs=None, check_push=None, check_refs=None, after_commit=None,
+                 **kw):
         super().__init__(backend, args, proto, **kw)
         self.before_commit = before_commit
+        self.after_commit = after_commit
         self.check_update = check_update
         self.check_push = check_push
         self.check_refs = check_refs
@@ -305,6 +307,21 @@ class _ReceivePack(ReceivePackHandler):
                 status[i] = str(exc).encode("utf-8", "replace")
         else:
             self.committed = updates
+            self._tell_after_commit(updates)
+
+    def _tell_after_commit(self, updates: list[Update]) -> None:
+        """``after_commit``'s message for the pusher's terminal ("remote: ..."), as git's
+        post-receive hook output; the push landed whatever it says or raises."""
+        if self.after_commit is None or not self.has_capability(CAPABILITY_SIDE_BAND_64K):
+            return
+        try:
+            message = self.after_commit(list(updates))
+        except Exception:  # noqa: BLE001 - a message is no reason to fail a push
+            logger.exception("after_commit failed after a push to %s", self.repo)
+            return
+        if message:
+            self.proto.write_sideband(SIDE_BAND_CHANNEL_PROGRESS,
+                                      message.encode("utf-8", "replace"))
 
 
 def wants_v2(git_protocol: str | None) -> bool:
@@ -368,7 +385,8 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
                  check_update: Callable[[str, str, str], str | None] | None = None,
                  commit_refs: Callable[[list[Update]], None] | None = None,
                  check_push: Callable[[list[Update]], str | None] | None = None,
-                 check_refs: Callable[[list[Update]], str | None] | None = None) -> bytes:
+                 check_refs: Callable[[list[Update]], str | None] | None = None,
+                 after_commit: Callable[[list[Update]], str | None] | None = None) -> bytes:
     """Body of ``POST git-receive-pack`` (push).
 
     ``check_update(ref, old, new)`` may refuse one ref update by returning a reason
@@ -384,13 +402,15 @@ def receive_pack(repo: NimbusRepo, body: bytes, *,
     git shows ``remote: <reason>`` and every ref rejected with the reason.
     ``check_refs(updates)`` sees the updates that passed the per-ref checks once the
     pack is stored, and may refuse them all as a pre-receive hook does (protection rules).
+    ``after_commit(updates)`` may answer a message for the pusher once the refs moved
+    (git prints it as "remote: ..." lines, as a post-receive hook's output).
     """
     out = BytesIO()
     proto = ReceivableProtocol(BytesIO(body).read, out.write)
     handler = _ReceivePack(_Backend(repo), [b"/"], proto, stateless_rpc=True,
                            before_commit=before_commit, check_update=check_update,
                            commit_refs=commit_refs, check_push=check_push,
-                           check_refs=check_refs)
+                           check_refs=check_refs, after_commit=after_commit)
     _run(handler)
     if handler.committed and on_updated is not None:
         try:

@@ -49,6 +49,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "create_pull":                 "service",
     "get_pull":                    "service",
     "list_pulls":                  "service",
+    "open_pull_number":            "service",
     "pull_context":                "service",
     "pull_fields_of":              "service.fields_of",
     "open_pulls_at":               "store",

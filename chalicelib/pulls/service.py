@@ -13,7 +13,7 @@ the poster sets ``allow_maintainer_edit``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from chalicelib import accounts, contents, issues, repos
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
@@ -97,12 +97,25 @@ def _tip_or_404(view: RepoView, branch: str, which: str) -> str:
 
 def _open_duplicate(ctx: Ctx, head_repo_id: int, head_branch: str, base_branch: str,
                     *, other_than: int = 0) -> Issue | None:
-    for item in store.open_pulls(ctx.repo_id):
+    return next((item for item in _open_between(ctx.repo_id, head_repo_id, head_branch,
+                                                base_branch)
+                 if int(item.number) != other_than), None)
+
+
+def open_pull_number(repo_id: int, head_branch: str, base_branch: str) -> int | None:
+    """The number of the open pull request from this repository's ``head_branch`` into
+    its ``base_branch`` (a push's "Visit the existing pull request"), or None."""
+    found = next(_open_between(repo_id, repo_id, head_branch, base_branch), None)
+    return int(found.number) if found is not None else None
+
+
+def _open_between(repo_id: int, head_repo_id: int, head_branch: str,
+                  base_branch: str) -> Iterator[Issue]:
+    for item in store.open_pulls(repo_id):
         pull = store.fields_of(item)
-        if (int(item.number) != other_than and pull.head_repo_id == head_repo_id
-                and pull.head_branch == head_branch and pull.base_branch == base_branch):
-            return item
-    return None
+        if (pull.head_repo_id == head_repo_id and pull.head_branch == head_branch
+                and pull.base_branch == base_branch):
+            yield item
 
 
 def examined(ctx: Ctx, pull: PullFields, base_sha: str, head_sha: str) -> PullFields:

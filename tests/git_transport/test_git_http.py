@@ -263,3 +263,39 @@ def test_team_members_push_by_permission(server, git_env, tmp_path):
     assert r.status_code == 403
     hidden = git(git_env, "clone", "-q", url("outsider"), str(tmp_path / "o"), check=False)
     assert hidden.returncode != 0 and "not found" in hidden.stderr.lower()
+
+
+def test_a_pushed_branch_prints_the_pull_request_link(server, git_env, tmp_path):
+    """As Forgejo's post-receive hook: a branch other than the default prints the link
+    that opens a pull request from it, then, once one is open, the link to it; the
+    default branch, tags and deletions print nothing.  The link opens the compare page."""
+    new_repo(server, "hinted", auto_init=True)
+    work = tmp_path / "hinted"
+    remote = f"{authed(server)}/alice/hinted.git"
+    git(git_env, "clone", "-q", remote, str(work))
+    git(git_env, "checkout", "-q", "-b", "fix/typo", cwd=work)
+    commit(git_env, work, "a.txt", "a\n", "fix a typo")
+    pushed = _remote_lines(git(git_env, "push", "origin", "fix/typo", cwd=work).stderr)
+    html_url = Api(server.url).get("/repos/alice/hinted").json()["html_url"]
+    link = f"{html_url}/compare/main...fix/typo"
+    assert pushed == ["", "Create a new pull request for 'fix/typo':", f"  {link}", ""]
+    page = httpx.get(server.url + link.removeprefix(html_url.rsplit("/alice/", 1)[0]),
+                     timeout=TIMEOUT)
+    assert page.status_code == 200 and "fix a typo" in page.text
+    number = Api(server.url).post("/repos/alice/hinted/pulls", token=server.alice_token, json={
+        "title": "Fix a typo", "head": "fix/typo", "base": "main"}).json()["number"]
+    commit(git_env, work, "a.txt", "b\n", "and another")
+    pushed = _remote_lines(git(git_env, "push", "origin", "fix/typo", cwd=work).stderr)
+    assert pushed == ["", "Visit the existing pull request:", f"  {html_url}/pulls/{number}", ""]
+    git(git_env, "checkout", "-q", "main", cwd=work)
+    commit(git_env, work, "b.txt", "b\n", "on main")
+    git(git_env, "tag", "v1", cwd=work)
+    for quiet in (["origin", "main"], ["origin", "v1"], ["origin", "--delete", "fix/typo"]):
+        assert _remote_lines(git(git_env, "push", *quiet, cwd=work).stderr) == []
+
+
+def _remote_lines(stderr: str) -> list[str]:
+    """What the server printed to git's terminal (git pads each line to clear it)."""
+    return [line.removeprefix("remote:").removeprefix(" ").rstrip()
+            if line.rstrip() != "remote:" else ""
+            for line in stderr.splitlines() if line.startswith("remote:")]
