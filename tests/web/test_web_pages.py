@@ -127,6 +127,11 @@ def test_repository_home(api, scene):
     assert "http://nimbus.test/alice/proj.git" in body           # clone URL
     assert "the proj repository" in body
     assert ">app.py<" in body and ">docs<" in body
+    # Entries' icons are drawn inline: no emoji a font may lack, nothing fetched.
+    files = body[body.index('<table class="files"'):body.index("</table>")]
+    assert files.count('<svg class="icon icon-dir"') == 1
+    assert files.count('<svg class="icon icon-file"') >= 2
+    assert not re.search("[\U0001F300-\U0001FAFF]", files)
     assert "/alice/proj/src/branch/feature" in body             # branch switcher
     assert 'href="/alice/proj/tags"' in body                     # tags, each a tree link
     record = api.get(R).json
