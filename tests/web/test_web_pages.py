@@ -127,10 +127,10 @@ def test_repository_home(api, scene):
     assert "http://nimbus.test/alice/proj.git" in body           # clone URL
     assert "the proj repository" in body
     assert ">app.py<" in body and ">docs<" in body
-    # Entries' icons are drawn inline: no emoji a font may lack, nothing fetched.
+    # Entries' icons come from the stylesheet: no emoji a font may lack, nothing fetched.
     files = body[body.index('<table class="files"'):body.index("</table>")]
-    assert files.count('<svg class="icon icon-dir"') == 1
-    assert files.count('<svg class="icon icon-file"') >= 2
+    assert files.count('<span class="icon icon-dir"') == 1
+    assert files.count('<span class="icon icon-file"') >= 2
     assert not re.search("[\U0001F300-\U0001FAFF]", files)
     assert "/alice/proj/src/branch/feature" in body             # branch switcher
     assert 'href="/alice/proj/tags"' in body                     # tags, each a tree link
@@ -194,6 +194,12 @@ def test_issue_pages(api, scene):
     one = text(page(api, f"/alice/proj/issues/{scene['issue']['number']}"))
     assert "<em>fails</em>" in one and "<strong>comment</strong>" in one
     assert SCRIPT not in one and "alert(" not in one
+    # The poster's and each commenter's picture, served by this instance (identicons).
+    avatars = re.findall(r'<img class="avatar" src="([^"]+)"', one)
+    assert len(avatars) >= 2 and all(a.startswith("http://nimbus.test/avatars/a")
+                                     for a in avatars)
+    picture = page(api, avatars[0].removeprefix("http://nimbus.test"))
+    assert picture.status == 200 and picture.headers["content-type"].startswith("image/")
     assert page(api, "/alice/proj/issues/999").status == 404
     assert page(api, "/alice/proj/issues/abc").status == 404
 
