@@ -86,7 +86,7 @@ def test_keyed_writes_become_a_delta_that_a_restart_restores(tmp_path):
     assert not [i for i in before if i["pk"]["S"] == "B" and i["sk"]["S"] == "1"]
 
 
-def test_a_write_without_keys_or_large_deltas_save_the_table_whole(tmp_path, monkeypatch):
+def test_a_write_without_keys_saves_whole_and_large_deltas_merge_as_files(tmp_path, monkeypatch):
     with _runtime(tmp_path) as rt:
         table, ddb = rt.settings.aws.TABLE, rt.moto.client("dynamodb")
         for n in range(20):
@@ -95,17 +95,22 @@ def test_a_write_without_keys_or_large_deltas_save_the_table_whole(tmp_path, mon
         ddb.execute_statement(Statement=f"UPDATE \"{table}\" SET v='w' WHERE pk='A' AND sk='1'")
         rt.snapshot()       # PartiQL: which keys it wrote is not read from the journal
         assert not (_folder(rt) / f"{table}.deltas").exists()
-        monkeypatch.setattr(table_snapshot, "DELTAS_SHARE", 0.0)
         ddb.put_item(TableName=table, Item=_item("A", "x"))
-        rt.snapshot()       # the first delta fits any share
+        ddb.delete_item(TableName=table, Key={"pk": {"S": "A"}, "sk": {"S": "2"}})
+        rt.snapshot()
         assert (_folder(rt) / f"{table}.deltas" / "000001.jsonl").exists()
-        ddb.put_item(TableName=table, Item=_item("A", "y"))
-        rt.snapshot()       # past the share: merged into a new base
+        monkeypatch.setattr(table_snapshot, "DELTAS_SHARE", 0.0)
+        ddb.put_item(TableName=table, Item=_item("A", "y", v={"B": b"\x01"}))
+        ddb.delete_item(TableName=table, Key={"pk": {"S": "A"}, "sk": {"S": "3"}})
+        rt.snapshot()       # past the share: base and deltas merged, as files
         assert not (_folder(rt) / f"{table}.deltas").exists()
+        merged = (_folder(rt) / f"{table}.jsonl").read_text().splitlines()
         before = _scan(ddb, table)
+    assert len(merged) == 1 + len(before)       # the header, then each item once
     with _runtime(tmp_path) as rt:
         assert _scan(rt.moto.client("dynamodb"), table) == before
-    assert len(before) == 22 and {"S": "w"} in [item.get("v") for item in before]
+    assert len(before) == 20 and {"S": "w"} in [item.get("v") for item in before]
+    assert {"B": b"\x01"} in [item.get("v") for item in before]
 
 
 def test_written_keys_refuses_what_it_cannot_read():
