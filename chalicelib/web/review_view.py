@@ -24,6 +24,9 @@ EVENTS = (("APPROVED", "Approve"), ("REQUEST_CHANGES", "Request changes"),
           ("COMMENT", "Comment"))
 STATE_LABELS = {"APPROVED": "approved", "REQUEST_CHANGES": "requested changes",
                 "COMMENT": "commented", PENDING: "pending review"}
+# A review's badge, as people read it (the API's states are words for programs).
+STATE_BADGES = {"APPROVED": "Approved", "REQUEST_CHANGES": "Changes requested",
+                "COMMENT": "Comment", PENDING: "Pending", "REQUEST_REVIEW": "Review requested"}
 
 
 @dataclass
@@ -66,7 +69,7 @@ def review_values(req: ApiRequest, web, ctx, view, record: dict, *,
         "can_review": me is not None and is_open,
         "can_comment_code": me is not None,
         "is_poster": me is not None and int(record["user"]["id"]) == int(me.id),
-        "review_events": EVENTS, "state_labels": STATE_LABELS,
+        "review_events": EVENTS, "state_labels": STATE_LABELS, "state_badges": STATE_BADGES,
         "files_url": files_url(view, number), "line_link": line_link,
     }
     if diff_text is not None:

@@ -179,7 +179,7 @@ def test_approve_a_pull_request_and_comment_on_a_line(server, browsers):
     carol.fill("#review-content", "Fine by me.")
     carol.submit(".review-form button[value=APPROVED]")
     assert carol.path == f"/alice/lawn/pulls/{number}#reviews"
-    assert "APPROVED" in carol.text("#reviews") and "Fine by me." in carol.text("#reviews")
+    assert "Approved" in carol.text("#reviews") and "Fine by me." in carol.text("#reviews")
     carol.screenshot("pull-review")
     found = httpx.get(f"{api}/pulls/{number}/reviews", auth=auth, timeout=TIMEOUT).json()
     assert [(r["user"]["login"], r["state"]) for r in found] == [("carol", "COMMENT"),

@@ -65,7 +65,8 @@ def test_approve_through_the_form(api, scene):
     states = {r["user"]["login"]: r["state"] for r in reviews_of(api, scene, number)}
     assert states == {"bob": "APPROVED", "carol": "REQUEST_CHANGES"}
     page = text(bob.get(f"{PUBLIC}/pulls/{number}"))
-    assert "<script>alert" not in page and "REQUEST_CHANGES" in page
+    assert "<script>alert" not in page and ">Changes requested<" in page
+    assert ">Approved<" in page and ">REQUEST_CHANGES<" not in page
     # CSRF, visibility and signing in, as every form.
     assert bob.post(f"{PUBLIC}/pulls/{number}/files/reviews/submit",
                     {"event": "COMMENT", "content": "x"}, csrf=None).status == 403
