@@ -218,3 +218,25 @@ def test_the_poster_or_a_writer_edits_and_closing_is_not_merging(project):
     with pytest.raises(NotFoundError, match="pull request is closed"):
         merge(project["bob"])
     assert repos.repo_by_id(int(project.view.repo.id)).num_open_pulls == 0
+
+
+def test_a_pushed_branch_is_told_its_pull_request_link(project):
+    """The lines a push prints (git_transport.pull_request_hints): a branch other than
+    the default gets the compare link until a pull request from it into the default
+    branch is open, then that pull request's link; the default branch, tags and
+    deletions get nothing."""
+    from chalicelib.git_transport.service import pull_request_hints
+
+    view = project.view_as("alice")
+    zero, sha = "0" * 40, "1" * 40
+    url = repos.repo_html_url(view)
+    assert pull_request_hints(view, [("refs/heads/feature", zero, sha)]) == (
+        f"\nCreate a new pull request for 'feature':\n  {url}/compare/main...feature\n\n")
+    number = open_pull(project["alice"]).number
+    assert pulls.open_pull_number(int(view.repo.id), "feature", "main") == number
+    assert pulls.open_pull_number(int(view.repo.id), "feature", "other") is None
+    assert pull_request_hints(view, [("refs/heads/feature", sha, sha)]) == (
+        f"\nVisit the existing pull request:\n  {url}/pulls/{number}\n\n")
+    for quiet in (("refs/heads/main", zero, sha), ("refs/tags/v1", zero, sha),
+                  ("refs/heads/feature", sha, zero)):
+        assert pull_request_hints(view, [quiet]) is None
