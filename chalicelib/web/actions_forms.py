@@ -8,6 +8,8 @@ registered before the pages' ``/{owner}/{repo}`` and ``/{owner}/{repo}/issues/{i
 """
 from __future__ import annotations
 
+import re
+
 from chalicelib import errors
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import repo_record
@@ -42,12 +44,33 @@ def repo_values(req: ApiRequest, view, tab: str) -> dict:
             "base": path_url(view.owner.login, view.repo.name)}
 
 
+# The services name the field they refuse as the API's binding errors do ("[Title]:
+# cannot be empty"); the form shows that message beside the field of that name.
+_FIELD = re.compile(r"^\[(\w+)\]")
+
+
+def field_of(message: str, fields: dict[str, str]) -> str | None:
+    """The form field a service message names: ``fields`` maps the API's field names
+    (lowercase) to the form's, as a form may call ``body`` ``content``."""
+    found = _FIELD.match(message)
+    return fields.get(found.group(1).lower()) if found else None
+
+
 def show_form(web: Web, template: str, *, error: errors.ServiceError | None = None,
-              status: int = 200, **values) -> ApiResponse:
-    """The form page; with ``error`` its message and the status the API would give."""
+              status: int = 200, fields: dict[str, str] | None = None,
+              **values) -> ApiResponse:
+    """The form page; with ``error`` its message and the status the API would give.
+
+    A message that names one of ``fields`` goes beside that field (``field_errors``,
+    read by ``macros.field_error``); any other is the form's ``error`` above it."""
     if error is not None:
         status = fixable_status(error) or 400
-        values["error"] = getattr(error, "message", "") or str(error) or "Not allowed."
+        message = getattr(error, "message", "") or str(error) or "Not allowed."
+        field = field_of(message, fields or {})
+        if field:
+            values["field_errors"] = {field: message}
+        else:
+            values["error"] = message
     return render(web, template, status=status, form_csrf=web.csrf, **values)
 
 

@@ -19,6 +19,8 @@ from chalicelib.web.view import Web, page, path_url, redirect
 NEW = "forms/issue_new.html"
 COMMENT = "forms/comment.html"
 STATES = {"close": "closed", "reopen": "open"}
+# The API's field names on the form: a refused title or body shows beside its field.
+ISSUE_FIELDS = {"title": "title", "body": "content"}
 
 
 def _number(req: ApiRequest) -> int:
@@ -54,7 +56,7 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
         if fixable_status(err) is None:
             raise
         return show_form(web, NEW, error=err, title="New issue", values=values,
-                         **repo_values(req, view, "issues"))
+                         fields=ISSUE_FIELDS, **repo_values(req, view, "issues"))
     return redirect(_issue_path(view, item))
 
 

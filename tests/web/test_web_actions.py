@@ -63,6 +63,14 @@ def error_shown(resp, message: str) -> bool:
     return bool(found) and message in found.group(1)
 
 
+def field_error_shown(resp, field: str, message: str) -> bool:
+    """The message beside the named field, which the field points to for screen readers."""
+    found = re.search(rf'<p class="field-error" id="{field}-error" role="alert">([^<]*)</p>',
+                      text(resp))
+    return bool(found) and message in found.group(1) \
+        and f'aria-describedby="{field}-error"' in text(resp)
+
+
 @pytest.fixture
 def scene(api):
     """alice owns public ``proj`` (a README, a ``feature`` branch one commit ahead) and
@@ -147,7 +155,7 @@ def test_open_issue_comment_close_and_reopen(api, scene):
     assert api.get("/repos/alice/proj/issues/1/comments").json[0]["body"] == "Me **too**"
     # Bad input is shown on the form.
     empty = bob.post(f"{PUBLIC}/issues/new", {"title": "  ", "content": "kept"})
-    assert empty.status == 422 and error_shown(empty, "[Title]: Required")
+    assert empty.status == 422 and field_error_shown(empty, "title", "[Title]: Required")
     assert ">kept</textarea>" in text(empty)
     blank = bob.post(f"{PUBLIC}/issues/1/comments", {"content": ""})
     assert blank.status == 422 and error_shown(blank, "[Body]: Required")
