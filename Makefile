@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast contracts bench bench-guard install clean package deploy destroy browser git-lfs cb-client
+.PHONY: run test test-fast contracts bench bench-guard install clean package deploy destroy browser git-lfs cb-client axe
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ test test-fast: export PYTHONDONTWRITEBYTECODE :=
 # Contracts first (.importlinter, its generated part current): a broken layer or a domain
 # reached past its face fails in seconds, loudly.  Then the fast layer (every domain's
 # rules on the in-memory AWS twin, no moto), then the end-to-end tests on every core.
-test: $(STAMP) browser git-lfs cb-client
+test: $(STAMP) browser git-lfs cb-client axe
 	$(PY) dev/import_contracts.py --check
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -m fast -n auto
@@ -47,6 +47,15 @@ browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    --no-install-recommends chromium chromium-driver >/dev/null; }
+
+# axe-core from the npm registry (pinned by tests/web/axe/package-lock.json), which
+# tests/web/test_accessibility.py injects into every page; nothing to do when installed.
+AXE := tests/web/axe/node_modules/axe-core/axe.min.js
+$(AXE): tests/web/axe/package-lock.json
+	cd tests/web/axe && npm ci --silent --no-audit --no-fund
+	touch $@
+
+axe: $(AXE)
 
 # Debian's git-lfs, for tests/lfs/test_lfs_git.py (skipped, saying why, without it);
 # nothing to do (and no network) when it is installed.  Run as root, as CI does.

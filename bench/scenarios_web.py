@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 
+from scenarios_repos import any_deploy_key, any_hook, collaborator
+from scenarios_webhooks import repo_delivery
 from scene import Req, Scene, after
 
 DEMO = "/repos/alice/demo"
@@ -40,21 +42,99 @@ def web_scene(s: Scene) -> dict:
     return s.once("web_scene", build)
 
 
+def dashboard_scene(s: Scene) -> None:
+    """What alice's dashboard shows, made once: an organization, an issue of alice/demo
+    assigned to her, a pull request of root's asking for her review, a thread telling
+    her about it and her feed (the bench runs no event worker: the set-up hands the
+    events to the consumers, as the notifications and activity scenarios do); and her
+    session, so signing in is not counted with the page."""
+    from scenarios_activity import activities
+    from scenarios_notifications import _deliver_pending as notify
+    from scenarios_notifications import mentioning_issue
+    from scenarios_orgs import org
+
+    def build() -> None:
+        org(s)
+        _index(s.must("POST", f"{DEMO}/issues", "admin", {"title": "Yours",
+                                                           "assignees": ["alice"]}))
+        s.must("POST", f"{DEMO}/contents/review.txt", "admin",
+               {"content": _b64("look\n"), "new_branch": "web-review"})
+        pull = s.must("POST", f"{DEMO}/pulls", "admin", {"head": "web-review", "base": "main",
+                                                         "title": "Please review"})
+        s.must("POST", f"{DEMO}/pulls/{pull['number']}/requested_reviewers", "admin",
+               {"reviewers": ["alice"]})
+        _index(s.must("GET", f"{DEMO}/issues/{pull['number']}", "admin", expect=200))
+        mentioning_issue(s)
+        activities(s)
+        notify()
+    s.once("dashboard_scene", build)
+    s.session_cookie()
+
+
+def _index(issue: dict) -> None:
+    """What the event worker would do for the issue search index (its lists of who is
+    assigned and whose review is asked), for this issue only: the other scenarios'
+    counts stay what they were."""
+    from chalicelib import search
+
+    search.index_issue(int(issue["repository"]["id"]), int(issue["number"]))
+
+
+def org_web_scene(s: Scene) -> dict:
+    """alice's organization with a write team (a member and a repository), as the
+    organization scenarios make them, and her session, so signing in is not counted
+    with the page."""
+    from scenarios_orgs import org, team
+
+    def build() -> dict:
+        made = team(s)
+        name = s.must("GET", f"/teams/{made['id']}", "token", expect=200)["name"]
+        return {"org": org(s), "team": name}
+    found = s.once("org_web_scene", build)
+    s.session_cookie()
+    return found
+
+
+def _org_page(s: Scene, *more: str) -> str:
+    return "/org/" + org_web_scene(s)["org"] + "".join("/" + part for part in more)
+
+
 def both(path: str) -> list[Req]:
     return [Req("GET", path), Req("GET", path, "session")]
 
 
 def scenarios() -> dict:
     return {
-        "webHome": lambda s: both("/"),
+        "webHome": lambda s: after(dashboard_scene(s), both("/")),
+        "webNotifications": lambda s: after(dashboard_scene(s), [
+            Req("GET", "/notifications", "session"),
+            Req("GET", "/notifications?type=read", "session")]),
         "webExploreRepos": lambda s: both("/explore/repos?q=demo"),
-        "webProfile": lambda s: both("/alice"),
+        # A user's profile lists their organizations (alice belongs to one); an
+        # organization's shows a page of its members and, to its members, its teams.
+        "webProfile": lambda s: [Req("GET", "/alice"),
+                                 Req("GET", "/" + org_web_scene(s)["org"], "session")],
+        "webOrgMembers": lambda s: both(_org_page(s, "members")),
+        "webOrgTeams": lambda s: [Req("GET", _org_page(s, "teams"), "session")],
+        "webOrgTeam": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"]),
+                                     "session")],
+        "webOrgTeamRepos": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"],
+                                                           "repositories"), "session")],
+        "webOrgTeamNewForm": lambda s: [Req("GET", _org_page(s, "teams", "new"), "session")],
+        "webOrgTeamEditForm": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"],
+                                                              "edit"), "session")],
+        "webOrgSettings": lambda s: [Req("GET", _org_page(s, "settings"), "session")],
+        "webOrgCreateForm": lambda s: after(org_web_scene(s), [Req("GET", "/org/create",
+                                                                   "session")]),
         "webRepoHome": lambda s: after(web_scene(s), both(WEB)),
-        "webRepoSource": lambda s: after(web_scene(s), both(f"{WEB}/src/branch/main/app.py")),
+        "webRepoSource": lambda s: after(web_scene(s), both(f"{WEB}/src/branch/main/app.py")
+                                                     + both(f"{WEB}/src/branch/main")),
+        "webRepoBlame": lambda s: after(web_scene(s), both(f"{WEB}/blame/branch/main/app.py")),
         "webRepoRaw": lambda s: after(web_scene(s), both(f"{WEB}/raw/branch/main/app.py")
                                                   + [Req("GET", f"{WEB}/raw/branch/main/app.py",
                                                          "token")]),
-        "webRepoCommits": lambda s: after(web_scene(s), both(f"{WEB}/commits/branch/main")),
+        "webRepoCommits": lambda s: after(web_scene(s), both(f"{WEB}/commits/branch/main")
+                                                     + both(f"{WEB}/commits/branch/main/app.py")),
         "webRepoCommitsOfTag": lambda s: after(web_scene(s), both(f"{WEB}/commits/tag/web-v1")),
         "webRepoCommit": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}"),
         "webRepoBranches": lambda s: after(web_scene(s), both(f"{WEB}/branches")),
@@ -80,9 +160,41 @@ def scenarios() -> dict:
             Req("GET", f"{WEB}/compare/main...web-feature", "session")]),
         "webReleaseNewForm": lambda s: [Req("GET", f"{WEB}/releases/new", "session")],
         "webApplications": lambda s: [Req("GET", "/user/settings/applications", "session")],
+        "webUserSettings": lambda s: [Req("GET", "/user/settings", "session")],
+        "webUserSettingsAccount": lambda s: [Req("GET", "/user/settings/account", "session")],
+        "webUserSettingsKeys": lambda s: [Req("GET", "/user/settings/keys", "session")],
         "webRepoSettingsBranches": lambda s: [Req("GET", f"{WEB}/settings/branches",
                                                   "session")],
+        # The repository settings pages (alice is demo's owner): a collaborator, a
+        # deploy key and a hook with one delivery to list.
+        "webRepoSettings": lambda s: [Req("GET", f"{WEB}/settings", "session")],
+        "webRepoSettingsCollaborators": lambda s: after(collaborator(s), [
+            Req("GET", f"{WEB}/settings/collaboration", "session")]),
+        "webRepoSettingsHooks": lambda s: after(any_hook(s), [
+            Req("GET", f"{WEB}/settings/hooks", "session")]),
+        "webRepoSettingsHookNew": lambda s: [Req("GET", f"{WEB}/settings/hooks/new", "session")],
+        "webRepoSettingsHook": lambda s: [
+            Req("GET", f"{WEB}/settings/hooks/{repo_delivery(s)[0]}", "session")],
+        "webRepoSettingsKeys": lambda s: after(any_deploy_key(s), [
+            Req("GET", f"{WEB}/settings/keys", "session")]),
+        # The tracker's pages: labels and milestones (one of each), the forms.
+        "webRepoLabels": lambda s: after(tracker_scene(s), both(f"{WEB}/labels")),
+        "webRepoMilestones": lambda s: after(tracker_scene(s), both(f"{WEB}/milestones")),
+        "webRepoMilestoneNewForm": lambda s: [Req("GET", f"{WEB}/milestones/new", "session")],
+        "webRepoMilestoneEditForm": lambda s: [
+            Req("GET", f"{WEB}/milestones/{tracker_scene(s)['milestone']}/edit", "session")],
+        "webIssueEditForm": lambda s: [
+            Req("GET", f"{WEB}/issues/{web_scene(s)['issue']}/edit", "session")],
     }
+
+
+def tracker_scene(s: Scene) -> dict:
+    """A label and a milestone of alice/demo, made once."""
+    def build() -> dict:
+        s.must("POST", f"{DEMO}/labels", "token", {"name": "web-bug", "color": "#ee0701"})
+        made = s.must("POST", f"{DEMO}/milestones", "token", {"title": "web-v1"})
+        return {"milestone": made["id"]}
+    return s.once("tracker_scene", build)
 
 
 _FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/web/test_web_actions.py)"
@@ -97,6 +209,32 @@ EXEMPT = {
         "webPullReviewSubmit", "webPullReviewComment", "webRepoBranchProtectionCreate",
         "webRepoBranchProtectionDelete", "webRepoTagProtectionCreate",
         "webRepoTagProtectionDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_orgs.py)" for op in (
+        "webOrgCreate", "webOrgMemberRemove", "webOrgTeamNew", "webOrgTeamEdit",
+        "webOrgTeamDelete", "webOrgTeamMember", "webOrgTeamRepo", "webOrgSettingsSave",
+        "webOrgDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_repo_settings.py)" for op in (
+        "webRepoSettingsEdit", "webRepoSettingsArchive", "webRepoSettingsDelete",
+        "webRepoSettingsCollaboratorAdd", "webRepoSettingsCollaboratorDelete",
+        "webRepoSettingsHookCreate", "webRepoSettingsHookEdit", "webRepoSettingsHookDelete",
+        "webRepoSettingsHookTest", "webRepoSettingsHookRedeliver", "webRepoSettingsKeyAdd",
+        "webRepoSettingsKeyDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_dashboard.py)" for op in (
+        "webNotificationStatus", "webNotificationPurge")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_user_settings.py)" for op in (
+        "webUserSettingsProfile", "webUserSettingsAvatar", "webUserSettingsAvatarDelete",
+        "webUserSettingsPassword", "webUserSettingsEmailAdd", "webUserSettingsEmailDelete",
+        "webUserSettingsKeyAdd", "webUserSettingsKeyDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_tracker.py)" for op in (
+        "webIssueEdit", "webIssueLabels", "webIssueMilestone", "webIssueAssignees",
+        "webMarkup", "webRepoLabelNew", "webRepoLabelEdit", "webRepoLabelDelete",
+        "webRepoMilestoneNew", "webRepoMilestoneEdit", "webRepoMilestoneState",
+        "webRepoMilestoneDelete")},
 }
 
 # The repository home: the two preload batches, then one open of the repository (refs
@@ -104,8 +242,31 @@ EXEMPT = {
 # A file page the same.  The sign-in form reads (and on first use creates) the session
 # key in SSM, once per container.
 BUDGETS = {
-    ("webRepoHome", "anon"): 4,
-    ("webRepoHome", "session"): 4,
+    # Organization pages: the session's account, the organization by name and the
+    # caller's membership; then one Query per list and one batch for a page of members.
+    ("webOrgMembers", "anon"): 2,
+    ("webOrgMembers", "session"): 5,
+    ("webOrgTeams", "session"): 4,
+    ("webOrgTeam", "session"): 6,
+    ("webOrgTeamNewForm", "session"): 3,
+    ("webOrgTeamEditForm", "session"): 4,
+    ("webOrgSettings", "session"): 3,
+    ("webOrgCreateForm", "session"): 1,
+    ("webProfile", "anon"): 4,
+    # The home page also reads the language figures (one GetItem: the stored item the
+    # API's /languages serves) for its language bar.
+    ("webRepoHome", "anon"): 5,
+    ("webRepoHome", "session"): 5,
+    # Blame: the preloads and one open of the repository (refs, pack list); the history
+    # walk reads loaded packs only.  The commit list (and a file's history) adds one
+    # BatchGetItem for the status summaries of its commits; one commit, one GetItem
+    # for its statuses (its diff now reads the same open repository).
+    ("webRepoBlame", "anon"): 4,
+    ("webRepoBlame", "session"): 4,
+    ("webRepoCommits", "anon"): 5,
+    ("webRepoCommits", "session"): 5,
+    ("webRepoCommit", "anon"): 5,
+    ("webRepoCommit", "session"): 5,
     ("webRepoSource", "anon"): 4,
     ("webAsset", "anon"): 0,
     # A diff or patch: the two preload batches, the pull request (or the repository's
@@ -123,5 +284,39 @@ BUDGETS = {
     ("webRepoPullFiles", "session"): 8,
     # The protection page: the preloads and the repository's rules item (one GetItem).
     ("webRepoSettingsBranches", "session"): 3,
+    # The repository settings: the preloads, then the branch names (options), the
+    # hooks, the deploy keys (one Query each); a hook's page reads the hook and its
+    # latest deliveries (one Query); the new-hook form nothing more.  The collaborators
+    # page (no budget: the scene's count of collaborators varies) is the Query, one
+    # batch of accounts and one read per collaborator for their permission.
+    ("webRepoSettings", "session"): 3,
+    ("webRepoSettingsHooks", "session"): 3,
+    ("webRepoSettingsHookNew", "session"): 2,
+    ("webRepoSettingsHook", "session"): 4,
+    ("webRepoSettingsKeys", "session"): 3,
     ("webLoginForm", "anon"): 2,
+    # The signed-in dashboard (dashboard_pages.py), section by section, with alice in one
+    # organization: her account (1, GetItem); unread notifications, one Query of her
+    # index that also counts them, and one batch of their repositories (2); her own
+    # repositories, one Query (1); her organizations, a Query of her memberships and a
+    # batch of their accounts (2); review requests (8) and assigned issues (7), each the
+    # issue search: four Queries for the private repositories she reaches (her own, her
+    # collaborations, her organizations, each organization's), one of the index list, a
+    # batch of the issues, trackers and owners, one of their repositories (the pull
+    # requests one GetItem more); her feed, one Query and one batch (2).  Above the
+    # page budget of 6: the two issue searches are 15 of the 23.
+    ("webHome", "session"): 23,
+    # Notifications: her account, one Query of her index, one batch of the threads'
+    # repositories and owners (none when the page is empty).
+    ("webNotifications", "session"): 3,
+    # The user settings: the session's account (GetItem), then one Query per list the
+    # page shows (the e-mail addresses; the SSH keys and the GPG keys): 1, 2 and 3.
+    # The first session page a run measures also pays the session key (SSM read and
+    # create, once per container) and the bench's sign-in Query: 3 more.
+    ("webUserSettings", "session"): 4,
+    ("webUserSettingsAccount", "session"): 5,
+    ("webUserSettingsKeys", "session"): 6,
+    # Labels and milestones: the preloads and the tracker item (their counters in it).
+    ("webRepoLabels", "anon"): 3,
+    ("webRepoMilestones", "anon"): 3,
 }

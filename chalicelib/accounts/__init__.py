@@ -121,4 +121,16 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "create_token":                "tokens",
     "delete_token":                "tokens",
     "list_tokens":                 "tokens",
+    # The user settings pages (chalicelib/web/settings_*): the services the API's
+    # /user/settings, /user/emails and /user/keys routes call, and the password change.
+    "UserSettingsOptions":         "options",
+    "update_settings":             "settings",
+    "user_settings_record":        "records.user_settings",
+    "own_addresses":               "emails",
+    "add_addresses":               "emails",
+    "delete_own_addresses":        "emails",
+    "add_ssh_key":                 "public_keys.add_key",
+    "delete_ssh_key":              "public_keys.delete_key",
+    "public_key_record":           "records.public_key",
+    "change_own_password":         "service",
 })

@@ -296,4 +296,33 @@ def check_password_login(name: str, password: str) -> Account | None:
     return account if verify_password(password, account.password_hash) else None
 
 
+def change_own_password(actor: Account | None, old_password: str,
+                        new_password: str) -> Account:
+    """The signed-in user's own password (Forgejo's account settings form; the API has
+    no such route): the old password checked as a password sign-in checks it, the new
+    one held to ``[security] MIN_PASSWORD_LENGTH``.  One conditional write on the
+    account read by that check, with its ``UserEdited`` event; the new hash makes every
+    web session issued before stop verifying (``http.sessions``' fingerprint)."""
+    if actor is None or actor.account_type != "user":
+        raise PermissionDenied("only signed in user is allowed")
+    if not new_password:
+        raise InvalidInput("[Password]: Required")
+    _check_password(new_password)
+    account = check_password_login(actor.login, old_password or "")
+    if account is None or account.id != actor.id:
+        raise InvalidInput("[OldPassword]: the current password is not correct")
+    account.password_hash = hash_password(new_password,
+                                          get_settings().security.PASSWORD_HASH_COST)
+    account.must_change_password = False
+    account.updated = clock.seconds()
+    try:
+        with unit_of_work.writing() as uow:
+            store.stage_save(account)
+            uow.raise_event(events.UserEdited(**actor_of_event(actor), user_id=int(account.id),
+                                              changed=("password",)))
+    except ConditionFailed:
+        raise ConflictError("the account changed while it was being edited") from None
+    return account
+
+
 _DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="

@@ -27,4 +27,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "EVENT_TYPES":     "consumers",
     "on_event":        "consumers",
     "wants_event":     "consumers",
+    # The dashboard (chalicelib/web) shows the signed-in user's own feed.
+    "FeedQuery":       "service",
+    "feed_page":       "service",
+    "activity_record": "records.activity",
 })

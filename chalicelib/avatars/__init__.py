@@ -34,4 +34,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "ACCOUNT_AVATAR":     "links.ACCOUNT",
     "REPOSITORY_AVATAR":  "links.REPOSITORY",
     "avatar_link":        "links",
+    # The profile settings page (chalicelib/web/settings_user): userUpdateAvatar's and
+    # userDeleteAvatar's services.
+    "UpdateUserAvatarOption": "options",
+    "update_account_avatar":  "service",
+    "delete_account_avatar":  "service",
 })

@@ -17,6 +17,7 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 |---|---|
 | ``archives`` | Source archives (.zip, .tar.gz, .bundle) of a commit, built once (by ``chalicelib.gitops.archives``) and … |
 | ``authorship`` | Who a commit the service makes is by, and which names a branch may have: the two rules every writer of … |
+| ``blame`` | Blame: which commit last changed each line of a file, for the blame page. |
 | ``branch_admin`` | Creating, deleting and renaming branches through the API (Forgejo's repoCreateBranch, repoDeleteBranch, … |
 | ``branch_records`` | The Branch record (fj:services/convert/convert.go ToBranch), field for field. |
 | ``branch_routes`` | Creating, deleting and renaming branches (Forgejo's ``repository`` tag): each one compare-and-swap of … |
@@ -49,6 +50,9 @@ from chalicelib.faces import face
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
     "forget_repo_archives":  "archives.forget_repo",
+    "blame_file":            "blame.blame",
+    "BlameTooLarge":         "blame.TooLarge",
+    "BLAME_LIMITS":          "blame.LIMITS",
     "identity":              "authorship",
     "validate_branch_name":  "authorship",
     "branch_record":         "branch_records.branch",
@@ -66,6 +70,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "CommitQuery":           "commits",
     "commit_diff_or_patch":  "commits.diff_or_patch",
     "compare":               "commits",
+    "count_commits":         "commits",
     "get_commit":            "commits",
     "linked_accounts":       "commits",
     "list_commits":          "commits",
@@ -92,6 +97,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "repo_snapshot":         "pushes",
     "require_ref_writer":    "pushes",
     "get_contents":          "service",
+    "list_directory":        "service",
     "tag_record":            "tag_records",
     "list_tags":             "tags",
 })

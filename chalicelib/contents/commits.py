@@ -54,14 +54,15 @@ def parse_time(raw: str | None, what: str) -> int | None:
         raise InvalidInput(f"{what}: invalid time {raw!r}") from None
 
 
-def list_commits(repo: Repo, query: CommitQuery, offset: int, limit: int) -> CommitPage:
+def list_commits(repo: Repo, query: CommitQuery, offset: int, limit: int, *,
+                 git=None) -> CommitPage:
     """The commits reachable from the query's ref, newest first (a page of them), and
-    the bounded total described above."""
+    the bounded total described above.  ``git``: the repository the caller opened."""
     from dulwich.walk import Walker
 
     if repo.empty:
         raise ConflictError("Git Repository is empty")    # Forgejo answers 409 here
-    head, git = get_commit(repo, query.sha or None)
+    head, git = get_commit(repo, query.sha or None, git=git)
     head = head.id
     paths = [query.path.strip("/").encode()] if query.path.strip("/") else None
     exclude = [_commit_in(git, repo, query.not_sha).id] if query.not_sha else None
@@ -76,10 +77,20 @@ def list_commits(repo: Repo, query: CommitQuery, offset: int, limit: int) -> Com
     return CommitPage(found, seen, git)
 
 
-def get_commit(repo: Repo, sha: str | None):
+def get_commit(repo: Repo, sha: str | None, *, git=None):
     """(the commit a ref or (short) id names, the open repository)."""
-    git = repo_files.open_git(repo)
+    git = git if git is not None else repo_files.open_git(repo)
     return _commit_in(git, repo, sha), git
+
+
+def count_commits(git, head: str, limit: int = COUNT_AHEAD) -> tuple[int, bool]:
+    """How many commits ``head`` (a commit id) reaches, counting at most ``limit``:
+    (the count, whether the history goes on past it).  Reads packs already loaded."""
+    from dulwich.walk import Walker
+
+    seen = sum(1 for _ in Walker(git.object_store, include=[head.encode()],
+                                 max_entries=limit + 1))
+    return min(seen, limit), seen > limit
 
 
 def _commit_in(git, repo: Repo, sha: str | None):
@@ -124,13 +135,13 @@ def stats_and_files(git, commit) -> tuple[dict, list[dict]]:
             "deletions": stats.deletions}, files
 
 
-def diff_or_patch(repo: Repo, sha: str, kind: str) -> bytes:
+def diff_or_patch(repo: Repo, sha: str, kind: str, *, git=None) -> bytes:
     """``git diff <sha>^ <sha>`` (diff) or ``git format-patch -1 <sha>`` (patch)."""
     from dulwich.patch import write_tree_diff
 
     if kind not in ("diff", "patch"):
         raise NotFoundError(f"unknown diff type {kind!r}")
-    commit, git = get_commit(repo, sha)
+    commit, git = get_commit(repo, sha, git=git)
     store = git.object_store
     parent_tree = store[commit.parents[0]].tree if commit.parents else None
     body = io.BytesIO()

@@ -45,6 +45,12 @@ class Entry:
     last_commit_sha: str = ""
     last_commit_time: int = 0
     last_commit_tz: int = 0
+    # The last commit's subject line and author name (pages show them; the API record
+    # carries the sha and time only), and whether the bounded walk found the change:
+    # False when HISTORY_LIMIT ran out first and the commit is only the oldest one read.
+    last_commit_subject: str = ""
+    last_commit_author: str = ""
+    last_commit_exact: bool = True
     # A Git LFS pointer (read from the blob, no AWS call): its download is /media's.
     lfs_pointer: bool = False
 
@@ -115,8 +121,11 @@ def _entry_id(git, tree_id: bytes, path: str):
     return trees.entry_at(git.object_store, tree_id, path)
 
 
-def _last_changes(git, commit_id: bytes, paths: list[str]) -> dict[str, object]:
-    """The commit (first-parent history) that last changed each of ``paths``."""
+def _last_changes(git, commit_id: bytes, paths: list[str],
+                  exact: set[str] | None = None) -> dict[str, object]:
+    """The commit (first-parent history) that last changed each of ``paths``; the
+    paths whose change the walk found go into ``exact`` (the others, past
+    HISTORY_LIMIT, get the oldest commit read)."""
     found: dict[str, object] = {}
     commit = git[commit_id]
     ids = {p: _entry_id(git, commit.tree, p) for p in paths}
@@ -131,6 +140,8 @@ def _last_changes(git, commit_id: bytes, paths: list[str]) -> dict[str, object]:
         if parent is None:
             break
         commit = parent
+    if exact is not None:
+        exact.update(found)
     for p in paths:
         found.setdefault(p, commit)
     return found
@@ -153,10 +164,8 @@ def _submodule_url(git, tree_id: bytes, path: str) -> str | None:
 
 
 def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
-           with_content: bool) -> Entry:
-    common = dict(path=path, sha=sha.decode(), last_commit_sha=last.id.decode(),
-                  last_commit_time=int(last.commit_time),
-                  last_commit_tz=int(last.commit_timezone))
+           with_content: bool, exact: bool = True) -> Entry:
+    common = dict(path=path, sha=sha.decode(), **_last_fields(last, exact))
     if stat.S_ISDIR(mode):
         return Entry(kind="dir", size=0, **common)
     if mode == 0o160000:
@@ -168,6 +177,55 @@ def _entry(git, tree_id: bytes, path: str, mode: int, sha: bytes, last, *,
                      **common)
     return Entry(kind="file", size=len(data), content=data if with_content else None,
                  lfs_pointer=lfs.parse_pointer(data) is not None, **common)
+
+
+def _last_fields(last, exact: bool) -> dict:
+    subject = last.message.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    author = last.author.split(b" <", 1)[0].decode("utf-8", "replace")
+    return dict(last_commit_sha=last.id.decode(), last_commit_time=int(last.commit_time),
+                last_commit_tz=int(last.commit_timezone), last_commit_subject=subject,
+                last_commit_author=author, last_commit_exact=exact)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A directory as its page shows it: the entries, and the directory itself as an
+    Entry (its ``last_commit_*``: the latest commit that changed anything below it)."""
+    at: At
+    entries: list[Entry]
+    directory: Entry
+
+
+def list_directory(view: RepoView, path: str, ref: str | None, *, git=None) -> Listing:
+    """``get_contents`` of a directory, with the directory's own last commit found by
+    the same walk (one more path looked up per commit read, no second walk)."""
+    repo = view.repo
+    git = git if git is not None else repo_files.open_git(repo)
+    at = _at(git, repo, ref)
+    commit_id = at.commit_id.encode()
+    tree_id = git[commit_id].tree
+    path = _clean(path)
+    try:
+        found = _entry_id(git, tree_id, path)
+    except InvalidInput:
+        found = None
+    if found is None or not stat.S_ISDIR(found[0]):
+        raise NotFoundError(f"object does not exist [id: , rel_path: {path}]")
+    entries, lasts, exact = _children(git, commit_id, tree_id, path, found[1], with_self=True)
+    directory = Entry(path=path, kind="dir", sha=found[1].decode(), size=0,
+                      **_last_fields(lasts[path], path in exact))
+    return Listing(at, entries, directory)
+
+
+def _children(git, commit_id: bytes, tree_id: bytes, path: str, sha: bytes, *,
+              with_self: bool = False) -> tuple[list[Entry], dict, set]:
+    children = sorted(git[sha].iteritems(), key=lambda e: e.path)
+    paths = [posixpath.join(path, e.path.decode("utf-8", "replace")) for e in children]
+    exact: set[str] = set()
+    lasts = _last_changes(git, commit_id, paths + ([path] if with_self else []), exact)
+    return [_entry(git, tree_id, p, e.mode, e.sha, lasts[p], with_content=False,
+                   exact=p in exact)
+            for p, e in zip(paths, children)], lasts, exact
 
 
 def get_contents(view: RepoView, path: str, ref: str | None, *,
@@ -189,13 +247,11 @@ def get_contents(view: RepoView, path: str, ref: str | None, *,
         raise NotFoundError(f"object does not exist [id: , rel_path: {path}]")
     mode, sha = found
     if not stat.S_ISDIR(mode):
-        last = _last_changes(git, commit_id, [path])[path]
-        return at, _entry(git, tree_id, path, mode, sha, last, with_content=True)
-    children = sorted(git[sha].iteritems(), key=lambda e: e.path)
-    paths = [posixpath.join(path, e.path.decode("utf-8", "replace")) for e in children]
-    lasts = _last_changes(git, commit_id, paths)
-    return at, [_entry(git, tree_id, p, e.mode, e.sha, lasts[p], with_content=False)
-                for p, e in zip(paths, children)]
+        exact: set[str] = set()
+        last = _last_changes(git, commit_id, [path], exact)[path]
+        return at, _entry(git, tree_id, path, mode, sha, last, with_content=True,
+                          exact=bool(exact))
+    return at, _children(git, commit_id, tree_id, path, sha)[0]
 
 
 # Writing ------------------------------------------------------------------------------

@@ -54,6 +54,10 @@ class Option(msgspec.Struct, kw_only=True):
     # definition of its own (its subclasses are, unless they say otherwise).
     published: ClassVar[bool] = True
 
+    # Fields the body takes that the Forgejo version this API describes does not
+    # publish yet (a later Forgejo's): decoded and checked, left out of the definition.
+    unpublished_fields: ClassVar[frozenset[str]] = frozenset()
+
     # The body's text limits, checked on the raw JSON before it is decoded
     # (``http.input_rules.check_body``): the longest text per field (lower-case JSON
     # names, "outer.inner" when nested; a list of strings limited per element), and
@@ -183,12 +187,14 @@ def definition(cls: type[Option]) -> tuple[list[str], dict[str, dict]]:
     """The Swagger definition of ``cls``: (required fields, field schemas)."""
     import msgspec.inspect as inspect
     info = inspect.type_info(cls)
-    fields = {f.encode_name: _schema(f.type) for f in info.fields}
+    fields = {f.encode_name: _schema(f.type) for f in info.fields
+              if f.encode_name not in cls.unpublished_fields}
     for f in info.fields:   # enums in their declared order (inspect sorts them)
-        if "enum" in fields[f.encode_name] and (declared := _literal_values(cls, [f.name])):
+        if "enum" in fields.get(f.encode_name, ()) and \
+                (declared := _literal_values(cls, [f.name])):
             fields[f.encode_name]["enum"] = list(declared)
     required = list(cls.swagger_required) if cls.swagger_required is not None \
-        else [f.encode_name for f in info.fields if f.required]
+        else [f.encode_name for f in info.fields if f.required and f.encode_name in fields]
     return required, fields
 
 

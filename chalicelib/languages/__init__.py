@@ -21,5 +21,6 @@ from chalicelib.faces import face
 __all__, __getattr__, __dir__ = face(__name__, {
     "EVENT_TYPES":  "consumers",
     "on_event":     "consumers",
+    "repo_languages":  "service.cached",
     "wants_event":  "consumers",
 })

@@ -38,4 +38,12 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "on_event":        "consumers",
     "wants_event":     "consumers",
     "unread_count":    "service.new_count",
+    # The notifications page and the dashboard (chalicelib/web) list and mark threads.
+    "ThreadQuery":     "service",
+    "list_threads":    "service",
+    "thread_views":    "service",
+    "mark_thread":     "service",
+    "mark_many":       "service",
+    "thread_record":   "records.thread",
+    "UNREAD":          "states",
 })

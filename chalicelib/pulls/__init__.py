@@ -2,11 +2,11 @@
 (scheduled merges too), and follow their branches (``sync``, fed by ``consumers``).
 
 Operations (``pin_routes.py``): repoListPinnedPullRequests.
-Operations (``routes.py``): repoListPullRequests, repoCreatePullRequest,
-repoDownloadPullDiffOrPatch, repoGetPullRequestCommits, repoGetPullRequestFiles,
-repoPullRequestIsMerged, repoMergePullRequest, repoCancelScheduledAutoMerge,
-repoUpdatePullRequest, repoGetPullRequest, repoEditPullRequest,
-repoGetPullRequestByBaseHead, repoGetCommitPullRequest.
+Operations (``routes.py``): repoListPullRequests, repoDownloadPullDiffOrPatch,
+repoGetPullRequestCommits, repoGetPullRequestFiles, repoPullRequestIsMerged,
+repoMergePullRequest, repoCancelScheduledAutoMerge, repoUpdatePullRequest,
+repoGetPullRequest, repoEditPullRequest, repoGetPullRequestByBaseHead,
+repoGetCommitPullRequest.
 
 | module | what it holds |
 |---|---|
@@ -18,7 +18,7 @@ repoGetPullRequestByBaseHead, repoGetCommitPullRequest.
 | ``pin_routes`` | The pinned pull requests (repoListPinnedPullRequests): pinned through the issue pin routes, by the same … |
 | ``records`` | PullRequest, PRBranchInfo, ChangedFile and Commit records (fj:services/convert/pull.go). |
 | ``request`` | What every pull request route and page reads from its request: the tracker as this caller sees it and the … |
-| ``routes`` | Pull requests (Forgejo's ``repository`` tag, pull routes): list, open, get, edit, merge, and what a pull … |
+| ``routes`` | Pull requests (Forgejo's ``repository`` tag, pull routes): list, get, edit, merge, and what a pull … |
 | ``service`` | Pull requests: open, list, get, edit (merging is ``pull_merging``). |
 | ``store`` | Pull requests in the table: an issue item (``is_pull``) whose ``pull`` attribute holds the pull request's … |
 | ``sync`` | Keeping open pull requests in step with their branches, from the events queue. |

@@ -1,5 +1,6 @@
-"""Pull requests (Forgejo's ``repository`` tag, pull routes): list, open, get, edit,
-merge, and what a pull request shows (commits, files, diff, patch).
+"""Pull requests (Forgejo's ``repository`` tag, pull routes): list, get, edit, merge,
+and what a pull request shows (commits, files, diff, patch).  Opening one
+(``repoCreatePullRequest``) is a reviews route: it may ask for reviews.
 
 Like the issue routes, each reads the repository with the token, then the caller's
 access, the tracker and the pull request (the issue item) in the second batch: getting
@@ -15,7 +16,7 @@ from chalicelib.http.router import Param, route
 from chalicelib.pulls import merging as pull_merging
 from chalicelib.pulls import service as pulls
 from chalicelib.pulls import views as pull_views
-from chalicelib.pulls.options import CreatePullRequestOption, EditPullRequestOption, merge_option
+from chalicelib.pulls.options import EditPullRequestOption, merge_option
 from chalicelib.pulls.request import PULL, PullRenderer, ctx_of
 from chalicelib.repos import PAGE
 
@@ -52,16 +53,6 @@ def list_pulls(req: ApiRequest) -> ApiResponse:
     render = PullRenderer(req, ctx)
     return paging.set_headers(ApiResponse.json(render.pulls(found)), req, page,
                               total)
-
-
-@route("POST", "/repos/{owner}/{repo}/pulls", "repoCreatePullRequest",
-       summary="Create a pull request", body="CreatePullRequestOption",
-       responses={201: "PullRequest", 404: "notFound", 409: "conflict",
-                  422: "validationError", 423: "error"}, **SIGNED)
-def create_pull(req: ApiRequest) -> ApiResponse:
-    ctx = ctx_of(req)
-    item = pulls.create_pull(ctx, req.option(CreatePullRequestOption))
-    return ApiResponse.json(PullRenderer(req, ctx).pull(item), status=201)
 
 
 @route("GET", "/repos/{owner}/{repo}/pulls/{index}.{diffType}", "repoDownloadPullDiffOrPatch",

@@ -13,7 +13,7 @@ the poster sets ``allow_maintainer_edit``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Protocol
 
 from chalicelib import accounts, contents, issues, repos
 from chalicelib.errors import ConflictError, InvalidInput, NotFoundError, PermissionDenied
@@ -132,8 +132,21 @@ def examined(ctx: Ctx, pull: PullFields, base_sha: str, head_sha: str) -> PullFi
 
 # Open ---------------------------------------------------------------------------------------------
 
-def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
-    """repoCreatePullRequest."""
+class OpeningExtras(Protocol):
+    """What a domain above this one writes with a pull request being opened, in the same
+    transaction (the reviews domain: the reviews its ``reviewers`` ask for), checked
+    before it is handed here."""
+
+    def apply(self, fields: PullFields) -> None:
+        """Set the pull request's fields before they are stored."""
+
+    def stage(self, issue: Issue, uow) -> None:
+        """Stage its own items and events once the pull request has its number."""
+
+
+def create_pull(ctx: Ctx, option: CreatePullRequestOption,
+                extras: OpeningExtras | None = None) -> Issue:
+    """repoCreatePullRequest (the reviews domain's ``open_pull`` adds the reviewers)."""
     head = (option.head or "").strip()
     base = (option.base or "").strip()
     title = (option.title or "").strip()
@@ -164,6 +177,8 @@ def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
                             f"{head_branch}, base_branch: {base}]")
     pull = examined(ctx, PullFields(head_repo_id=int(source.repo.id), head_branch=head_branch,
                                     base_branch=base), base_sha, head_sha)
+    if extras is not None:
+        extras.apply(pull)
     from chalicelib import repos
     pull.allow_maintainer_edit = bool(
         repos.merge_settings_of(ctx.repo)["default_allow_maintainer_edit"])
@@ -173,9 +188,13 @@ def create_pull(ctx: Ctx, option: CreatePullRequestOption) -> Issue:
     shared = CreateIssueOption(title=option.title, body=option.body, assignee=option.assignee,
                                assignees=option.assignees, milestone=option.milestone,
                                labels=option.labels, due_date=option.due_date)
-    issue = issues.create_issue(
-        ctx, shared, pull=pull.dumps(),
-        also=lambda issue, uow: stage_head_ref(git, int(issue.number), pull.head_sha, uow))
+
+    def also(issue: Issue, uow) -> None:
+        stage_head_ref(git, int(issue.number), pull.head_sha, uow)
+        if extras is not None:
+            extras.stage(issue, uow)
+
+    issue = issues.create_issue(ctx, shared, pull=pull.dumps(), also=also)
     git.refs.refresh()
     return issue
 

@@ -35,4 +35,6 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "CreateRepoOption":       "options",
     "EditRepoOption":         "options",
     "create_repo":            "service",
+    "delete_repo":            "service",
+    "edit_repo":              "service",
 })

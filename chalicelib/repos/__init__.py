@@ -47,6 +47,13 @@ from chalicelib.faces import face
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
     "WATCHES":                  "access",
+    "add_collaborator":         "access",
+    "remove_collaborator":      "access",
+    "deploy_keys":              "access",
+    "add_deploy_key":           "access",
+    "delete_deploy_key":        "access",
+    "AddCollaboratorOption":    "options",
+    "deploy_key_record":        "records.deploy_key",
     "collaborators":            "access",
     "followers":                "access",
     "deploy_keys_of":           "access_store",

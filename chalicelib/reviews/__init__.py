@@ -1,12 +1,12 @@
 """Code review: a pull request's reviews, their code comments, dismissals and review
 requests, and who may review or be assigned in a repository.
 
-Operations (``routes.py``): repoListPullReviews, repoCreatePullReview, repoGetPullReview,
-repoSubmitPullReview, repoDeletePullReview, repoGetPullReviewComments,
-repoCreatePullReviewComment, repoGetPullReviewComment, repoDeletePullReviewComment,
-repoDismissPullReview, repoUnDismissPullReview, repoCreatePullReviewRequests,
-repoDeletePullReviewRequests, repoGetReviewers, repoGetAssignees,
-issueGetCommentsAndTimeline.
+Operations (``routes.py``): repoCreatePullRequest, repoListPullReviews,
+repoCreatePullReview, repoGetPullReview, repoSubmitPullReview, repoDeletePullReview,
+repoGetPullReviewComments, repoCreatePullReviewComment, repoGetPullReviewComment,
+repoDeletePullReviewComment, repoDismissPullReview, repoUnDismissPullReview,
+repoCreatePullReviewRequests, repoDeletePullReviewRequests, repoGetReviewers,
+repoGetAssignees, issueGetCommentsAndTimeline.
 
 | module | what it holds |
 |---|---|
@@ -44,4 +44,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "create_review_comment":    "service",
     "list_reviews":             "service",
     "submit_review":            "service",
+    "opening_requests":         "requests",
+    "open_pull":                "requests",
+    "repo_assignees":           "requests.assignees",
+    "repo_reviewers":           "requests.reviewers",
 })

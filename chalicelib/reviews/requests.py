@@ -14,7 +14,7 @@ from __future__ import annotations
 from chalicelib import accounts, clock, events, orgs, pulls, repos
 from chalicelib.accounts import account_snapshot
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
-from chalicelib.issues import PULLS_UNIT, Ctx
+from chalicelib.issues import PULLS_UNIT, Ctx, value_of
 from chalicelib.pulls import PullFields
 from chalicelib.repos import Access, access_keys, collaboration, is_org, membership, repo_access
 from chalicelib.reviews import service, store
@@ -192,6 +192,104 @@ def change_requests(ctx: Ctx, number: int, option: PullReviewRequestOptions,
 
     service.commit(ctx, number, stage, pull_change, raised, touched=touched)
     return list(outcome.get("made", []))
+
+
+# Requests a pull request is opened with ------------------------------------------------------
+
+class OpeningRequests:
+    """The review requests of a pull request being opened (CreatePullRequestOption's
+    ``reviewers`` and ``team_reviewers``), checked by the rules ``change_requests``
+    applies, before anything is written.  ``pulls.create_pull`` writes them in the
+    transaction that creates the pull request: ``apply`` puts the copies on its fields
+    before they are stored, ``stage`` the REQUEST_REVIEW reviews and their events once
+    the number is known."""
+
+    def __init__(self, ctx: Ctx, reviewers: list, teams: list, officials: dict[int, bool]):
+        self.ctx, self.reviewers, self.teams, self.officials = ctx, reviewers, teams, officials
+        self.made: list[Review] = []
+
+    def apply(self, fields: PullFields) -> None:
+        stamp = clock.seconds()
+        self.made = []
+        for reviewer in self.reviewers:
+            rid = int(reviewer.id)
+            self.made.append(Review(id=store.new_review_id(), number=0, reviewer_id=rid,
+                                    reviewer=account_snapshot(reviewer), state=REQUEST_REVIEW,
+                                    official=self.officials[rid], submitted_at=stamp,
+                                    updated=stamp))
+            fields.requested_reviewers.append(account_snapshot(reviewer))
+        for team in self.teams:
+            snap = team_snapshot(team)
+            self.made.append(Review(id=store.new_review_id(), number=0, team_id=int(team.id),
+                                    team=snap, state=REQUEST_REVIEW, submitted_at=stamp,
+                                    updated=stamp))
+            fields.requested_teams.append(snap)
+        fields.verdicts = pulls.standing(self.made)
+
+    def stage(self, issue, uow) -> None:
+        """The reviews of the pull request ``issue`` (just numbered) and their events."""
+        for review in self.made:
+            review.number = int(issue.number)
+            store.stage_create(self.ctx.repo_id, review)
+            uow.raise_event(events.ReviewRequestChanged(
+                **self.ctx.event_fields(), issue_id=int(issue.id), number=int(issue.number),
+                review_id=review.id, action="review_requested", reviewer=review.reviewer,
+                team=review.team, issue=events.snapshot(issue)))
+
+
+def open_pull(ctx: Ctx, option: pulls.CreatePullRequestOption):
+    """repoCreatePullRequest with its ``reviewers`` and ``team_reviewers``: the requests
+    are checked first (a 422 creates nothing, not even a number), then written in the
+    transaction that opens the pull request.  A missing base is the pull request
+    domain's own 422."""
+    base = (option.base or "").strip()
+    extras = opening_requests(ctx, base, value_of(option.reviewers),
+                              value_of(option.team_reviewers)) \
+        if base and ctx.user is not None else None
+    return pulls.create_pull(ctx, option, extras=extras)
+
+
+def opening_requests(ctx: Ctx, base_branch: str, reviewer_names, team_names
+                     ) -> OpeningRequests | None:
+    """The checked requests of a pull request ``ctx.user`` is opening onto
+    ``base_branch`` (None when it asks for none).  As ``change_requests`` with the
+    opener as the poster: someone who does not exist, an organization, a user who cannot
+    read the pull requests, the opener themself, or an organization's team that does not
+    exist or cannot read the repository is a 422, and nothing is created."""
+    reviewer_names = list(dict.fromkeys(reviewer_names or []))
+    team_names = list(dict.fromkeys(team_names or []))
+    if not reviewer_names and not team_names:
+        return None
+    if ctx.user.account_type == "org":
+        raise _invalid(ctx, "Organization can't be doer to add reviewer")
+    opening = _Opening(int(ctx.user.id))
+    may_change = not ctx.repo.archived      # the poster may always choose, as Forgejo
+    reviewers = []
+    for name in reviewer_names:
+        try:
+            reviewer = _user(name, ctx.user)
+        except NotFoundError as missing:    # a field of the body names nobody: 422
+            raise InvalidInput(f"[Reviewers]: {missing.message}") from None
+        _check_user(ctx, opening, reviewer, True, None, may_change)
+        reviewers.append(reviewer)
+    teams = []
+    # A user's repository has no teams: its team names are ignored, as change_requests does.
+    for name in team_names if is_org(ctx.view.owner) else []:
+        try:
+            team = _team(ctx, name)
+        except NotFoundError as missing:
+            raise InvalidInput(f"[TeamReviewers]: {missing.message}") from None
+        _check_team(ctx, team, True, may_change)
+        teams.append(team)
+    officials = {int(r.id): service.is_official(ctx, r, base_branch) for r in reviewers}
+    return OpeningRequests(ctx, reviewers, teams, officials)
+
+
+class _Opening:
+    """What ``_check_user`` reads of the pull request: its poster, before it exists."""
+
+    def __init__(self, poster_id: int):
+        self.poster_id = poster_id
 
 
 # Who may be asked, who may be assigned -------------------------------------------------------

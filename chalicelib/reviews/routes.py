@@ -6,6 +6,9 @@ and the pull request (the issue item) in the second batch, as the pull request r
 do; a review list is one Query more.  Token scope: ``repository``.  Registered before
 the pull request routes: ``/pulls/{base}/{head:path}`` would take these paths.
 
+Opening a pull request is here too: its ``reviewers`` and ``team_reviewers`` are review
+requests, written in the transaction that opens it.
+
 An issue's timeline (Forgejo's ``issue`` tag and scope) is here, not with the issues,
 because it shows the reviews too (``timeline.py``).
 """
@@ -17,7 +20,7 @@ from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.issues import fresh_accounts, parse_time
-from chalicelib.pulls import PULL, pull_ctx_of
+from chalicelib.pulls import PULL, CreatePullRequestOption, PullRenderer, pull_ctx_of
 from chalicelib.repos import IN_REPO, PAGE, caller, current_repo, repo_preload
 from chalicelib.reviews import records as review_records
 from chalicelib.reviews import requests as review_requests
@@ -29,6 +32,16 @@ from chalicelib.reviews.options import (CreatePullReviewCommentOptions, CreatePu
 
 SIGNED = dict(PULL, signed_in=True)
 REVIEW = "/repos/{owner}/{repo}/pulls/{index}/reviews/{id}"
+
+
+@route("POST", "/repos/{owner}/{repo}/pulls", "repoCreatePullRequest",
+       summary="Create a pull request", body="CreatePullRequestOption",
+       responses={201: "PullRequest", 404: "notFound", 409: "conflict",
+                  422: "validationError", 423: "error"}, **SIGNED)
+def create_pull(req: ApiRequest) -> ApiResponse:
+    ctx = pull_ctx_of(req)
+    item = review_requests.open_pull(ctx, req.option(CreatePullRequestOption))
+    return ApiResponse.json(PullRenderer(req, ctx).pull(item), status=201)
 
 
 def _render(req: ApiRequest, ctx, review) -> dict:

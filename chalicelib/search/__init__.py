@@ -41,4 +41,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "issue_numbers_matching": "issue_search.numbers_matching",
     "account_ids_matching": "account_index.ids_matching",
     "index_account":    "account_index",
+    # The dashboard (chalicelib/web): "assigned to you", "review requested".
+    "IssueSearch":      "issue_search",
+    "search_issues":    "issue_search",
 })

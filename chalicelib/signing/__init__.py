@@ -40,4 +40,11 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "prefetch_signers":         "verify.prefetch",
     "verification_for_branch":  "verify.for_branch",
     "verify_commit":            "verify.verify",
+    # The keys settings page (chalicelib/web/settings_user_keys): the services of
+    # /user/gpg_keys.
+    "CreateGPGKeyOption":       "options",
+    "add_gpg_key":              "gpg_keys.add_key",
+    "delete_gpg_key":           "gpg_keys.delete_key",
+    "gpg_keys_of":              "gpg_keys.list_keys",
+    "gpg_key_record":           "records",
 })

@@ -1,4 +1,5 @@
-"""Issues in the browser: open one (``GET/POST /{owner}/{repo}/issues/new``) and
+"""Issues in the browser: open one (``GET/POST /{owner}/{repo}/issues/new``, with
+labels, a milestone and assignees for writers: ``issue_fields``) and
 comment on an issue or pull request, optionally closing or reopening it
 (``POST /{owner}/{repo}/issues/{index}/comments``, Forgejo's URL and fields:
 ``content`` and ``status``).
@@ -13,14 +14,15 @@ from chalicelib import errors, issues
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.issues import CreateIssueCommentOption, CreateIssueOption, EditIssueOption
 from chalicelib.repos import caller, current_repo
+from chalicelib.web import issue_fields
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
 NEW = "forms/issue_new.html"
 COMMENT = "forms/comment.html"
 STATES = {"close": "closed", "reopen": "open"}
-# The API's field names on the form: a refused title or body shows beside its field.
-ISSUE_FIELDS = {"title": "title", "body": "content"}
+# The API's field names on the form: a refused value shows beside its field.
+ISSUE_FIELDS = issue_fields.FIELDS
 
 
 def _number(req: ApiRequest) -> int:
@@ -38,8 +40,10 @@ def _issue_path(view, item) -> str:
 @page("GET", "/{owner}/{repo}/issues/new", "webIssueNewForm", in_repo=True, signed_in=True)
 def new_form(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
+    ctx = issues.issue_context(caller(req), view)
     return show_form(
         web, NEW, title="New issue", values={"title": "", "content": ""},
+        chosen=issue_fields.chosen_values(req), **issue_fields.choices(ctx),
         **repo_values(req, view, "issues"))
 
 
@@ -50,13 +54,17 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
     values = {"title": form.get("title", ""), "content": form.get("content", "")}
     ctx = issues.issue_context(caller(req), view)
     try:
-        item = issues.create_issue(ctx, CreateIssueOption(title=values["title"],
-                                                           body=values["content"]))
+        chosen = issue_fields.triage(req, ctx)
+        item = issues.create_issue(ctx, CreateIssueOption(
+            title=values["title"], body=values["content"],
+            **{k: v for k, v in chosen.items() if v}))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise
-        return show_form(web, NEW, error=err, title="New issue", values=values,
-                         fields=ISSUE_FIELDS, **repo_values(req, view, "issues"))
+        return show_form(web, NEW, error=issue_fields.with_field(err), title="New issue",
+                         values=values, fields=ISSUE_FIELDS,
+                         chosen=issue_fields.chosen_values(req), **issue_fields.choices(ctx),
+                         **repo_values(req, view, "issues"))
     return redirect(_issue_path(view, item))
 
 

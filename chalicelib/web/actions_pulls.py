@@ -3,7 +3,9 @@
 (``POST /{owner}/{repo}/pulls/{index}/merge``, the form on the pull request's page).
 
 The compare page lists the head's commits with ``commit_views.compare`` (what
-``repoCompareDiff`` answers) and opens the pull request with ``pulls.create_pull``;
+``repoCompareDiff`` answers) and opens the pull request with ``pulls.create_pull``,
+with labels, a milestone and assignees (writers: ``issue_fields``) and reviewers and
+teams to ask (``reviewers`` / ``team_reviewers``, the API's fields and rules);
 the merge calls ``pull_merging.merge_pull`` with a MergePullRequestOption, so the
 allowed styles, the write check and the mergeability are the API's.
 """
@@ -11,10 +13,11 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from chalicelib import contents, errors, pulls, repos
+from chalicelib import contents, errors, pulls, repos, reviews
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.pulls import CreatePullRequestOption, MergePullRequestOption
 from chalicelib.repos import caller, current_repo
+from chalicelib.web import issue_fields
 from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -25,6 +28,8 @@ STYLES = (("merge", "Create merge commit"), ("rebase", "Rebase and fast-forward"
           ("rebase-merge", "Rebase and create merge commit"), ("squash", "Squash and merge"),
           ("fast-forward-only", "Fast-forward only"))
 MAX_SHOWN_COMMITS = 50
+# A refused title shows above the form, as it always has; the tracker fields beside theirs.
+PULL_FIELDS = {k: v for k, v in issue_fields.FIELDS.items() if k not in ("title", "body")}
 
 
 def compare_path(view, base: str, head: str) -> str:
@@ -61,12 +66,16 @@ def _compare_page(req: ApiRequest, web: Web, view, base: str, head: str, *,
                     .split(" <", 1)[0]} for c in found.commits[:MAX_SHOWN_COMMITS]]
         if not found.commits:
             note = f"{base} is up to date with all commits from {head}."
+    can_open = web.user is not None and view.can_read and not note
+    extra = issue_fields.choices(pulls.pull_context(caller(req), view), people=False) \
+        if can_open else {}
     return show_form(web, COMPARE, error=error, title=f"Compare {base}...{head}",
+                     fields=PULL_FIELDS,
                      base_branch=base, head_branch=head, branch_names=names,
                      commits=commits, note=note,
                      values=values or {"title": commits[0]["subject"] if commits else "",
                                        "content": ""},
-                     can_open=web.user is not None and view.can_read and not note,
+                     chosen=issue_fields.chosen_values(req), can_open=can_open, **extra,
                      **repo_values(req, view, "pulls"))
 
 
@@ -88,12 +97,17 @@ def open_pull(req: ApiRequest, web: Web) -> ApiResponse:
     values = {"title": form.get("title", ""), "content": form.get("content", "")}
     ctx = pulls.pull_context(caller(req), view)
     try:
-        item = pulls.create_pull(ctx, CreatePullRequestOption(
-            base=base, head=head, title=values["title"], body=values["content"]))
+        chosen = issue_fields.triage(req, ctx, is_pull=True)
+        asked = {"reviewers": issue_fields.many(req, "reviewers"),
+                 "team_reviewers": issue_fields.many(req, "team_reviewers")}
+        item = reviews.open_pull(ctx, CreatePullRequestOption(
+            base=base, head=head, title=values["title"], body=values["content"],
+            **{k: v for k, v in {**chosen, **asked}.items() if v}))
     except errors.ServiceError as err:
         if fixable_status(err) is None:
             raise
-        return _compare_page(req, web, view, base, head, error=err, values=values)
+        return _compare_page(req, web, view, base, head, error=issue_fields.with_field(err),
+                             values=values)
     return redirect(path_url(view.owner.login, view.repo.name, "pulls", str(int(item.number))))
 
 

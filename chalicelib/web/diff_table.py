@@ -1,6 +1,11 @@
 """A unified diff (what ``git diff`` prints for a pull request) as rows with their old
 and new line numbers, and the review comments placed under the line they were made on.
 
+Each code row also carries its text highlighted by Pygments (the file's lexer by its
+name; each side of a file highlighted as one text, so a string or comment spanning
+lines keeps its colour), and ``split_rows`` pairs a file's rows for the side-by-side
+view.
+
 Pure: no I/O.  A code comment's line is Forgejo's signed line (``> 0`` a line of the
 new side, ``< 0`` of the old side), so a row is addressed by ``new`` when it has one
 (added and unchanged lines) and by ``-old`` otherwise (removed lines); an unchanged line
@@ -11,9 +16,12 @@ diff when its file left the pull request.
 from __future__ import annotations
 
 import codecs
+import io
 import re
 from dataclasses import dataclass, field
 
+# Files whose changed text is larger than this are shown without colours.
+MAX_HIGHLIGHT = 256 * 1024
 HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$")
 # Rows shown at most: the rest of a larger diff is in its ``.diff`` download.
 MAX_ROWS = 4000
@@ -26,6 +34,7 @@ class Row:
     old: int = 0
     new: int = 0
     comments: list = field(default_factory=list)
+    html: str = ""         # the text highlighted (escaped HTML), "" when not highlighted
 
     @property
     def line(self) -> int:
@@ -40,6 +49,11 @@ class FileDiff:
     path: str
     rows: list[Row] = field(default_factory=list)
     outdated: list = field(default_factory=list)
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """The rows of the side-by-side view (``split_rows``)."""
+        return split_rows(self)
 
 
 @dataclass
@@ -76,7 +90,15 @@ def _header_path(line: str) -> str:
     return half[1] if len(half) == 2 else rest
 
 
-def parse(text: str) -> DiffTable:
+def parse(text: str, *, colour: bool = True) -> DiffTable:
+    table = _parse(text)
+    if colour:
+        for diff in table.files:
+            highlight(diff)
+    return table
+
+
+def _parse(text: str) -> DiffTable:
     table = DiffTable()
     current: FileDiff | None = None
     old = new = 0
@@ -136,3 +158,76 @@ def attach(table: DiffTable, comments: list) -> DiffTable:
         else:
             row.comments.append(comment)
     return table
+
+
+def highlight(diff: FileDiff) -> None:
+    """Set ``html`` of the file's code rows: the old side (unchanged and removed lines)
+    and the new side (unchanged and added lines) each highlighted as one text."""
+    from pygments import lex
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
+    if sum(len(r.text) for r in diff.rows) > MAX_HIGHLIGHT:
+        return
+    try:
+        lexer = get_lexer_for_filename(diff.path, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return
+    formatter = HtmlFormatter(nowrap=True)
+    for kinds in (("ctx", "del"), ("ctx", "add")):
+        rows = [r for r in diff.rows if r.kind in kinds]
+        if not rows:
+            continue
+        source = "\n".join(r.text.rstrip("\r") for r in rows) + "\n"
+        out = io.StringIO()
+        formatter.format(lex(source, lexer), out)
+        lines = out.getvalue().split("\n")
+        if len(lines) < len(rows):
+            continue        # the lexer changed the line count: leave the plain text
+        for row, html in zip(rows, lines):
+            row.html = html
+
+
+@dataclass
+class Pair:
+    """A line of the side-by-side view: the old row on the left, the new on the right
+    (the same row on both sides when unchanged; ``wide``: a hunk header or a note)."""
+    left: Row | None
+    right: Row | None
+    wide: bool = False
+
+    @property
+    def comments(self) -> list:
+        found = list(self.left.comments) if self.left is not None else []
+        if self.right is not None and self.right is not self.left:
+            found += self.right.comments
+        return found
+
+
+def split_rows(diff: FileDiff) -> list[Pair]:
+    """Removed lines beside the added lines that replace them, in order."""
+    pairs: list[Pair] = []
+    removed: list[Row] = []
+    added: list[Row] = []
+
+    def flush() -> None:
+        for i in range(max(len(removed), len(added))):
+            pairs.append(Pair(removed[i] if i < len(removed) else None,
+                              added[i] if i < len(added) else None))
+        removed.clear()
+        added.clear()
+
+    for row in diff.rows:
+        if row.kind == "del":
+            if added:
+                flush()
+            removed.append(row)
+        elif row.kind == "add":
+            added.append(row)
+        else:
+            flush()
+            wide = row.kind in ("hunk", "note")
+            pairs.append(Pair(row, row, wide=wide))
+    flush()
+    return pairs

@@ -16,7 +16,7 @@ from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import caller, current_repo, repo_record
 from chalicelib.settings import get_settings
-from chalicelib.web import present
+from chalicelib.web import code_view, present
 from chalicelib.web.view import Web, page, path_url, render
 
 MAX_SWITCHER = 50
@@ -50,6 +50,11 @@ def _explore(req: ApiRequest, web: Web) -> ApiResponse:
 
 @page("GET", "/", "webHome")
 def home(req: ApiRequest, web: Web) -> ApiResponse:
+    """The dashboard when signed in (loaded only then), the explore list otherwise."""
+    if web.user is not None:
+        from chalicelib.web.dashboard_pages import dashboard
+
+        return dashboard(req, web)
     return _explore(req, web)
 
 
@@ -60,20 +65,39 @@ def explore(req: ApiRequest, web: Web) -> ApiResponse:
 
 @page("GET", "/{username}", "webProfile")
 def profile(req: ApiRequest, web: Web) -> ApiResponse:
+    """A user's repositories and the organizations orgListUserOrgs shows the caller, or
+    an organization's repositories, the first of the members orgListMembers shows the
+    caller and, to its members, its teams (orgListTeams).  The side lists stop at
+    ``shown_at_most`` with a link to the whole list."""
+    shown_at_most = 20
     name = req.params["username"]
+    extra: dict = {}
     try:
         owner = accounts.get_visible_user(req.actor, name)
         record = accounts.user_record(owner, req.actor)
+        member_of = orgs.orgs_of(req.actor, owner)
+        extra.update(orgs_total=len(member_of), member_of=[
+            orgs.organization_record(o) for o in member_of[:shown_at_most]])
     except NotFoundError:
+        from chalicelib.web.org_lists import member_page
+
         owner = orgs.get_org(req.actor, name)
         record = {**orgs.organization_record(owner), "login": owner.login,
                   "html_url": get_settings().app_url + quote(owner.login)}
+        is_member = orgs.is_org_member(owner, req.actor)
+        found, _, total = member_page(req.actor, owner, 0, shown_at_most)
+        teams = orgs.org_teams(req.actor, owner) if is_member else []
+        extra.update(is_member=is_member,
+                     is_owner=is_member and repos.is_org_owner(owner, req.actor),
+                     members=[accounts.user_record(a, req.actor) for a in found],
+                     members_total=total, teams_total=len(teams),
+                     teams=[orgs.team_record(t, owner) for t in teams[:shown_at_most]])
     views = repos.order_repos(repos.visible_repos_of(caller(req), owner), "recentupdate")
     paged = pager(req, len(views))
     shown = views[paged["offset"]:paged["offset"] + paged["limit"]]
     return render(web, "profile.html", title=owner.login, owner=record,
-                  is_org=owner.account_type != "user", pager=paged,
-                  repos=[repos.repository_record(v, req.actor) for v in shown])
+                  is_org=owner.account_type != "user", pager=paged, shown_at_most=shown_at_most,
+                  repos=[repos.repository_record(v, req.actor) for v in shown], **extra)
 
 
 def _switcher(git) -> dict:
@@ -105,30 +129,15 @@ def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
     if view.repo.empty:
         return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=None,
                       ref=branch, ref_kind="branch", **values)
-    # One open of the repository (refs and pack list) serves the listing, the README
-    # and the switcher.
+    # One open of the repository (refs and pack list) serves the listing with each
+    # entry's last commit, the README, the commit count and the switcher; the language
+    # figures are one stored item.
     git = contents.open_git(view.repo)
-    at, entries = contents.get_contents(view, "", f"refs/heads/{branch}", git=git)
-    readme_html = ""
-    readme = present.readme_of(entries)
-    if readme is not None:
-        _, file = contents.get_contents(view, readme.path, at.commit_id, git=git)
-        text = present.as_text(file.content or b"") or ""
-        if readme.name.lower().endswith(present.MARKDOWN):
-            branch_path = f"branch/{quote(branch)}"
-            readme_html = present.markdown(req, view, [text], mode="file",
-                                           branch_path=branch_path)[0]
-        else:
-            readme_html = f"<pre>{_escape(text)}</pre>"
-    return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=entries,
-                  ref=branch, ref_kind="branch", path="", readme=readme,
-                  readme_html=readme_html, **_switcher(git), **values)
-
-
-def _escape(text: str) -> str:
-    from markupsafe import escape
-
-    return str(escape(text))
+    listing = contents.list_directory(view, "", f"refs/heads/{branch}", git=git)
+    return render(web, "repo_home.html", title=values["repo"]["full_name"], ref=branch,
+                  ref_kind="branch", path="", languages=code_view.language_bar(view),
+                  **code_view.listing_values(req, view, git, listing, "branch", branch),
+                  **_switcher(git), **values)
 
 
 @page("GET", "/{owner}/{repo}/src/{kind}/{rest:path}", "webRepoSource", in_repo=True)
@@ -136,15 +145,14 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
     kind = req.params["kind"]
     git = contents.open_git(view.repo)
-    at, found, ref, path = present.resolve_src(view, kind, req.params["rest"], git)
-    values = repo_values(req, view, "code")
-    crumbs = _crumbs(path)
-    common = dict(ref=ref, ref_kind=kind, path=path, crumbs=crumbs, commit_id=at.commit_id,
-                  **_switcher(git), **values)
-    if isinstance(found, list):
-        readme = present.readme_of(found)
-        return render(web, "tree.html", title=f"{path or view.repo.name}", entries=found,
-                      readme=readme, **common)
+    at, found, ref, path = present.resolve_src(view, kind, req.params["rest"], git,
+                                               listing=True)
+    common = dict(**source_values(git, kind, ref, path, at.commit_id),
+                  **repo_values(req, view, "code"))
+    if hasattr(found, "entries"):
+        return render(web, "tree.html", title=f"{path or view.repo.name}",
+                      **code_view.listing_values(req, view, git, found, kind, ref),
+                      **common)
     content = found.content or b""
     # A Git LFS file shows its object (size, and its text when small), as Forgejo's.
     lfs = contents.lfs_file(view.repo, content) if found.lfs_pointer else None
@@ -165,6 +173,12 @@ def source(req: ApiRequest, web: Web) -> ApiResponse:
                   is_text=text is not None, lfs=lfs,
                   download_kind="media" if found.lfs_pointer else "raw",
                   **common)
+
+
+def source_values(git, kind: str, ref: str, path: str, commit_id: str) -> dict:
+    """What ``src_toolbar.html`` reads: the ref, the path's crumbs, the switcher."""
+    return dict(ref=ref, ref_kind=kind, path=path, crumbs=_crumbs(path), commit_id=commit_id,
+                **_switcher(git))
 
 
 def _crumbs(path: str) -> list[tuple[str, str]]:

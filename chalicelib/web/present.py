@@ -1,5 +1,5 @@
 """What pages show that records do not carry: rendered markdown, highlighted code,
-diffs, and the ref a ``/src/...`` path names.
+and the ref a ``/src/...`` path names (diffs are ``diff_table``'s).
 
 Markdown goes through the same renderer and sanitizer as the API's ``/markdown``
 (``chalicelib.markup.render``); code through Pygments with CSS classes (the stylesheet holds
@@ -75,19 +75,35 @@ def highlight(name: str, text: str) -> str:
                                           lineanchors="L", anchorlinenos=True, wrapcode=True))
 
 
-def diff_html(text: str) -> str:
-    from pygments import highlight as run
+def highlight_lines(name: str, lines: list[str]) -> list[str]:
+    """Each line as escaped HTML with Pygments' classes (plain escaped text when the
+    file is large or its kind unknown), one per line given."""
+    import io
+
+    from markupsafe import escape
+    from pygments import lex
     from pygments.formatters import HtmlFormatter
-    from pygments.lexers import DiffLexer, TextLexer
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
 
-    text = text[:MAX_SHOWN]
-    lexer = DiffLexer(stripnl=False) if len(text) <= MAX_HIGHLIGHT else TextLexer(stripnl=False)
-    return run(text, lexer, HtmlFormatter(cssclass="highlight diff", wrapcode=True))
+    plain = [str(escape(line)) for line in lines]
+    if not lines or sum(len(line) for line in lines) > MAX_HIGHLIGHT:
+        return plain
+    try:
+        lexer = get_lexer_for_filename(name, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return plain
+    out = io.StringIO()
+    HtmlFormatter(nowrap=True).format(lex("\n".join(lines) + "\n", lexer), out)
+    found = out.getvalue().split("\n")
+    return found[:len(lines)] if len(found) >= len(lines) else plain
 
 
-def resolve_src(view, kind: str, rest: str, git) -> tuple[object, object, str, str]:
+def resolve_src(view, kind: str, rest: str, git, *,
+                listing: bool = False) -> tuple[object, object, str, str]:
     """(at, entry or entries, ref, path) for ``/src/{kind}/{rest}`` in the opened
-    repository ``git``.
+    repository ``git``; with ``listing``, a directory comes as ``contents.Listing``
+    (its entries and its own last commit, found by the same walk).
 
     A branch or tag name may hold slashes: the shortest prefix of ``rest`` that names
     a ref wins, as Forgejo resolves it."""
@@ -98,6 +114,12 @@ def resolve_src(view, kind: str, rest: str, git) -> tuple[object, object, str, s
     for n in splits:
         ref, path = "/".join(parts[:n]), "/".join(parts[n:])
         qualified = {"branch": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}.get(kind, ref)
+        if listing:
+            try:
+                found = contents.list_directory(view, path, qualified, git=git)
+                return found.at, found, ref, path
+            except NotFoundError:
+                pass        # a file, or no such ref: get_contents tells which
         try:
             at, found = contents.get_contents(view, path, qualified, git=git)
         except NotFoundError:

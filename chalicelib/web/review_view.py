@@ -44,10 +44,11 @@ def _reviewer(ctx, review):
 
 
 def review_values(req: ApiRequest, web, ctx, view, record: dict, *,
-                  diff_text: str | None = None) -> dict:
-    """The values ``review_panel.html`` and ``pull_diff.html`` read."""
+                  diff_text: str | None = None, found: list | None = None) -> dict:
+    """The values ``review_panel.html`` and ``pull_diff.html`` read.  ``found``: the
+    pull request's reviews when the page has listed them already (its timeline)."""
     number = int(record["number"])
-    found = reviews.list_reviews(ctx, number)
+    found = reviews.list_reviews(ctx, number) if found is None else found
     shown = [r for r in found if r.state != REQUEST_REVIEW]
     code = reviews.code_comments_of(ctx, number, shown)
     texts = [r.body for r in shown] + [c.body for c in code]

@@ -92,9 +92,20 @@ def _check_csrf(web: Web) -> None:
     """The form field, or the ``X-Csrf-Token`` header for bodies that are not
     url-encoded forms (a script's request, a multipart upload)."""
     sent = (web.req.form().get(sessions.CSRF_FIELD) or [""])[-1] \
-        or web.req.headers.get("x-csrf-token") or ""
+        or web.req.headers.get("x-csrf-token") or _multipart_csrf(web.req)
     if web.session is None or not sent or not hmac.compare_digest(sent, web.session.csrf_token()):
         raise errors.PermissionDenied("Invalid CSRF token: reload the page and try again")
+
+
+def _multipart_csrf(req: ApiRequest) -> str:
+    """The token field of an upload form (``multipart/form-data``, which a browser sends
+    for a file without script); parsed only for such a body, a malformed one is a 400."""
+    if req.content_type != "multipart/form-data":
+        return ""
+    from chalicelib.http import multipart
+
+    return multipart.parse(req.headers.get("content-type") or "", req.body).value(
+        sessions.CSRF_FIELD)
 
 
 def _repo_more(req: ApiRequest, user_id: int | None) -> list:
@@ -197,6 +208,7 @@ def environment():
                              autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["ago"] = ago
     env.filters["size"] = human_size
+    env.filters["on_site"] = on_site
     env.globals.update(path_url=path_url, page_url=page_url)
     env.filters["link_url"] = env.globals["link_url"] = links.link_url
     return env
@@ -286,6 +298,14 @@ def path_url(*parts: str) -> str:
 def page_url(req: ApiRequest, number: int) -> str:
     query = [(k, v) for k, values in sorted(req.query.items()) if k != "page" for v in values]
     return req.raw_path + "?" + urlencode([*query, ("page", str(number))])
+
+
+def on_site(url: str) -> str:
+    """A record's absolute URL on this instance as a path, so a page loads it from the
+    host it was served by (the API's records name ROOT_URL, which a page reached
+    through another name, or a test's server, does not share)."""
+    root = get_settings().app_url
+    return "/" + url[len(root):] if url and url.startswith(root) else url
 
 
 def ago(when) -> str:

@@ -40,7 +40,7 @@ READ_PARAMS = {"owner": OWNER, "repo": "secret", "username": OWNER, "org": "corp
                "uuid": "00000000-0000-0000-0000-000000000000", "basehead": "main...main",
                "upload": "nothing", "name": "nothing", "comment": "1", "key": "nothing",
                "target": OWNER, "user": OWNER, "topic": "nothing", "team": "nothing",
-               "position": "1"}
+               "position": "1", "action": "nothing"}
 WRITE_PARAMS = dict(READ_PARAMS, owner="nobody-here", username="nobody-here",
                     org="nobody-here", collaborator="nobody-here", id="999999",
                     index="999999", attachment_id="999999", delivery="999999",

@@ -113,7 +113,7 @@ def test_a_day_in_the_browser(server, browsers, git_env, tmp_path):  # noqa: F81
     assert alice.css("#pull-title").get_attribute("value") == "Add fern care"
     alice.fill("#pull-content", "Care notes for the ferns.")
     alice.screenshot("compare")
-    alice.submit("form[aria-label='New pull request'] button")
+    alice.submit("form[aria-label='New pull request'] button.primary")
     assert alice.path == "/alice/garden/pulls/2"      # issues and pulls share numbers
     assert "ferns.md" in alice.text("#files")
     alice.choose("#merge-style", "squash")

@@ -170,7 +170,7 @@ def test_commits_commit_branches_tags_releases(api, scene):
     assert 'rel="next"' in listing                              # paged
     sha = api.get(f"{R}/branches/main").json["commit"]["id"]
     commit = text(page(api, f"/alice/proj/commit/{sha}"))
-    assert sha in commit and 'class="highlight diff"' in commit and "guide.md" in commit
+    assert sha in commit and 'class="diff-table highlight"' in commit and "guide.md" in commit
     branches = text(page(api, "/alice/proj/branches"))
     assert ">main<" in branches and ">feature<" in branches
     tags = text(page(api, "/alice/proj/tags"))
@@ -196,9 +196,9 @@ def test_issue_pages(api, scene):
     assert SCRIPT not in one and "alert(" not in one
     # The poster's and each commenter's picture, served by this instance (identicons).
     avatars = re.findall(r'<img class="avatar" src="([^"]+)"', one)
-    assert len(avatars) >= 2 and all(a.startswith("http://nimbus.test/avatars/a")
-                                     for a in avatars)
-    picture = page(api, avatars[0].removeprefix("http://nimbus.test"))
+    # On this site, by path: the page loads them from the host that served it.
+    assert len(avatars) >= 2 and all(a.startswith("/avatars/a") for a in avatars)
+    picture = page(api, avatars[0])
     assert picture.status == 200 and picture.headers["content-type"].startswith("image/")
     assert page(api, "/alice/proj/issues/999").status == 404
     assert page(api, "/alice/proj/issues/abc").status == 404
@@ -340,7 +340,7 @@ def test_pull_diff_and_patch_urls_answer_the_diff(api, scene):
 
 
 def test_unknown_pages_below_a_repository_are_html_404s(api, scene):
-    for path in ("/alice/proj/settings", "/alice/proj/labels", "/alice/proj/pulls/4/files",
+    for path in ("/alice/proj/settings", "/alice/proj/projects", "/alice/proj/pulls/4/files",
                  "/alice/secret/settings", "/nobody/nothing/wiki"):
         r = page(api, path)
         assert r.status == 404, (path, r)

@@ -26,3 +26,34 @@
     });
   });
 })();
+
+/* issues: the Markdown "Preview" button of the issue and pull request forms posts the
+   text to {owner}/{repo}/markup with the form's CSRF token (in the X-Csrf-Token header)
+   and shows the rendered HTML, which the server sanitized, below the text area. */
+(function () {
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-preview]").forEach(function (button) {
+      var field = document.getElementById(button.getAttribute("data-preview"));
+      var shown = document.getElementById(button.getAttribute("data-preview") + "-preview");
+      var token = button.form && button.form.querySelector("input[name=_csrf]");
+      if (!field || !shown || !token || !window.fetch) return;
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var body = new URLSearchParams();
+        body.set("text", field.value);
+        fetch(button.getAttribute("data-preview-url"), {
+          method: "POST", credentials: "same-origin", body: body,
+          headers: {"X-Csrf-Token": token.value}
+        }).then(function (answer) {
+          return answer.ok ? answer.text() : Promise.reject(answer.status);
+        }).then(function (html) {
+          shown.innerHTML = html;
+          shown.hidden = false;
+        }, function () {
+          shown.textContent = "The preview could not be loaded.";
+          shown.hidden = false;
+        });
+      });
+    });
+  });
+})();
