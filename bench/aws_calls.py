@@ -99,9 +99,15 @@ BUDGETS = {
     ("gitUploadPack", "anon"): 4,
     ("userGet", "token"): 2,
     ("userListRepos", "anon"): 2,
-    # A page of the search index (one Query of the keyword's gram list), then the page's
-    # repositories and their owners (chalicelib/search, docs/search.md).
-    ("repoSearch", "anon"): 3,
+    # A page of the search index (one Query of the keyword's gram list), then one batch
+    # of the page's repositories, their owners and the caller's access to each
+    # (chalicelib/search, docs/search.md).  With a token also: the token and its account
+    # (2), the ids of the caller's organizations and of the repositories they
+    # collaborate on (a Query each, at any number: they widen the index's filter to the
+    # private repositories the caller reaches, each checked by the read rule in the
+    # same batch).
+    ("repoSearch", "anon"): 2,
+    ("repoSearch", "token"): 6,
     # User lists (issue 24): one Query of the user index (gsi2 USERS) for the page and
     # its bounded look-ahead, after the caller's token and account.
     ("userSearch", "anon"): 1,

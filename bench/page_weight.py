@@ -39,10 +39,13 @@ MAX_CALLS = 6
 # Pages above MAX_CALLS, each with what its calls read (their counts are budgeted one by
 # one in bench/scenarios_web.py BUDGETS, which `make test` enforces).
 OVER_CALLS = {
-    "webRepoPull": "the pull request, its commits, files and diff, the head's statuses, "
-                   "its reviews and their comments, the timeline's references and the "
-                   "page's reactions: one read each, in sequence",
-    "webRepoPullFiles": "the pull request, its diff, its reviews and their code comments",
+    "webRepoPull": "7: the repository, the access batch (with the issue and the "
+                   "tracker), the branch tips with the head's status summary (one "
+                   "batch), then one Query each of the pull request's reviews, its "
+                   "comments and events, the references to it and the reactions: four "
+                   "key prefixes in the repository's partition (REVIEW#, COMMENT#, "
+                   "XREF#, REACTION# under the number), which no one Query or batch "
+                   "reads without a key layout grouping an issue's items",
 }
 ASSET = re.compile(r'<(?:link[^>]+href|script[^>]+src)="(/assets/[^"]+)"')
 TIMED = 3

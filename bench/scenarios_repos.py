@@ -103,7 +103,8 @@ def scenarios() -> dict:
                                    {"description": s.unique("described ")})],
         "repoDelete": lambda s: [Req("DELETE", f"/repos/alice/{s.new_repo()}", "token",
                                      expect=204)],
-        "repoSearch": lambda s: after(index_alices_repos(), [Req("GET", "/repos/search?q=demo")]),
+        "repoSearch": lambda s: after(index_alices_repos(), [
+            Req("GET", "/repos/search?q=demo"), Req("GET", "/repos/search?q=demo", "token")]),
         "userCurrentListRepos": lambda s: [Req("GET", "/user/repos", "token")],
         "userListRepos": lambda s: [Req("GET", "/users/alice/repos")],
         "listForks": lambda s: after(fork_of_demo(s), [Req("GET", f"{DEMO}/forks")]),

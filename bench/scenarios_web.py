@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 
-from scenarios_repos import any_deploy_key, any_hook, collaborator
+from scenarios_repos import any_deploy_key, any_hook, collaborator, index_alices_repos
 from scenarios_webhooks import repo_delivery
 from scene import Req, Scene, after
 
@@ -99,6 +99,17 @@ def _org_page(s: Scene, *more: str) -> str:
     return "/org/" + org_web_scene(s)["org"] + "".join("/" + part for part in more)
 
 
+def three_collaborators(s: Scene) -> None:
+    """alice/demo with three collaborators at least (write, read, admin), so the
+    collaborators page's budget shows it does not grow with the list."""
+    def build() -> None:
+        collaborator(s)
+        for permission in ("read", "admin"):
+            s.must("PUT", f"{DEMO}/collaborators/{s.new_user()}", "token",
+                   {"permission": permission}, expect=204)
+    s.once("web_three_collaborators", build)
+
+
 def both(path: str) -> list[Req]:
     return [Req("GET", path), Req("GET", path, "session")]
 
@@ -109,7 +120,10 @@ def scenarios() -> dict:
         "webNotifications": lambda s: after(dashboard_scene(s), [
             Req("GET", "/notifications", "session"),
             Req("GET", "/notifications?type=read", "session")]),
-        "webExploreRepos": lambda s: both("/explore/repos?q=demo"),
+        # Signed in, alice belongs to an organization (its ids and her collaborations
+        # widen the index's filter; the page's cost does not grow with them).
+        "webExploreRepos": lambda s: after((org_web_scene(s), index_alices_repos()),
+                                           both("/explore/repos?q=demo")),
         # A user's profile lists their organizations (alice belongs to one); an
         # organization's shows a page of its members and, to its members, its teams.
         "webProfile": lambda s: [Req("GET", "/alice"),
@@ -146,6 +160,7 @@ def scenarios() -> dict:
         "webRepoPulls": lambda s: after(web_scene(s), both(f"{WEB}/pulls")),
         "webRepoPull": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}"),
         "webRepoPullFiles": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}/files"),
+        "webRepoPullCommits": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}/commits"),
         "webPullDiffOrPatch": lambda s: both(f"{WEB}/pulls/{web_scene(s)['pull']}.diff"),
         "webCommitDiffOrPatch": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}.patch"),
         "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
@@ -168,7 +183,7 @@ def scenarios() -> dict:
         # The repository settings pages (alice is demo's owner): a collaborator, a
         # deploy key and a hook with one delivery to list.
         "webRepoSettings": lambda s: [Req("GET", f"{WEB}/settings", "session")],
-        "webRepoSettingsCollaborators": lambda s: after(collaborator(s), [
+        "webRepoSettingsCollaborators": lambda s: after(three_collaborators(s), [
             Req("GET", f"{WEB}/settings/collaboration", "session")]),
         "webRepoSettingsHooks": lambda s: after(any_hook(s), [
             Req("GET", f"{WEB}/settings/hooks", "session")]),
@@ -185,6 +200,16 @@ def scenarios() -> dict:
             Req("GET", f"{WEB}/milestones/{tracker_scene(s)['milestone']}/edit", "session")],
         "webIssueEditForm": lambda s: [
             Req("GET", f"{WEB}/issues/{web_scene(s)['issue']}/edit", "session")],
+        # The file forms (alice writes to demo): the preloads and one open of the
+        # repository (refs, pack list) for the branch and, editing, the file.
+        "webRepoFileNewForm": lambda s: after(web_scene(s), [
+            Req("GET", f"{WEB}/_new/main", "session")]),
+        "webRepoFileUploadForm": lambda s: after(web_scene(s), [
+            Req("GET", f"{WEB}/_upload/main", "session")]),
+        "webRepoFileEditForm": lambda s: after(web_scene(s), [
+            Req("GET", f"{WEB}/_edit/main/app.py", "session")]),
+        "webRepoFileDeleteForm": lambda s: after(web_scene(s), [
+            Req("GET", f"{WEB}/_delete/main/app.py", "session")]),
     }
 
 
@@ -221,6 +246,8 @@ EXEMPT = {
         "webRepoSettingsHookCreate", "webRepoSettingsHookEdit", "webRepoSettingsHookDelete",
         "webRepoSettingsHookTest", "webRepoSettingsHookRedeliver", "webRepoSettingsKeyAdd",
         "webRepoSettingsKeyDelete")},
+    "webPullReviewRequest": "a form POST needs a session cookie and its CSRF token "
+                            "(tests/web/test_web_pull_tabs.py)",
     **{op: "a form POST needs a session cookie and its CSRF token "
            "(tests/web/test_web_dashboard.py)" for op in (
         "webNotificationStatus", "webNotificationPurge")},
@@ -229,6 +256,9 @@ EXEMPT = {
         "webUserSettingsProfile", "webUserSettingsAvatar", "webUserSettingsAvatarDelete",
         "webUserSettingsPassword", "webUserSettingsEmailAdd", "webUserSettingsEmailDelete",
         "webUserSettingsKeyAdd", "webUserSettingsKeyDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_files.py)" for op in (
+        "webRepoFileNew", "webRepoFileUpload", "webRepoFileEdit", "webRepoFileDelete")},
     **{op: "a form POST needs a session cookie and its CSRF token "
            "(tests/web/test_web_tracker.py)" for op in (
         "webIssueEdit", "webIssueLabels", "webIssueMilestone", "webIssueAssignees",
@@ -252,7 +282,20 @@ BUDGETS = {
     ("webOrgTeamEditForm", "session"): 4,
     ("webOrgSettings", "session"): 3,
     ("webOrgCreateForm", "session"): 1,
+    # A team's repositories: the session's account (GetItem), the organization by name
+    # (Query), the caller's membership (GetItem), the teams (Query, to find the one
+    # named), the team's repository links (Query), then one BatchGetItem of the
+    # repositories (by the keys the links hold) with the caller's collaboration on each.
+    ("webOrgTeamRepos", "session"): 6,
+    # A user's profile: the user by name (Query), their organizations (Query of the
+    # member-of items, one batch of the organizations), their repositories (Query).
     ("webProfile", "anon"): 4,
+    # An organization's profile seen by a member: the session's account (GetItem), the
+    # name (one Query, user or organization), its memberships and teams (one Query of
+    # its partition, which holds the caller's membership too), the first members'
+    # accounts (BatchGetItem), its repositories (Query), the caller's collaborations on
+    # them (one BatchGetItem, however many there are).
+    ("webProfile", "session"): 6,
     # The home page also reads the language figures (one GetItem: the stored item the
     # API's /languages serves) for its language bar.
     ("webRepoHome", "anon"): 5,
@@ -274,38 +317,57 @@ BUDGETS = {
     ("webPullDiffOrPatch", "anon"): 4,
     ("webPullDiffOrPatch", "session"): 4,
     ("webCommitDiffOrPatch", "anon"): 4,
-    # A pull request: the preloads, the pull request, its commits, files and diff, the
-    # head's statuses, and one Query for its reviews (one more for their code comments
-    # once it has reviews), one for the references its timeline shows and one for the
-    # reactions of the whole page.  The files view reads no commit list.
-    ("webRepoPull", "anon"): 14,
-    ("webRepoPull", "session"): 14,
-    ("webRepoPullFiles", "anon"): 8,
-    ("webRepoPullFiles", "session"): 8,
+    # An issue and a pull request's tabs.  The issue and the tracker come with the
+    # caller's access in the second preload batch (conversation_view.tracker_page).
+    # The issue: then one Query of its comments and events, one of the references its
+    # timeline shows, one of the reactions of the whole page.
+    ("webRepoIssue", "anon"): 5,
+    ("webRepoIssue", "session"): 5,
+    # The conversation: the preloads, one consistent batch of the branch tips the record
+    # is checked against with the head's status summary, then one Query each: the
+    # reviews, the comments and events, the references, the reactions.  No diff, no
+    # files, no code comments (each review shows its count).  Above the pages' 6: see
+    # bench/page_weight.py OVER_CALLS.
+    ("webRepoPull", "anon"): 7,
+    ("webRepoPull", "session"): 7,
+    # Files changed: the preloads, the tips batch, the repository's pack list (the
+    # diff), the reviews (one Query more for their code comments once one has some).
+    ("webRepoPullFiles", "anon"): 5,
+    ("webRepoPullFiles", "session"): 5,
+    # Commits: the preloads, the tips batch, the pack list (the walk), the reviews
+    # (the Conversation tab's count).
+    ("webRepoPullCommits", "anon"): 5,
+    ("webRepoPullCommits", "session"): 5,
     # The protection page: the preloads and the repository's rules item (one GetItem).
     ("webRepoSettingsBranches", "session"): 3,
     # The repository settings: the preloads, then the branch names (options), the
     # hooks, the deploy keys (one Query each); a hook's page reads the hook and its
     # latest deliveries (one Query); the new-hook form nothing more.  The collaborators
-    # page (no budget: the scene's count of collaborators varies) is the Query, one
-    # batch of accounts and one read per collaborator for their permission.
+    # page (three collaborators here) is one Query of the collaboration items, which
+    # hold each one's permission, and one BatchGetItem of their accounts.
+    ("webRepoSettingsCollaborators", "session"): 4,
     ("webRepoSettings", "session"): 3,
     ("webRepoSettingsHooks", "session"): 3,
     ("webRepoSettingsHookNew", "session"): 2,
     ("webRepoSettingsHook", "session"): 4,
     ("webRepoSettingsKeys", "session"): 3,
     ("webLoginForm", "anon"): 2,
-    # The signed-in dashboard (dashboard_pages.py), section by section, with alice in one
-    # organization: her account (1, GetItem); unread notifications, one Query of her
-    # index that also counts them, and one batch of their repositories (2); her own
-    # repositories, one Query (1); her organizations, a Query of her memberships and a
-    # batch of their accounts (2); review requests (8) and assigned issues (7), each the
-    # issue search: four Queries for the private repositories she reaches (her own, her
-    # collaborations, her organizations, each organization's), one of the index list, a
-    # batch of the issues, trackers and owners, one of their repositories (the pull
-    # requests one GetItem more); her feed, one Query and one batch (2).  Above the
-    # page budget of 6: the two issue searches are 15 of the 23.
-    ("webHome", "session"): 23,
+    # Explore (repo_search.py): a page of the index (one Query, filtered by DynamoDB),
+    # then one BatchGetItem of the page's repositories, their owners and, signed in,
+    # her collaboration and membership for each (what the read rule decides).  Signed
+    # in also: her session's account (GetItem), the ids of her organizations (Query of
+    # her member-of items) and of the repositories she collaborates on (Query of her
+    # links), which widen the index's filter to her private repositories, each kept
+    # only when the read rule keeps it: the same with any number of organizations.
+    ("webExploreRepos", "anon"): 2,
+    ("webExploreRepos", "session"): 5,
+    # The signed-in dashboard (dashboard_pages.py): her account (1, GetItem); one Query
+    # per list: her feed, her own repositories, the pull requests asking for her review
+    # and the issues assigned to her (her own lists of the issue index: 4); one batch
+    # for everything they show and decide (the issues, trackers and label sets, their
+    # repositories and owners, her access to them, the feed's repositories and actors:
+    # 1).  The same with any number of organizations.
+    ("webHome", "session"): 6,
     # Notifications: her account, one Query of her index, one batch of the threads'
     # repositories and owners (none when the page is empty).
     ("webNotifications", "session"): 3,

@@ -76,11 +76,13 @@ from chalicelib.avatars import routes as avatars
 from chalicelib.web import actions_repos, actions_issues, actions_pulls, actions_releases
 from chalicelib.web import actions_tokens, actions_reviews, actions_protection, patches
 from chalicelib.web import actions_issue_edit, label_pages, milestone_pages  # issues/{n}/edit, labels, milestones
+from chalicelib.web import actions_files   # /_new, /_upload, /_edit, /_delete before /{owner}/{repo}/…
 from chalicelib.web import org_pages, org_team_pages, org_settings   # /org/… before /{owner}/{repo}
 from chalicelib.web import settings_repo, settings_collaborators, settings_hooks  # /{owner}/{repo}/settings…
 from chalicelib.web import settings_keys
 from chalicelib.web import settings_user, settings_account, settings_user_keys  # /user/settings…
 from chalicelib.web import notification_pages   # /notifications before /{username}
 from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages
+from chalicelib.web import pull_pages   # /pulls/{n}, /commits, /files (issue_pages imports it)
 from chalicelib.web import blame_pages
 from chalicelib.web import not_found

@@ -30,5 +30,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     # The dashboard (chalicelib/web) shows the signed-in user's own feed.
     "FeedQuery":       "service",
     "feed_page":       "service",
+    # The dashboard reads the feed's copies, then decides them with its other sections'
+    # reads in one batch.
+    "feed_copies":     "store.feed",
+    "visible_activities": "service.visible",
     "activity_record": "records.activity",
 })

@@ -196,9 +196,11 @@ class Listing:
     directory: Entry
 
 
-def list_directory(view: RepoView, path: str, ref: str | None, *, git=None) -> Listing:
-    """``get_contents`` of a directory, with the directory's own last commit found by
-    the same walk (one more path looked up per commit read, no second walk)."""
+def _find(view: RepoView, path: str, ref: str | None, git, *, dirs_only: bool = False):
+    """(git, at, commit id, tree id, clean path, (mode, object id)): what ``path`` names
+    at ``ref`` (the default branch when None); NotFoundError when nothing is there, or
+    with ``dirs_only`` no directory.  ``git``: the repository already opened by the
+    caller (its refs and pack list are read once per open), else it is opened here."""
     repo = view.repo
     git = git if git is not None else repo_files.open_git(repo)
     at = _at(git, repo, ref)
@@ -209,10 +211,17 @@ def list_directory(view: RepoView, path: str, ref: str | None, *, git=None) -> L
         found = _entry_id(git, tree_id, path)
     except InvalidInput:
         found = None
-    if found is None or not stat.S_ISDIR(found[0]):
+    if found is None or (dirs_only and not stat.S_ISDIR(found[0])):
         raise NotFoundError(f"object does not exist [id: , rel_path: {path}]")
-    entries, lasts, exact = _children(git, commit_id, tree_id, path, found[1], with_self=True)
-    directory = Entry(path=path, kind="dir", sha=found[1].decode(), size=0,
+    return git, at, commit_id, tree_id, path, found
+
+
+def list_directory(view: RepoView, path: str, ref: str | None, *, git=None) -> Listing:
+    """``get_contents`` of a directory, with the directory's own last commit found by
+    the same walk (one more path looked up per commit read, no second walk)."""
+    git, at, commit_id, tree_id, path, (_, sha) = _find(view, path, ref, git, dirs_only=True)
+    entries, lasts, exact = _children(git, commit_id, tree_id, path, sha, with_self=True)
+    directory = Entry(path=path, kind="dir", sha=sha.decode(), size=0,
                       **_last_fields(lasts[path], path in exact))
     return Listing(at, entries, directory)
 
@@ -231,21 +240,8 @@ def _children(git, commit_id: bytes, tree_id: bytes, path: str, sha: bytes, *,
 def get_contents(view: RepoView, path: str, ref: str | None, *,
                  git=None) -> tuple[At, Entry | list[Entry]]:
     """The entry at ``path`` (a file with its content), or a directory's entries.
-    ``git``: the repository already opened by the caller (its refs and pack list are
-    read once per open), else it is opened here."""
-    repo = view.repo
-    git = git if git is not None else repo_files.open_git(repo)
-    at = _at(git, repo, ref)
-    commit_id = at.commit_id.encode()
-    tree_id = git[commit_id].tree
-    path = _clean(path)
-    try:
-        found = _entry_id(git, tree_id, path)
-    except InvalidInput:
-        found = None
-    if found is None:
-        raise NotFoundError(f"object does not exist [id: , rel_path: {path}]")
-    mode, sha = found
+    ``git``: the repository already opened by the caller, else it is opened here."""
+    git, at, commit_id, tree_id, path, (mode, sha) = _find(view, path, ref, git)
     if not stat.S_ISDIR(mode):
         exact: set[str] = set()
         last = _last_changes(git, commit_id, [path], exact)[path]

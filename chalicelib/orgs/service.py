@@ -6,6 +6,7 @@ team joins the organization, leaving the last team (or being removed) leaves it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, clock, events
@@ -29,6 +30,7 @@ from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.orgs.store import Account, OrgMember
+    from chalicelib.orgs.team_store import Team
     from chalicelib.store.unit_of_work import UnitOfWork
 
 
@@ -41,6 +43,20 @@ def get_org(viewer: Account | None, name: str) -> Account:
     if org is None or not is_org(org) or not can_see_account(viewer, org):
         raise NotFoundError(f"organization does not exist [name: {name}]")
     return org
+
+
+def get_user_or_org(viewer: Account | None, name: str) -> Account:
+    """The user or the organization called ``name`` as ``viewer`` may see it (a profile's
+    address names either), from one lookup of the name: a user by ``get_visible_user``'s
+    rule, an organization by ``get_org``'s; ``get_org``'s 404 otherwise."""
+    account = viewer if viewer is not None and viewer.lower_name == name.lower() \
+        else accounts.account_by_name(name)
+    if account is not None and account.account_type == "user" \
+            and accounts.can_see(viewer, account):
+        return account
+    if account is not None and is_org(account) and can_see_account(viewer, account):
+        return account
+    raise NotFoundError(f"organization does not exist [name: {name}]")
 
 
 def _org_fields(org: Account, option: CreateOrgOption | EditOrgOption) -> None:
@@ -153,12 +169,37 @@ def members(org: Account) -> list[OrgMember]:
     return store.list_members(int(org.id))
 
 
+def shown_memberships(viewer: Account | None, org: Account,
+                      memberships: list[OrgMember]) -> list[OrgMember]:
+    """Of the organization's ``memberships``, those ``viewer`` may know of: every one
+    for members and site admins, the public ones for everyone else."""
+    if teams.is_member(org, viewer):
+        return list(memberships)
+    return [m for m in memberships if m.public]
+
+
 def visible_members(viewer: Account | None, org: Account) -> list[Account]:
     """All members for members and admins; public members for everyone else."""
-    everyone = members(org)
-    if teams.is_member(org, viewer):
-        return member_accounts(everyone)
-    return member_accounts([m for m in everyone if m.public])
+    return member_accounts(shown_memberships(viewer, org, members(org)))
+
+
+@dataclass
+class OrgPeople:
+    """An organization's people as one viewer may see them (``people_of``)."""
+    is_member: bool
+    memberships: list[OrgMember]     # orgListMembers' rule, in the items' order
+    teams: list[Team]                # orgListTeams' order; members only, else empty
+
+
+def people_of(viewer: Account | None, org: Account) -> OrgPeople:
+    """The memberships and teams an organization's profile shows ``viewer``, with the
+    rules of orgListMembers and orgListTeams, from one Query of its partition (which
+    also answers whether the viewer is a member, and what they own, with no read more)."""
+    found, all_teams = store.members_and_teams(
+        int(org.id), int(viewer.id) if viewer is not None else None)
+    member = teams.is_member(org, viewer)
+    return OrgPeople(member, shown_memberships(viewer, org, found),
+                     teams.team_order(all_teams) if member else [])
 
 
 def public_members(org: Account) -> list[Account]:

@@ -127,6 +127,22 @@ def list_members(org_id: int) -> list[OrgMember]:
     return list(Item.query(keys.account_partition(org_id), Item.sk.startswith(keys.MEMBER_PREFIX)))
 
 
+def members_and_teams(org_id: int, viewer_id: int | None) -> tuple[list[OrgMember], list[Team]]:
+    """The organization's memberships and teams in one Query: both live in its
+    partition, ``MEMBER#…`` sorting just before ``TEAM#…`` (what sorts between them,
+    such as the organization's labels, the filter leaves out).  The viewer's membership
+    (or its absence) is kept in the unit of work, so membership and ownership tests and
+    access to the organization's repositories read it no more."""
+    found = list(Item.query(keys.account_partition(org_id),
+                            Item.sk.between(keys.MEMBER_PREFIX, keys.TEAM_PREFIX + "~"),
+                            filter_condition=Item.kind.is_in(OrgMember, Team)))
+    members = [item for item in found if isinstance(item, OrgMember)]
+    if viewer_id is not None:
+        unit_of_work.remember(keys.org_member(org_id, viewer_id), next(
+            (m for m in members if int(m.user_id) == viewer_id), None))
+    return members, [item for item in found if isinstance(item, Team)]
+
+
 def grant_of(team: Team) -> list:
     """What a member's ``grants`` hold for one of their teams."""
     return [team.permission, team_store.units_map(team) or None,

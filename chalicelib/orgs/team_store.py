@@ -133,6 +133,13 @@ def list_repos(team_id: int) -> list[Repo]:
     return repos.repos_by_ids([int(link.repo_id) for link in links])
 
 
+def repo_links(team_id: int) -> list[tuple[int, str]]:
+    """(id, key) of each repository given to the team, as the links were written (a
+    repository renamed since is found by its id: ``repos.repos_by_link``)."""
+    return [(int(link.repo_id), link.repo_pk) for link in Item.query(
+        _partition(team_id), Item.sk.startswith(keys.TEAM_REPO_PREFIX))]
+
+
 def member_key(team_id: int, user_id: int) -> tuple[str, str]:
     """For batching the read of a team membership with others (``prefetch``)."""
     return keys.team_member(team_id, user_id)

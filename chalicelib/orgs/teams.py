@@ -95,8 +95,12 @@ def list_teams(actor: Account | None, org: Account) -> list[Team]:
     """The organization's teams for its members, Owners first, then by name."""
     if not is_member(org, actor):
         raise PermissionDenied("Must be an organization member")
-    return sorted(store.list_teams(int(org.id)),
-                  key=lambda t: (t.permission != "owner", t.lower_name))
+    return team_order(store.list_teams(int(org.id)))
+
+
+def team_order(found: list[Team]) -> list[Team]:
+    """Owners first, then by name."""
+    return sorted(found, key=lambda t: (t.permission != "owner", t.lower_name))
 
 
 def preload_keys(team_id: int) -> list:
@@ -132,10 +136,10 @@ def team_repositories(caller: Caller, team: Team, org: Account) -> list[RepoView
     """The team's repositories the caller may see (all the organization's for a team
     that includes every repository)."""
     if team.includes_all_repositories:
-        found = repos.repos_owned_by(int(org.id))
-    else:
-        found = store.list_repos(int(team.id))
-    return list_visible(caller, found)
+        return list_visible(caller, repos.repos_owned_by(int(org.id)))
+    # The links name each repository's key: the records and the caller's access items
+    # in one batch.
+    return repos.list_visible_linked(caller, store.repo_links(int(team.id)))
 
 
 def find_org_repo(org: Account, owner_name: str, repo_name: str) -> Repo:

@@ -82,6 +82,15 @@ def collaborators(view: RepoView) -> list[Account]:
     return store.accounts_by_id(store.collaborator_ids(int(view.repo.id)))
 
 
+def collaborators_with_modes(view: RepoView) -> list[tuple[Account, str]]:
+    """Each collaborator (in ``collaborators``' order) with their mode (read, write or
+    admin): the mode is on the collaboration item the list reads anyway, so this costs
+    what the list costs (one Query, one batch of accounts), however many there are."""
+    modes = {int(c.user_id): c.mode for c in store.collaborations(int(view.repo.id))}
+    return [(account, modes[int(account.id)])
+            for account in store.accounts_by_id(list(modes))]
+
+
 def is_collaborator(view: RepoView, name: str) -> bool:
     user = _named_user(name)
     # Consistent: a check right after adding must see the collaboration.

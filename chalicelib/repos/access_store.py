@@ -82,12 +82,24 @@ def linked_repos(user_id: int, relation_prefix: str) -> list[Repo]:
 
 # Collaborators ------------------------------------------------------------------------------
 
+def collaborations(repo_id: int) -> list[Collaboration]:
+    """The repository's collaboration items (each with its ``mode``), in one Query."""
+    return _query(keys.repo_partition(repo_id), keys.COLLAB_PREFIX)
+
+
 def collaborator_ids(repo_id: int) -> list[int]:
-    return [int(c.user_id) for c in _query(keys.repo_partition(repo_id), keys.COLLAB_PREFIX)]
+    return [int(c.user_id) for c in collaborations(repo_id)]
 
 
 def repos_collaborated_on(user_id: int) -> list[Repo]:
     return linked_repos(user_id, keys.COLLABORATING_PREFIX)
+
+
+def collaborated_repo_ids(user_id: int) -> set[int]:
+    """Ids of the repositories the user collaborates on: one Query of their links, no
+    repository read (a search narrows its index read to them)."""
+    return {int(link.repo_id) for link in _query(keys.account_partition(user_id),
+                                                 keys.COLLABORATING_PREFIX)}
 
 
 def stage_add_collaborator(repo: Repo, user_id: int, mode: str, now: int) -> Collaboration:

@@ -82,6 +82,22 @@ def access_keys(repo: Repo, user_id: int | None) -> list:
     return found
 
 
+def decision_keys(user: Account | None, repo: Repo, owner: Account, *,
+                  public_only: bool = False) -> list:
+    """The items ``repo_access`` will read for this caller once the owner is known: the
+    caller's collaboration and, for an organization's repository, their membership;
+    none when the caller's standing alone decides (anonymous, site admin, the owner, a
+    public-only token on something not public).  To batch them for a list."""
+    if user is None or user.is_admin or user.id == repo.owner_id:
+        return []
+    if public_only and (repo.private or owner.visibility != "public"):
+        return []
+    found = [store.collaboration_key(int(repo.id), int(user.id))]
+    if is_org(owner):
+        found.append(orgs.member_key(int(owner.id), int(user.id)))
+    return found
+
+
 def prefetch_access(repos: list[Repo], user_id: int | None) -> None:
     """Read what deciding access to each of ``repos`` needs, in one batch."""
     unit_of_work.prefetch(key for repo in repos for key in access_keys(repo, user_id))

@@ -82,14 +82,22 @@ def forks_of(parent: Repo) -> list[Repo]:
     return linked([(int(link.sk[len(keys.FORK_PREFIX):]), link.fork_pk) for link in links])
 
 
-def linked(links: list[tuple[int, str]]) -> list[Repo]:
+def linked(links: list[tuple[int, str]], *, also: list | None = None) -> list[Repo]:
     """The repositories of (id, key) links that name the key they were written with
     (forks, mirror schedules), in the links' order, those that still exist: one batch
-    by key, then the id links of any whose owner was renamed since (their key moved)."""
+    by key, then the id links of any whose owner was renamed since (their key moved).
+    ``also``: more keys read in the same batch and kept in the unit of work (what the
+    caller reads next about these repositories)."""
     if not links:
         return []
-    found = {(r.pk, r.sk): r for r in Item.batch_get(list(dict.fromkeys(
-        (pk, "REPO") for _, pk in links))) if isinstance(r, Repo)}
+    extra = list(also or ())
+    items = list(Item.batch_get(list(dict.fromkeys(
+        [*((pk, "REPO") for _, pk in links), *extra]))))
+    found = {(r.pk, r.sk): r for r in items if isinstance(r, Repo)}
+    if extra:
+        by_key = {(item.pk, item.sk): item for item in items}
+        for key in extra:
+            unit_of_work.remember(key, by_key.get(key))
     by_id = {int(r.id): r for r in found.values()}
     moved = [repo_id for repo_id, _ in links if repo_id not in by_id]
     if moved:

@@ -44,4 +44,5 @@ __all__, __getattr__, __dir__ = face(__name__, {
     # The dashboard (chalicelib/web): "assigned to you", "review requested".
     "IssueSearch":      "issue_search",
     "search_issues":    "issue_search",
+    "search_issues_many": "issue_search.search_many",
 })

@@ -46,6 +46,11 @@ class Filter:
     in_description: bool = False
     topic_only: bool = False                # the keyword is a topic's whole name
     visibility: tuple[str, ...] | None = None      # None: every entry (site admins)
+    # Entries outside ``visibility`` kept too (each checked by the read rule after):
+    # those of these owners (the caller, their organizations), these repositories
+    # (what they collaborate on).
+    owners: tuple[int, ...] = ()
+    repos: tuple[int, ...] = ()
     private: bool | None = None
     fork: bool | None = None
     mirror: bool | None = None
@@ -102,7 +107,7 @@ def _condition(wanted: Filter):
             matches = matches | RepoEntry.ldesc.contains(wanted.keyword)
         parts.append(matches)
     if wanted.visibility is not None:
-        parts.append(RepoEntry.vis.is_in(*wanted.visibility))
+        parts.append(_findable(wanted))
     for name in ("private", "fork", "mirror", "template", "archived"):
         value = getattr(wanted, name)
         if value is not None:
@@ -110,6 +115,21 @@ def _condition(wanted: Filter):
     condition = None
     for part in parts:
         condition = part if condition is None else condition & part
+    return condition
+
+
+def _findable(wanted: Filter):
+    """Entries the visibility shows, or of the owners or repositories named (DynamoDB
+    takes at most 100 values in one IN)."""
+    visible = [RepoEntry.vis.is_in(*wanted.visibility)] if wanted.visibility else []
+    owners, repos = list(wanted.owners), list(wanted.repos)
+    visible += [RepoEntry.owner_id.is_in(*owners[i:i + 100]) for i in range(0, len(owners), 100)]
+    visible += [RepoEntry.repo_id.is_in(*repos[i:i + 100]) for i in range(0, len(repos), 100)]
+    if not visible:
+        return RepoEntry.vis == "-"        # nothing
+    condition = visible[0]
+    for part in visible[1:]:
+        condition = condition | part
     return condition
 
 

@@ -11,13 +11,23 @@ domain's read rule and the tracker's unit rule again, so an index that has not c
 up can hide an issue for a moment, never show one it should not.
 
 A page reads one list (``issue_index_store.list_for``), filtered by DynamoDB, as far
-as the page and one entry more; then one batch for the issues, their trackers and
-their owners, and one for their repositories.  The total is the page's end, plus one
-when another page follows (counting would read every match).
+as the page and one entry more; then one batch for the issues, their trackers, their
+repositories, their owners and the caller's access to them.  The total is the page's
+end, plus one when another page follows (counting would read every match).
+
+The caller's own lists (``mine`` without a keyword: assigned, created, mentioned, review
+requested, reviewed) are already one person's, so they are read without the visibility
+filter and nothing is computed up front: the entries read are kept when the read rule
+keeps them (the same batch decides it), and the page is a window over the kept ones, so
+an issue of a repository the caller can no longer read neither shows nor shifts the
+page.  Several such lists are checked in one batch (``search_many``: the dashboard).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
+from types import SimpleNamespace
+from typing import Iterable, Iterator
 
 from chalicelib import accounts, issues, orgs, repos
 from chalicelib.errors import BadInput, NotFoundError
@@ -30,6 +40,9 @@ from chalicelib.store.pages import window
 AHEAD = 1
 # The smallest page DynamoDB is asked for (a Query without a limit reads up to 1 MB).
 MIN_READ = 20
+# Entries of a caller's own list checked at once after the first page's worth (when
+# some were dropped): one batch each.
+RECHECK = 10
 STATES = {"open": False, "closed": True}
 KINDS = {"issues": False, "pulls": True}
 
@@ -94,6 +107,13 @@ def _scope(caller: repos.Caller, query: IssueSearch) -> tuple[int | None, tuple[
     return int(owner.id), tuple(team_repos) if team_repos is not None else None
 
 
+def own_list(caller: repos.Caller, query: IssueSearch) -> bool:
+    """Does the search read one of the caller's own lists (no keyword: a keyword's list
+    is the instance's), which is checked entry by entry instead of filtered?"""
+    return caller.user is not None and any(name in MINE_LISTS for name in query.mine) \
+        and not issue_terms.keyword_words(query.keyword)
+
+
 def issue_filter(caller: repos.Caller, query: IssueSearch) -> IssueFilter:
     owner_id, team_repos = _scope(caller, query)
     visibility = visibility_for(caller)
@@ -101,11 +121,13 @@ def issue_filter(caller: repos.Caller, query: IssueSearch) -> IssueFilter:
     if caller.user is not None:
         people = {MINE_LISTS[name]: int(caller.user.id) for name in query.mine
                   if name in MINE_LISTS}
+    own = own_list(caller, query)
     return IssueFilter(
         words=tuple(issue_terms.keyword_words(query.keyword)),
         closed=STATES.get(query.state), pull=KINDS.get(query.kind),
-        visibility=visibility,
-        hidden_repos=_hidden_reachable(caller, visibility, owner_id, team_repos),
+        visibility=None if own else visibility,
+        hidden_repos=() if own else _hidden_reachable(caller, visibility, owner_id,
+                                                      team_repos),
         repos=team_repos, owner_id=owner_id, any_label=query.labels,
         milestones=query.milestones, since=query.since, before=query.before, people=people)
 
@@ -114,25 +136,101 @@ def search_issues(caller: repos.Caller, query: IssueSearch, offset: int,
                   limit: int) -> tuple[list[tuple[repos.RepoView, object]], int]:
     """One page of issueSearchIssues: (repository, issue) pairs newest first, and the
     total to report."""
+    return search_many(caller, [(query, offset, limit)])[0]
+
+
+def search_many(caller: repos.Caller, asked: list[tuple[IssueSearch, int, int]], *,
+                also: Iterable = ()) -> list[tuple[list, int]]:
+    """A page of each search (query, offset, limit), their first checks in one batch
+    that also reads ``also`` (keys the page needs anyway): each search's list is one
+    Query, the batch one BatchGetItem while it holds at most 100 keys."""
+    started = [_start(caller, query, offset, limit) for query, offset, limit in asked]
+    unit_of_work.prefetch([*also, *(key for s in started for key in _keys(caller, s["first"]))])
+    answers = []
+    for (_, offset, limit), s in zip(asked, started):
+        if s["own"]:
+            page, seen = window(_kept(caller, s["first"], s["rest"], s["want"]), offset,
+                                limit, ahead=AHEAD)
+            answers.append(([(ctx, issue) for _, ctx, issue in page], seen))
+        else:
+            answers.append(([(ctx, issue) for _, ctx, issue in _readable(caller, s["first"])],
+                            s["seen"]))
+    return answers
+
+
+def _start(caller: repos.Caller, query: IssueSearch, offset: int, limit: int) -> dict:
+    """The search's list read as far as its first check: the page of a filtered list,
+    or a page's worth of the caller's own list."""
     wanted = issue_filter(caller, query)
+    want = offset + limit + AHEAD
+    if own_list(caller, query):
+        rest = issue_index_store.read(wanted, page_size=max(want, MIN_READ))
+        return {"own": True, "first": list(islice(rest, want)), "rest": rest, "want": want}
     if wanted.visibility == () and not wanted.hidden_repos:
-        return [], 0
-    read = issue_index_store.read(wanted, page_size=max(offset + limit + AHEAD, MIN_READ))
+        return {"own": False, "first": [], "seen": 0}
+    read = issue_index_store.read(wanted, page_size=max(want, MIN_READ))
     page, seen = window(read, offset, limit, ahead=AHEAD)
-    return issues_of(caller, page), seen
+    return {"own": False, "first": page, "seen": seen}
+
+
+def _kept(caller: repos.Caller, first: list, rest: Iterator, want: int) -> Iterator[tuple]:
+    """The entries of a caller's own list the read rule keeps, in order: the first
+    ones were read in the page's batch, later ones (only when some were dropped) a few
+    at a time, one batch each."""
+    kept = 0
+    chunk = first
+    while chunk:
+        for found in _readable(caller, chunk):
+            kept += 1
+            yield found
+        if kept >= want:
+            return
+        chunk = list(islice(rest, max(want - kept, RECHECK)))
+        unit_of_work.prefetch(_keys(caller, chunk))
+
+
+def _keys(caller: repos.Caller, entries: list) -> list:
+    """Every item deciding and showing these entries reads: the issues, trackers and
+    label sets, the repositories (by the key the entry names), their owners and the
+    caller's collaboration and membership."""
+    user_id = int(caller.user.id) if caller.user is not None else None
+    found = list(issues.issue_page_keys((int(e.repo_id), int(e.number), int(e.owner_id))
+                                        for e in entries))
+    for entry in entries:
+        found.append((entry.repo_pk, "REPO"))
+        shape = SimpleNamespace(id=int(entry.repo_id), owner_id=int(entry.owner_id))
+        found += repos.access_keys(shape, user_id)
+    return found
 
 
 def issues_of(caller: repos.Caller, entries: list) -> list[tuple[repos.RepoView, object]]:
-    """The issues of a page of entries that the caller may read, in the page's order:
-    one batch for the issues, their trackers and owners, one for their repositories."""
+    """The issues of a page of entries that the caller may read, in the page's order
+    (one batch)."""
+    unit_of_work.prefetch(_keys(caller, entries))
+    return [(ctx, issue) for _, ctx, issue in _readable(caller, entries)]
+
+
+def _repositories(entries: list) -> list:
+    """The entries' repositories: by the key each entry names (read in the batch),
+    by id for one renamed or transferred since."""
+    found, moved = {}, []
+    for entry in entries:
+        repo = unit_of_work.get(repos.Repo, (entry.repo_pk, "REPO"))
+        if repo is not None and int(repo.id) == int(entry.repo_id):
+            found[int(repo.id)] = repo
+        else:
+            moved.append((int(entry.repo_id), entry.repo_pk))
+    if moved:
+        found.update((int(r.id), r) for r in repos.repos_by_link(list(dict.fromkeys(moved))))
+    return list(found.values())
+
+
+def _readable(caller: repos.Caller, entries: list) -> list[tuple]:
+    """(entry, tracker context, issue) for each entry whose issue the caller may read
+    now: the repository's read rule, then the tracker's unit rule."""
     if not entries:
         return []
-    unit_of_work.prefetch([*issues.issue_page_keys((int(e.repo_id), int(e.number),
-                                                    int(e.owner_id)) for e in entries),
-                           *(accounts.account_key(int(e.owner_id)) for e in entries)])
-    found = repos.repos_by_link(list(dict.fromkeys((int(e.repo_id), e.repo_pk)
-                                                   for e in entries)))
-    views = {int(v.repo.id): v for v in repos.list_visible(caller, found)}
+    views = {int(v.repo.id): v for v in repos.list_visible(caller, _repositories(entries))}
     contexts: dict[tuple[int, bool], object] = {}
     shown = []
     for entry in entries:
@@ -149,7 +247,7 @@ def issues_of(caller: repos.Caller, entries: list) -> list[tuple[repos.RepoView,
             except NotFoundError:
                 contexts[where] = None
         if contexts[where] is not None:
-            shown.append((contexts[where], issue))
+            shown.append((entry, contexts[where], issue))
     return shown
 
 

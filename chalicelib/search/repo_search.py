@@ -1,26 +1,33 @@
 """Repository search through the index (repoSearch, the explore page): a page reads the
-entries of one list, filtered by DynamoDB, then the page's repositories and owners.
+entries of one list, filtered by DynamoDB, then, in one batch, the repositories, their
+owners and the caller's access to them.
 
 Who finds what: anonymous callers (and public-only tokens) the ``pub`` entries,
-signed-in users also ``lim`` ones, site admins every entry; a signed-in user's own
-private repositories, and those shared with them, come from their own lists
-(``repos.accessible_repos``: bounded by what they can reach, not by the instance) and
-are merged in order.  Every repository shown passes the repositories domain's read
-rule once more (``repos.list_visible``), so an entry the index has not caught up with
-can hide a repository for a moment, never show one it should not.
+signed-in users also ``lim`` ones, site admins every entry.  A signed-in user also
+finds the ``hid`` entries they may read (their own private repositories, those of their
+organizations, those shared with them): the filter also keeps the entries of their
+own and their organizations' repositories and of those they collaborate on (one Query
+each for the ids, however many), and each such entry is kept only when the
+repositories domain's read rule keeps it (decided in the page's batch), so the page is
+cut from what the caller may read and its total stays exact.  Every repository shown
+passes the read rule (``repos.list_visible``), so an entry the index has not caught up
+with can hide a repository for a moment, never show one it should not.
 
 With ``uid`` the search is over one account's repositories, which its own index
 lists (``repos.search_repos``).
 """
 from __future__ import annotations
 
-import heapq
-from typing import Iterable
+from dataclasses import replace
+from itertools import islice
+from types import SimpleNamespace
+from typing import Iterator
 
-from chalicelib import repos
+from chalicelib import orgs, repos
 from chalicelib.errors import InvalidInput
 from chalicelib.search import index_store, terms
 from chalicelib.search.index_store import Facts, Filter
+from chalicelib.store import unit_of_work
 from chalicelib.store.pages import window
 
 # Entries read past the page, to know whether another page follows: on a sort list
@@ -32,6 +39,12 @@ COUNT_AHEAD = 10
 # The smallest page DynamoDB is asked for: a read stops near what the page needs (a
 # Query without a limit reads up to 1 MB, however few entries the page shows).
 MIN_READ = 20
+# Entries checked at once after the page's first batch, when the read rule dropped
+# some (a private repository of an organization the caller's teams do not cover).
+RECHECK = 10
+# The most ids (organizations, shared repositories) passed in the filter, whose
+# expression DynamoDB bounds (4 KB): past it every hidden entry is read and checked.
+REACH_IN_FILTER = 200
 
 
 def facts_of(repo, owner) -> Facts:
@@ -88,18 +101,22 @@ def _keeps(facts: Facts, wanted: Filter) -> bool:
     return True
 
 
-def _own(caller: repos.Caller, wanted: Filter, visibility) -> list[Facts]:
-    """The signed-in caller's repositories the index does not show them (private ones,
-    and those of private owners) that match."""
+def _reachable(caller: repos.Caller, wanted: Filter, visibility) -> Filter:
+    """``wanted`` widened to the entries the visibility hides that the signed-in caller
+    may read anyway: their own, their organizations' (one Query of their memberships)
+    and those they collaborate on (one Query of their collaborations), in any number,
+    whatever they are; each is checked by the read rule once read.  Someone who
+    reaches more than the filter holds gets every entry (``visibility`` None), the
+    hidden ones checked the same way."""
     if caller.user is None or visibility is None or caller.public_only \
             or wanted.private is False:
-        return []
-    found = []
-    for view in repos.accessible_repos(caller):
-        facts = facts_of(view.repo, view.owner)
-        if facts.vis not in visibility and _keeps(facts, wanted):
-            found.append(facts)
-    return found
+        return wanted
+    user_id = int(caller.user.id)
+    owners = tuple(sorted({user_id, *orgs.organization_ids_of(user_id)}))
+    shared = tuple(sorted(repos.collaborated_repo_ids(user_id)))
+    if len(owners) + len(shared) > REACH_IN_FILTER:
+        return replace(wanted, visibility=None)
+    return replace(wanted, owners=owners, repos=shared)
 
 
 def search(caller: repos.Caller, query: repos.SearchQuery, offset: int,
@@ -116,41 +133,97 @@ def search(caller: repos.Caller, query: repos.SearchQuery, offset: int,
     order, descending = terms.sort_of(query.sort, query.order)
     keyword = query.keyword.lower()
     visibility = visibility_for(caller)
-    wanted = _filter(query, keyword, visibility)
+    wanted = _reachable(caller, _filter(query, keyword, visibility), visibility)
+    if wanted.visibility == () and not wanted.owners and not wanted.repos:
+        return [], 0
     list_pk, in_order = index_store.list_for(keyword, order, in_description=wanted.in_description,
                                              topic_only=wanted.topic_only)
     ahead = AHEAD if list_pk.startswith(index_store.SORT_LIST_PREFIX) else COUNT_AHEAD
-    entries: Iterable = index_store.read(
+    entries: Iterator = index_store.read(
         list_pk, wanted, descending=descending and in_order,
-        page_size=max(offset + limit + ahead, MIN_READ) if in_order else None) \
-        if visibility != () else []
-    own = _own(caller, wanted, visibility)
-
-    def key(item) -> str:
-        return terms.sort_key(order, lname=item.lname, repo_id=item.repo_id,
-                              updated=item.updated, size=item.size)
-
-    if in_order:
-        # The list is in the wanted order (a sort list, or a keyword's list by name or
-        # creation): read as far as the page and a few more, whatever the list holds.
-        own.sort(key=key, reverse=descending)
-        merged = heapq.merge(entries, own, key=key, reverse=descending)
-        page, seen = window(merged, offset, limit, ahead=ahead)
-    else:
+        page_size=max(offset + limit + ahead, MIN_READ) if in_order else None)
+    if not in_order:
         # A keyword's list in another order (update time, size): every match of the
         # gram is read (what the gram's entries hold) and sorted; the total is exact.
-        every = sorted([*entries, *own], key=key, reverse=descending)
-        page, seen = every[offset:offset + limit], len(every)
+        every = sorted(entries, key=lambda e: terms.sort_key(
+            order, lname=e.lname, repo_id=e.repo_id, updated=e.updated, size=e.size),
+            reverse=descending)
+        entries, ahead = iter(every), len(every)
+    # In order (a sort list, or a keyword's list by name or creation): read as far as
+    # the page and a few more, whatever the list holds.
+    kept = _kept(caller, entries, wanted, visibility, offset, limit, ahead)
+    page, seen = window(kept, offset, limit, ahead=ahead)
     return _views(caller, page, wanted), seen
 
 
+def _kept(caller: repos.Caller, entries: Iterator, wanted: Filter, visibility, offset: int,
+          limit: int, ahead: int) -> Iterator:
+    """The entries the caller finds, in order: those the visibility shows, and the
+    others when the read rule keeps them.  The first page's worth (and ``ahead``) is
+    decided in one batch, which also reads what the page shows; more entries, only
+    when some were dropped, ``RECHECK`` at a time, one batch each."""
+    want = offset + limit + ahead
+    chunk = list(islice(entries, want))
+    unit_of_work.prefetch(_keys(caller, [e for n, e in enumerate(chunk)
+                                         if offset <= n < offset + limit
+                                         or not _shown(e, visibility)]))
+    kept = 0
+    while chunk:
+        readable = _readable(caller, [e for e in chunk if not _shown(e, visibility)], wanted)
+        for entry in chunk:
+            if _shown(entry, visibility) or int(entry.repo_id) in readable:
+                kept += 1
+                yield entry
+        if kept >= want:
+            return
+        chunk = list(islice(entries, max(want - kept, RECHECK)))
+        unit_of_work.prefetch(_keys(caller, chunk))
+
+
+def _shown(entry, visibility) -> bool:
+    """Is the entry one the caller's visibility shows (kept as it is, as before the
+    widening: the page's views check it again)?"""
+    return visibility is None or entry.vis in visibility
+
+
+def _keys(caller: repos.Caller, entries: list) -> list:
+    """What deciding and showing these entries reads: the repositories (by the key the
+    entry names), their owners, and the caller's collaboration and membership."""
+    user = caller.user
+    user_id = int(user.id) if user is not None and not user.is_admin else None
+    found = []
+    for entry in entries:
+        found.append((entry.repo_pk, "REPO"))
+        shape = SimpleNamespace(id=int(entry.repo_id), owner_id=int(entry.owner_id))
+        found += repos.access_keys(shape, user_id)
+    return found
+
+
+def _repositories(entries: list) -> list:
+    """The entries' repositories: by the key each entry names (read in the batch),
+    by id for one renamed or transferred since."""
+    found, moved = {}, []
+    for entry in entries:
+        repo = unit_of_work.get(repos.Repo, (entry.repo_pk, "REPO"))
+        if repo is not None and int(repo.id) == int(entry.repo_id):
+            found[int(repo.id)] = repo
+        else:
+            moved.append((int(entry.repo_id), entry.repo_pk))
+    if moved:
+        found.update((int(r.id), r) for r in repos.repos_by_link(list(dict.fromkeys(moved))))
+    return list(found.values())
+
+
+def _readable(caller: repos.Caller, entries: list, wanted: Filter) -> dict[int, repos.RepoView]:
+    """The views of the entries' repositories that the caller may read and that still
+    match (the index may lag behind a change), by id."""
+    if not entries:
+        return {}
+    return {int(v.repo.id): v for v in repos.list_visible(caller, _repositories(entries))
+            if _keeps(facts_of(v.repo, v.owner), wanted)}
+
+
 def _views(caller: repos.Caller, page: list, wanted: Filter) -> list[repos.RepoView]:
-    found = {int(r.id): r for r in repos.repos_by_link([(int(e.repo_id), e.repo_pk)
-                                                        for e in page])}
-    shown = {int(v.repo.id): v for v in repos.list_visible(caller, list(found.values()))}
-    views = []
-    for entry in page:
-        view = shown.get(int(entry.repo_id))
-        if view is not None and _keeps(facts_of(view.repo, view.owner), wanted):
-            views.append(view)
-    return views
+    unit_of_work.prefetch(_keys(caller, page))     # known already, unless the page moved
+    shown = _readable(caller, page, wanted)
+    return [shown[int(e.repo_id)] for e in page if int(e.repo_id) in shown]

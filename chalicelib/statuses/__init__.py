@@ -21,7 +21,7 @@ repoGetCombinedStatusByRef, repoGetCombinedStatusByRefModern.
 
 Registered by ``chalicelib/areas.py``.  Pull requests read it (scheduled merges wait
 on it: ``pulls/merging.py``, ``pulls/sync.py``) and the pull request page
-shows it (``web/issue_pages.py``).  It takes repositories, access and accounts from
+shows it (``web/pull_view.py``).  It takes repositories, access and accounts from
 ``services`` and the repository record from ``repos.records``.
 """
 

@@ -38,6 +38,29 @@ def checked(form: dict[str, str], name: str) -> bool:
     return form.get(name, "").lower() not in ("", "off", "false", "0")
 
 
+def posted_id(req: ApiRequest, missing: str) -> int:
+    """The posted ``id`` field (of a delete button) as a number; the 404 page with
+    ``missing`` when it is not one, as the API answers an id that names nothing."""
+    raw = posted(req).get("id", "")
+    if not raw.isdigit():
+        raise errors.NotFoundError(missing)
+    return int(raw)
+
+
+def issue_number(req: ApiRequest) -> int:
+    """The ``{index}`` of an issue or pull request address; the 404 page if not a number."""
+    raw = req.params["index"]
+    if not raw.isdigit():
+        raise errors.NotFoundError(f"issue does not exist [index: {raw}]")
+    return int(raw)
+
+
+def issue_path(view, item) -> str:
+    """The page of an issue or pull request (``item``: its stored record)."""
+    kind = "pulls" if item.is_pull else "issues"
+    return path_url(view.owner.login, view.repo.name, kind, str(int(item.number)))
+
+
 def repo_values(req: ApiRequest, view, tab: str) -> dict:
     """The values ``macros.repo_header`` reads."""
     return {"repo": repo_record(req, view), "view": view, "tab": tab,

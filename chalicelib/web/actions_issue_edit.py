@@ -17,23 +17,12 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.issues import EditIssueOption, IssueLabelsOption
 from chalicelib.repos import caller, current_repo
 from chalicelib.web import issue_fields, present
-from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
-from chalicelib.web.view import HTML, Web, compress, page, path_url, redirect
+from chalicelib.web.actions_forms import (fixable_status, issue_number, issue_path, posted,
+                                         repo_values, show_form)
+from chalicelib.web.view import HTML, Web, compress, page, redirect
 
 EDIT = "forms/issue_edit.html"
 MAX_PREVIEW = 256 * 1024        # what one preview renders, at most
-
-
-def _number(req: ApiRequest) -> int:
-    raw = req.params["index"]
-    if not raw.isdigit():
-        raise errors.NotFoundError(f"issue does not exist [index: {raw}]")
-    return int(raw)
-
-
-def _issue_path(view, item) -> str:
-    kind = "pulls" if item.is_pull else "issues"
-    return path_url(view.owner.login, view.repo.name, kind, str(int(item.number)))
 
 
 def _editable(req: ApiRequest, web: Web, *, triage: bool = False):
@@ -41,7 +30,7 @@ def _editable(req: ApiRequest, web: Web, *, triage: bool = False):
     the 403 page otherwise, as the API answers."""
     view = current_repo(req)
     ctx = issues.issue_context(caller(req), view)
-    item = issues.get_issue(ctx, _number(req))
+    item = issues.get_issue(ctx, issue_number(req))
     writer = ctx.can_write_for(item)
     if not writer and (triage or int(item.poster_id) != int(web.user.id)):
         raise errors.PermissionDenied("user should have a permission to write to a repo")
@@ -60,7 +49,7 @@ def _form(req, web, view, ctx, item, *, values=None, error=None) -> ApiResponse:
     tracker = ctx.tracker()
     return show_form(
         web, EDIT, error=error, fields=issue_fields.FIELDS, title=f"Edit #{int(item.number)}",
-        issue=record, issue_path=_issue_path(view, item), triage=writer,
+        issue=record, issue_path=issue_path(view, item), triage=writer,
         values=values or {"title": record["title"], "content": record.get("body") or ""},
         chosen=chosen,
         label_choices=sorted(((i, e.get("name", ""), e.get("color", ""))
@@ -86,7 +75,7 @@ def _apply(req, web, view, ctx, item, change, values: dict) -> ApiResponse:
             raise
         return _form(req, web, view, ctx, item, values=values,
                      error=issue_fields.with_field(err))
-    return redirect(_issue_path(view, item))
+    return redirect(issue_path(view, item))
 
 
 @page("POST", "/{owner}/{repo}/issues/{index}/edit", "webIssueEdit", in_repo=True,
@@ -106,47 +95,45 @@ def edit(req: ApiRequest, web: Web) -> ApiResponse:
     return _apply(req, web, view, ctx, item, change, values)
 
 
-def _current(item_record: dict) -> dict:
-    return {"title": item_record["title"], "content": item_record.get("body") or ""}
+def _set_field(req: ApiRequest, web: Web, field: str, typed, write) -> ApiResponse:
+    """A writer's change of one sidebar field: ``write(ctx, number)`` makes it; a value
+    the rules refuse shows the edit form again with ``typed`` (as posted) in that field."""
+    view, ctx, item = _editable(req, web, triage=True)
+    record = issues.IssueRenderer(req, ctx).issue(item)
+    values = {"title": record["title"], "content": record.get("body") or "", field: typed}
+    return _apply(req, web, view, ctx, item, lambda: write(ctx, int(item.number)), values)
 
 
 @page("POST", "/{owner}/{repo}/issues/{index}/labels", "webIssueLabels", in_repo=True,
       signed_in=True)
 def labels(req: ApiRequest, web: Web) -> ApiResponse:
-    view, ctx, item = _editable(req, web, triage=True)
     wanted = issue_fields.many(req, "labels")
 
-    def change() -> None:
+    def write(ctx, number: int) -> None:
         ids = issue_fields.label_ids(ctx.tracker(), wanted)
-        issues.replace_issue_labels(ctx, int(item.number), IssueLabelsOption(labels=ids))
-    values = {**_current(issues.IssueRenderer(req, ctx).issue(item)), "labels": wanted}
-    return _apply(req, web, view, ctx, item, change, values)
+        issues.replace_issue_labels(ctx, number, IssueLabelsOption(labels=ids))
+    return _set_field(req, web, "labels", wanted, write)
 
 
 @page("POST", "/{owner}/{repo}/issues/{index}/milestone", "webIssueMilestone", in_repo=True,
       signed_in=True)
 def milestone(req: ApiRequest, web: Web) -> ApiResponse:
-    view, ctx, item = _editable(req, web, triage=True)
     wanted = posted(req).get("milestone", "")
 
-    def change() -> None:
+    def write(ctx, number: int) -> None:
         found = issue_fields.milestone_id(ctx.tracker(), wanted)
-        issues.edit_issue(ctx, int(item.number), EditIssueOption(milestone=found))
-    values = {**_current(issues.IssueRenderer(req, ctx).issue(item)), "milestone": wanted}
-    return _apply(req, web, view, ctx, item, change, values)
+        issues.edit_issue(ctx, number, EditIssueOption(milestone=found))
+    return _set_field(req, web, "milestone", wanted, write)
 
 
 @page("POST", "/{owner}/{repo}/issues/{index}/assignees", "webIssueAssignees", in_repo=True,
       signed_in=True)
 def assignees(req: ApiRequest, web: Web) -> ApiResponse:
-    view, ctx, item = _editable(req, web, triage=True)
     wanted = issue_fields.many(req, "assignees")
 
-    def change() -> None:
-        issues.edit_issue(ctx, int(item.number), EditIssueOption(assignees=wanted))
-    values = {**_current(issues.IssueRenderer(req, ctx).issue(item)),
-              "assignees": ", ".join(wanted)}
-    return _apply(req, web, view, ctx, item, change, values)
+    def write(ctx, number: int) -> None:
+        issues.edit_issue(ctx, number, EditIssueOption(assignees=wanted))
+    return _set_field(req, web, "assignees", ", ".join(wanted), write)
 
 
 @page("POST", "/{owner}/{repo}/markup", "webMarkup", in_repo=True)

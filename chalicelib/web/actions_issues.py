@@ -15,26 +15,15 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.issues import CreateIssueCommentOption, CreateIssueOption, EditIssueOption
 from chalicelib.repos import caller, current_repo
 from chalicelib.web import issue_fields
-from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
-from chalicelib.web.view import Web, page, path_url, redirect
+from chalicelib.web.actions_forms import (fixable_status, issue_number, issue_path, posted,
+                                         repo_values, show_form)
+from chalicelib.web.view import Web, page, redirect
 
 NEW = "forms/issue_new.html"
 COMMENT = "forms/comment.html"
 STATES = {"close": "closed", "reopen": "open"}
 # The API's field names on the form: a refused value shows beside its field.
 ISSUE_FIELDS = issue_fields.FIELDS
-
-
-def _number(req: ApiRequest) -> int:
-    raw = req.params["index"]
-    if not raw.isdigit():
-        raise errors.NotFoundError(f"issue does not exist [index: {raw}]")
-    return int(raw)
-
-
-def _issue_path(view, item) -> str:
-    kind = "pulls" if item.is_pull else "issues"
-    return path_url(view.owner.login, view.repo.name, kind, str(int(item.number)))
 
 
 @page("GET", "/{owner}/{repo}/issues/new", "webIssueNewForm", in_repo=True, signed_in=True)
@@ -65,14 +54,14 @@ def new(req: ApiRequest, web: Web) -> ApiResponse:
                          values=values, fields=ISSUE_FIELDS,
                          chosen=issue_fields.chosen_values(req), **issue_fields.choices(ctx),
                          **repo_values(req, view, "issues"))
-    return redirect(_issue_path(view, item))
+    return redirect(issue_path(view, item))
 
 
 @page("POST", "/{owner}/{repo}/issues/{index}/comments", "webIssueComment", in_repo=True,
       signed_in=True)
 def comment(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    number = _number(req)
+    number = issue_number(req)
     form = posted(req)
     content, status = form.get("content", ""), form.get("status", "")
     ctx = issues.issue_context(caller(req), view)
@@ -91,6 +80,6 @@ def comment(req: ApiRequest, web: Web) -> ApiResponse:
         if fixable_status(err) is None:
             raise
         return show_form(web, COMMENT, error=err, title="Comment", issue_number=number,
-                         issue_path=_issue_path(view, item), content=content,
+                         issue_path=issue_path(view, item), content=content,
                          **repo_values(req, view, "issues"))
-    return redirect(_issue_path(view, item) + anchor)
+    return redirect(issue_path(view, item) + anchor)

@@ -20,7 +20,7 @@ from chalicelib import errors, protection
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.protection import CreateBranchProtectionOption, CreateTagProtectionOption
 from chalicelib.repos import caller, current_repo
-from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values
+from chalicelib.web.actions_forms import checked, fixable_status, posted, posted_id, repo_values
 from chalicelib.web.view import Web, page, path_url, redirect, render
 
 TEMPLATE = "forms/protection.html"
@@ -141,8 +141,5 @@ def create_tag_rule(req: ApiRequest, web: Web) -> ApiResponse:
       in_repo=True)
 def delete_tag_rule(req: ApiRequest, web: Web) -> ApiResponse:
     view = _admin_view(req)
-    raw = posted(req).get("id", "")
-    if not raw.isdigit():
-        raise errors.NotFoundError("tag protection does not exist")
-    protection.delete_tag_rule(view, caller(req), int(raw))
+    protection.delete_tag_rule(view, caller(req), posted_id(req, "tag protection does not exist"))
     return redirect(_settings_path(view) + "#tag-rules")

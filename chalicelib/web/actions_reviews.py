@@ -10,6 +10,13 @@ pending review is its author's alone.  A line comment is a single COMMENT review
 starts (or adds to) the caller's pending review, which the review form then submits
 with its verdict.  A refusal the reviewer can fix is shown on the form with the
 service's message and the API's status.
+
+The sidebar's reviewers form (``POST /{owner}/{repo}/pulls/{index}/reviewers``) asks for
+a review or withdraws a request with ``reviews.change_review_requests``, the service of
+repoCreatePullReviewRequests and repoDeletePullReviewRequests: the same rules (who may
+change the requests, who may be asked) and the same single transaction.  Someone who may
+not change them gets the 403 page; a name that is nobody, or someone who may not be
+asked, is shown beside the field on the conversation page again, nothing written.
 """
 from __future__ import annotations
 
@@ -18,8 +25,8 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.pulls import PullRenderer
 from chalicelib.repos import caller, current_repo
 from chalicelib.reviews import (CreatePullReviewComment, CreatePullReviewOptions,
-                                SubmitPullReviewOptions)
-from chalicelib.web import review_view
+                                PullReviewRequestOptions, SubmitPullReviewOptions)
+from chalicelib.web import issue_fields, pull_view, review_view
 from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -110,3 +117,62 @@ def line_comment(req: ApiRequest, web: Web) -> ApiResponse:
         return _refused(req, web, ctx, view, number, err, line_path=path, line_value=raw_line,
                         line_body=body)
     return redirect(review_view.files_url(view, number) + "#files")
+
+
+# The reviewers form's fields: the API's names; a message naming one goes beside it.
+REVIEWER_FIELDS = {"reviewers": "reviewers", "teamreviewers": "team_reviewers",
+                   "action": "reviewers"}
+REQUEST_ACTIONS = ("add", "remove")
+
+
+def _named_field(err: errors.ServiceError) -> errors.ServiceError:
+    """A reviewer or team who does not exist is a 404 from the service (the API's
+    answer); on the form it is a value to correct beside its field."""
+    message = getattr(err, "message", "") or str(err)
+    if isinstance(err, errors.NotFoundError):
+        if message.startswith("User '"):
+            return errors.InvalidInput(f"[Reviewers]: {message}")
+        if message.startswith("Team '"):
+            return errors.InvalidInput(f"[TeamReviewers]: {message}")
+    err = issue_fields.with_field(err)
+    message = getattr(err, "message", "") or str(err)
+    if isinstance(err, errors.InvalidInput) and not message.startswith("["):
+        # The rules' other refusals ("Doer can't remove reviewer") are about the names
+        # typed: beside the field too, not above the review panel.
+        return errors.InvalidInput(f"[Reviewers]: {message}")
+    return err
+
+
+@page("POST", "/{owner}/{repo}/pulls/{index}/reviewers", "webPullReviewRequest",
+      in_repo=True, signed_in=True)
+def request_reviewers(req: ApiRequest, web: Web) -> ApiResponse:
+    view = current_repo(req)
+    number = _number(req)
+    form = posted(req)
+    action = form.get("action", "add")
+    typed = {"reviewers": form.get("reviewers", ""),
+             "team_reviewers": form.get("team_reviewers", "")}
+    option = PullReviewRequestOptions(reviewers=issue_fields.many(req, "reviewers"),
+                                      team_reviewers=issue_fields.many(req, "team_reviewers"))
+    ctx = pulls.pull_context(caller(req), view)
+    item = pulls.get_pull(ctx, number)      # 404 before anything else, as the API
+    # Whoever was asked may withdraw their own request, as the API lets them.
+    withdrawing_own = action == "remove" and not option.team_reviewers and \
+        [name.lower() for name in option.reviewers] == [web.user.lower_name]
+    if not reviews.can_change_review_requests(ctx, item) and not withdrawing_own:
+        raise errors.PermissionDenied("you may not change this pull request's reviewers")
+    try:
+        if action not in REQUEST_ACTIONS:
+            raise errors.InvalidInput(f"[Action]: must be one of {', '.join(REQUEST_ACTIONS)}")
+        if action == "add" and not option.reviewers and not option.team_reviewers:
+            raise errors.InvalidInput("[Reviewers]: name someone to ask for a review")
+        reviews.change_review_requests(ctx, number, option, action == "add")
+    except errors.ServiceError as err:
+        shown = _named_field(err)
+        if fixable_status(shown) is None:
+            raise
+        values = pull_view.conversation_values(req, web, view, number)
+        values.pop("form_csrf", None)       # show_form hands out the form's token
+        return show_form(web, "pull.html", error=shown, fields=REVIEWER_FIELDS,
+                         **{**values, "reviewer_form": typed})
+    return redirect(path_url(view.owner.login, view.repo.name, "pulls", str(number)))

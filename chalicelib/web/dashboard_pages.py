@@ -4,35 +4,34 @@
 explore list.  This module registers no route of its own: ``home`` imports it on a
 signed-in request only, so the explore page never loads it.
 
-Each section calls the service its API route calls, and reads one page of one index
-(never a whole list):
+Each section calls the service its API route calls and reads one page of one list:
 
-- the user's repositories, newest updated first (``GET /users/{name}/repos``: one
-  Query of their own), a few, with a link to the profile for the rest;
-- their organizations (``GET /user/orgs``);
 - open pull requests asking for their review and open issues assigned to them
-  (``GET /repos/issues/search?review_requested=true`` / ``assigned=true``);
+  (``GET /repos/issues/search?review_requested=true`` / ``assigned=true``: their own
+  lists, each entry kept when the read rule keeps it);
 - their own activity feed (``GET /users/{name}/activities/feeds``);
-- their unread notifications: how many, the newest few (``GET /notifications``).
+- their repositories, newest updated first (``GET /users/{name}/repos``), a few, with a
+  link to the profile for the rest and for their organizations.
 
-Sections are short on purpose: each item costs nothing more once its section's page is
-read, but every section is at least one more read, so they show few items each.
+Every list is one Query; everything the sections then read (the issues, their
+repositories and the caller's access to them, the feed's repositories and actors) is
+one BatchGetItem, so the page costs the same whatever the person belongs to.  Unread
+notifications have their own page (linked at the top): their count and threads would
+be two reads more.
 """
 from __future__ import annotations
 
 import json
+from itertools import islice
+from types import SimpleNamespace
 
-from chalicelib import activity, issues, notifications, orgs, repos, search
+from chalicelib import accounts, activity, issues, repos, search
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import caller
 from chalicelib.web.view import Web, render
 
 SHOWN = 5            # items per section
 FEED_SHOWN = 10
-# Unread threads read at once to count them: one Query page of the person's index
-# (the list reads one past the page to know whether more follow, so one page holds
-# this many and the one more).  Only more than this asks DynamoDB to count them all.
-UNREAD_READ = 49
 
 # Forgejo's feed sentences, by op type: (what the actor did, is the target an issue).
 ACTIONS = {
@@ -57,29 +56,34 @@ PULL_OPS = {"create_pull_request", "close_pull_request", "reopen_pull_request",
 
 def dashboard(req: ApiRequest, web: Web) -> ApiResponse:
     me, who = web.user, caller(req)
-    unread, unread_count = _unread(req, me)
+    # The lists first (one Query each), then one batch for every section's items.
+    copies = list(islice(activity.feed_copies(user_id=int(me.id), page_size=FEED_SHOWN),
+                         FEED_SHOWN))
+    owned = repos.repos_owned_by(int(me.id))
+    (reviews, more_reviews), (assigned, more_assigned) = search.search_issues_many(who, [
+        (_mine("pulls", "review_requested"), 0, SHOWN),
+        (_mine("issues", "assigned"), 0, SHOWN)], also=_feed_keys(copies, int(me.id)))
     return render(web, "dashboard.html", title="Dashboard",
-                  repos=_repositories(req, who, me), organizations=_organizations(me),
-                  review_requests=_issues(req, who, "pulls", "review_requested"),
-                  assigned=_issues(req, who, "issues", "assigned"),
-                  feed=_feed(req, who, me), unread=unread, unread_count=unread_count)
+                  repos=_repositories(req, who, owned),
+                  review_requests=_issue_records(req, reviews),
+                  more_reviews=more_reviews > SHOWN,
+                  assigned=_issue_records(req, assigned), more_assigned=more_assigned > SHOWN,
+                  feed=_feed(req, who, me, copies))
 
 
-def _repositories(req: ApiRequest, who, me) -> dict:
+def _mine(kind: str, mine: str):
+    return search.IssueSearch(state="open", kind=kind, mine=(mine,))
+
+
+def _repositories(req: ApiRequest, who, owned: list) -> dict:
     """Their own repositories, newest updated first (the profile lists them all)."""
-    views = repos.order_repos(repos.visible_repos_of(who, me), "recentupdate")
+    views = repos.order_repos(repos.list_visible(who, owned), "recentupdate")
     return {"shown": [repos.repository_record(v, req.actor) for v in views[:SHOWN]],
             "more": len(views) > SHOWN, "total": len(views)}
 
 
-def _organizations(me) -> list[dict]:
-    return [orgs.organization_record(org) for org in orgs.orgs_of(me, me)]
-
-
-def _issues(req: ApiRequest, who, kind: str, mine: str) -> list[dict]:
-    """The newest open ones of issueSearchIssues' ``mine`` list, as the API renders them."""
-    found, _ = search.search_issues(who, search.IssueSearch(state="open", kind=kind,
-                                                            mine=(mine,)), 0, SHOWN)
+def _issue_records(req: ApiRequest, found: list) -> list[dict]:
+    """Issues as the API renders them (one renderer per tracker)."""
     renderers: dict[int, object] = {}
     shown = []
     for ctx, issue in found:
@@ -88,12 +92,26 @@ def _issues(req: ApiRequest, who, kind: str, mine: str) -> list[dict]:
     return shown
 
 
-def _feed(req: ApiRequest, who, me) -> list[dict]:
+def _feed_keys(copies: list, user_id: int) -> list:
+    """What deciding the feed's copies reads (the activity domain's page batch: the
+    repositories where the copies saw them, the caller's access, the actors), to read
+    with the other sections' items.  A key missed here is read by the feed itself."""
+    found = []
+    for copy in copies:
+        if copy.repo_owner:
+            found += repos.repo_preload_keys(copy.repo_owner, copy.repo_name)
+        found += repos.access_keys(SimpleNamespace(id=int(copy.repo_id),
+                                                   owner_id=int(copy.owner_id)), user_id)
+        if copy.act_user_id:
+            found.append(accounts.account_key(int(copy.act_user_id)))
+    return found
+
+
+def _feed(req: ApiRequest, who, me, copies: list) -> list[dict]:
     """Their own feed, as they see it (private repositories' activities included)."""
-    shown, _ = activity.feed_page(who, activity.FeedQuery(user_id=int(me.id),
-                                                          include_private=True),
-                                  offset=0, limit=FEED_SHOWN)
-    return [_sentence(activity.activity_record(s, req.actor)) for s in shown]
+    query = activity.FeedQuery(user_id=int(me.id), include_private=True)
+    return [_sentence(activity.activity_record(s, req.actor))
+            for s in activity.visible_activities(who, query, copies)]
 
 
 def _sentence(record: dict) -> dict:
@@ -125,16 +143,3 @@ def _push_message(content: str) -> str:
     except (ValueError, AttributeError):
         return ""
     return str(head.get("Message") or "").split("\n", 1)[0]
-
-
-def _unread(req: ApiRequest, me) -> tuple[list[dict], int]:
-    """The newest few unread threads and how many are unread: one page of the index
-    counts them, unless there are more than a page holds."""
-    threads, total = notifications.list_threads(
-        me, notifications.ThreadQuery(statuses=(notifications.UNREAD,)),
-        offset=0, limit=UNREAD_READ)
-    count = total if total <= UNREAD_READ else notifications.unread_count(me)
-    newest = threads[:SHOWN]
-    views = notifications.thread_views(newest) if newest else {}
-    return [notifications.thread_record(t, views[int(t.id)], req.actor) for t in newest
-            if int(t.id) in views], count

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import accounts, errors, orgs, repos
-from chalicelib.http import input_rules, paging
+from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.http.options import decode
 from chalicelib.web.actions_forms import fixable_status, posted, show_form
 from chalicelib.web.org_lists import member_page
+# A form's fields as the API's option, after the checks the API's edge makes on a JSON
+# body; org_settings and org_team_pages take it from here.
+from chalicelib.web.settings_common import edge_option
 from chalicelib.web.view import Web, page, path_url, redirect, render
 
 CREATE = "org/create.html"
@@ -79,11 +81,13 @@ def org_values(view: OrgView, tab: str) -> dict:
             "is_member": view.is_member, "is_owner": view.is_owner}
 
 
-def edge_option(cls: type, body: dict[str, Any]):
-    """A form's fields as the API's option ``cls``, after the checks the API's edge
-    makes on a JSON body (text limits, one-line fields, types)."""
-    input_rules.check_body(body, cls.__name__)
-    return decode(cls, body)
+def refusal(err: errors.ServiceError) -> tuple[int, str]:
+    """(status, message) of a refusal the page shows (bad input, a conflict); any other
+    error goes on up to the error page."""
+    status = fixable_status(err)
+    if status is None:
+        raise err
+    return status, getattr(err, "message", "") or str(err)
 
 
 def user_cards(req: ApiRequest, found: list) -> list[dict]:
@@ -149,9 +153,6 @@ def remove_member(req: ApiRequest, web: Web) -> ApiResponse:
     try:
         orgs.remove_org_member(req.actor, view.org, accounts.get_user(name))
     except errors.ServiceError as err:
-        status = fixable_status(err)
-        if status is None:
-            raise
-        return _members(req, web, view, status=status,
-                        error=getattr(err, "message", "") or str(err))
+        status, message = refusal(err)
+        return _members(req, web, view, status=status, error=message)
     return redirect(view.url("members"))

@@ -13,7 +13,7 @@ from chalicelib import errors, orgs
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.org_pages import (VISIBILITIES, OrgView, edge_option, org_values,
-                                      org_view, owner_view, require_owner)
+                                      org_view, owner_view, refusal, require_owner)
 from chalicelib.web.view import Web, page, redirect
 
 TEMPLATE = "org/settings.html"
@@ -81,10 +81,7 @@ def delete(req: ApiRequest, web: Web) -> ApiResponse:
     try:
         orgs.delete_org(req.actor, view.org)
     except errors.ServiceError as err:
-        status = fixable_status(err)
-        if status is None:
-            raise
-        message = getattr(err, "message", "") or str(err)
+        status, message = refusal(err)
         if "repositories" in message:
             message = (f"{view.org.login} still owns {int(view.org.num_repos or 0)} "
                        "repositories: delete or transfer them first.")

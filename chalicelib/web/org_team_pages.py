@@ -19,7 +19,7 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import caller
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.org_pages import (OrgView, edge_option, org_values, org_view, owner_view,
-                                      require_owner)
+                                      refusal, require_owner)
 from chalicelib.web.view import Web, page, path_url, redirect, render
 
 TEAMS = "org/teams.html"
@@ -161,10 +161,8 @@ def delete(req: ApiRequest, web: Web) -> ApiResponse:
     try:
         orgs.delete_team(req.actor, team, view.org)
     except errors.ServiceError as err:
-        if fixable_status(err) is None:
-            raise
-        return _team_page(req, web, view, team, status=fixable_status(err),
-                          error=getattr(err, "message", "") or str(err))
+        status, message = refusal(err)
+        return _team_page(req, web, view, team, status=status, error=message)
     return redirect(path_url("org", view.org.login, "teams"))
 
 
@@ -175,8 +173,8 @@ def _team_page(req: ApiRequest, web: Web, view: OrgView, team, *, status: int = 
                typed: dict | None = None, tab: str = "members") -> ApiResponse:
     """The team with a page of its members (one Query of the member links, one batch
     of the shown accounts), or with its repositories the caller may see (as Forgejo,
-    on a page of their own: listing them reads the links, the records and the caller's
-    access to each)."""
+    on a page of their own: listing them is one Query of the links and one batch of
+    the records with the caller's access to each)."""
     values: dict = {}
     if tab == "members":
         page_ = paging.page_of(req)
@@ -208,68 +206,64 @@ def team_repos_page(req: ApiRequest, web: Web) -> ApiResponse:
     return _team_page(req, web, view, _team(req, view), tab="repositories")
 
 
-@page("POST", "/org/{org}/teams/{team}/action/{action}", "webOrgTeamMember", signed_in=True)
-def member_action(req: ApiRequest, web: Web) -> ApiResponse:
-    """``add`` (field ``uname``) or ``remove`` (field ``user``) a member."""
-    view = org_view(req)
-    team = _team(req, view)
-    require_owner(view)
-    action, form = req.params["action"], posted(req)
-    if action not in ("add", "remove"):
-        raise errors.NotFoundError(f"no such action: {action}")
-    field = "uname" if action == "add" else "user"
-    name = form.get(field, "").strip()
+def _user_named(view: OrgView, name: str):
     try:
-        try:
-            user = accounts.get_user(name) if name else None
-        except errors.NotFoundError:
-            user = None
-        if user is None:
-            raise errors.InvalidInput(f"No user called {name!r}." if name
-                                      else "Type a user's name.")
-        change = orgs.add_team_member if action == "add" else orgs.remove_team_member
-        change(req.actor, team, user)
-    except errors.ServiceError as err:
-        status = fixable_status(err)
-        if status is None:
-            raise
-        message = getattr(err, "message", "") or str(err)
-        if action == "remove":      # a button beside the member: the page says why
-            return _team_page(req, web, view, team, status=status, error=message)
-        return _team_page(req, web, view, team, status=status,
-                          field_errors={field: message}, typed={field: name})
-    return redirect(team_url(view, team))
+        user = accounts.get_user(name) if name else None
+    except errors.NotFoundError:
+        user = None
+    if user is None:
+        raise errors.InvalidInput(f"No user called {name!r}." if name else "Type a user's name.")
+    return user
 
 
-@page("POST", "/org/{org}/teams/{team}/action/repo/{action}", "webOrgTeamRepo",
-      signed_in=True)
-def repo_action(req: ApiRequest, web: Web) -> ApiResponse:
-    """``add`` or ``remove`` a repository of the organization (field ``repo_name``)."""
+def _repo_named(view: OrgView, name: str):
+    """A repository of the organization (the services take only those)."""
+    try:
+        repo = orgs.find_org_repo(view.org, view.org.login, name) if name else None
+    except errors.NotFoundError:
+        repo = None
+    if repo is None:
+        raise errors.InvalidInput(f"{view.org.login} has no repository called {name!r}."
+                                  if name else "Type a repository's name.")
+    return repo
+
+
+def _team_change(req: ApiRequest, web: Web, *, tab: str, fields: tuple[str, str],
+                 find, services: tuple) -> ApiResponse:
+    """The path's ``add`` or ``remove`` of what the form names in ``fields`` (the add
+    form's field, the remove button's), found by ``find(view, name)``, through the API's
+    (add, remove) ``services``.  A refused add is shown beside its field with the name
+    kept; a refused remove (a button beside the entry) above the list."""
     view = org_view(req)
     team = _team(req, view)
     require_owner(view)
     action = req.params["action"]
     if action not in ("add", "remove"):
         raise errors.NotFoundError(f"no such action: {action}")
-    name = posted(req).get("repo_name", "").strip()
+    removing = action == "remove"
+    field = fields[removing]
+    name = posted(req).get(field, "").strip()
     try:
-        try:
-            repo = orgs.find_org_repo(view.org, view.org.login, name) if name else None
-        except errors.NotFoundError:
-            repo = None
-        if repo is None:
-            raise errors.InvalidInput(f"{view.org.login} has no repository called {name!r}."
-                                      if name else "Type a repository's name.")
-        change = orgs.add_team_repo if action == "add" else orgs.remove_team_repo
-        change(req.actor, team, repo)
+        services[removing](req.actor, team, find(view, name))
     except errors.ServiceError as err:
-        status = fixable_status(err)
-        if status is None:
-            raise
-        message = getattr(err, "message", "") or str(err)
-        if action == "remove":
-            return _team_page(req, web, view, team, status=status, error=message,
-                              tab="repositories")
-        return _team_page(req, web, view, team, status=status, tab="repositories",
-                          field_errors={"repo_name": message}, typed={"repo_name": name})
-    return redirect(team_url(view, team, "repositories"))
+        status, message = refusal(err)
+        if removing:
+            return _team_page(req, web, view, team, status=status, error=message, tab=tab)
+        return _team_page(req, web, view, team, status=status, tab=tab,
+                          field_errors={field: message}, typed={field: name})
+    return redirect(team_url(view, team, *(() if tab == "members" else (tab,))))
+
+
+@page("POST", "/org/{org}/teams/{team}/action/{action}", "webOrgTeamMember", signed_in=True)
+def member_action(req: ApiRequest, web: Web) -> ApiResponse:
+    """``add`` (field ``uname``) or ``remove`` (field ``user``) a member."""
+    return _team_change(req, web, tab="members", fields=("uname", "user"), find=_user_named,
+                        services=(orgs.add_team_member, orgs.remove_team_member))
+
+
+@page("POST", "/org/{org}/teams/{team}/action/repo/{action}", "webOrgTeamRepo",
+      signed_in=True)
+def repo_action(req: ApiRequest, web: Web) -> ApiResponse:
+    """``add`` or ``remove`` a repository of the organization (field ``repo_name``)."""
+    return _team_change(req, web, tab="repositories", fields=("repo_name", "repo_name"),
+                        find=_repo_named, services=(orgs.add_team_repo, orgs.remove_team_repo))

@@ -68,30 +68,28 @@ def profile(req: ApiRequest, web: Web) -> ApiResponse:
     """A user's repositories and the organizations orgListUserOrgs shows the caller, or
     an organization's repositories, the first of the members orgListMembers shows the
     caller and, to its members, its teams (orgListTeams).  The side lists stop at
-    ``shown_at_most`` with a link to the whole list."""
+    ``shown_at_most`` with a link to the whole list.  The name is looked up once (user
+    or organization); an organization's members and teams are one Query."""
     shown_at_most = 20
-    name = req.params["username"]
+    owner = orgs.get_user_or_org(req.actor, req.params["username"])
     extra: dict = {}
-    try:
-        owner = accounts.get_visible_user(req.actor, name)
+    if not repos.is_org(owner):
         record = accounts.user_record(owner, req.actor)
         member_of = orgs.orgs_of(req.actor, owner)
         extra.update(orgs_total=len(member_of), member_of=[
             orgs.organization_record(o) for o in member_of[:shown_at_most]])
-    except NotFoundError:
-        from chalicelib.web.org_lists import member_page
+    else:
+        from chalicelib.web.org_lists import page_of
 
-        owner = orgs.get_org(req.actor, name)
         record = {**orgs.organization_record(owner), "login": owner.login,
                   "html_url": get_settings().app_url + quote(owner.login)}
-        is_member = orgs.is_org_member(owner, req.actor)
-        found, _, total = member_page(req.actor, owner, 0, shown_at_most)
-        teams = orgs.org_teams(req.actor, owner) if is_member else []
-        extra.update(is_member=is_member,
-                     is_owner=is_member and repos.is_org_owner(owner, req.actor),
+        people = orgs.people_of(req.actor, owner)
+        found, _, total = page_of(people.memberships, 0, shown_at_most)
+        extra.update(is_member=people.is_member,
+                     is_owner=people.is_member and repos.is_org_owner(owner, req.actor),
                      members=[accounts.user_record(a, req.actor) for a in found],
-                     members_total=total, teams_total=len(teams),
-                     teams=[orgs.team_record(t, owner) for t in teams[:shown_at_most]])
+                     members_total=total, teams_total=len(people.teams),
+                     teams=[orgs.team_record(t, owner) for t in people.teams[:shown_at_most]])
     views = repos.order_repos(repos.visible_repos_of(caller(req), owner), "recentupdate")
     paged = pager(req, len(views))
     shown = views[paged["offset"]:paged["offset"] + paged["limit"]]

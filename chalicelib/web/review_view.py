@@ -3,10 +3,10 @@ bodies rendered as every comment is), the requested reviewers, the caller's pend
 review, who may review, and the diff as numbered rows with the code comments under their
 lines.
 
-No routes here: ``issue_pages`` (the conversation and the files view) and
+No routes here: ``pull_view`` (the conversation and the files view) and
 ``actions_reviews`` (a refused form shown again) both call it.  Everything comes from
-``reviews.service`` (one Query lists the reviews, one the code comments), the rules the
-API applies: a pending review is its author's alone.
+``reviews.service`` (one Query lists the reviews, one the code comments when the diff is
+shown), the rules the API applies: a pending review is its author's alone.
 """
 from __future__ import annotations
 
@@ -50,7 +50,9 @@ def review_values(req: ApiRequest, web, ctx, view, record: dict, *,
     number = int(record["number"])
     found = reviews.list_reviews(ctx, number) if found is None else found
     shown = [r for r in found if r.state != REQUEST_REVIEW]
-    code = reviews.code_comments_of(ctx, number, shown)
+    # The code comments go under their lines of the diff: a page without the diff (the
+    # conversation) shows each review's count from the review itself, and reads none.
+    code = reviews.code_comments_of(ctx, number, shown) if diff_text is not None else []
     texts = [r.body for r in shown] + [c.body for c in code]
     bodies = present.markdown(req, view, texts) if texts else []
     review_bodies, comment_bodies = bodies[:len(shown)], bodies[len(shown):]

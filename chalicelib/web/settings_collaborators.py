@@ -30,14 +30,10 @@ COLLABORATOR_FIELDS = {"permission": "permission", "collaborator": "collaborator
 
 
 def _rows(view) -> list[dict]:
-    """Each collaborator with their permission: the list is one Query and one batch of
-    accounts; each mode one read of the collaboration item (a settings page: few rows)."""
-    rows = []
-    for account in repos.collaborators(view):
-        found = repos.collaboration(int(view.repo.id), int(account.id))
-        rows.append({"login": account.login, "full_name": account.full_name,
-                     "permission": found.mode if found is not None else "read"})
-    return rows
+    """Each collaborator with their permission: one Query of the collaboration items
+    (which hold the modes) and one batch of accounts, however many there are."""
+    return [{"login": account.login, "full_name": account.full_name, "permission": mode}
+            for account, mode in repos.collaborators_with_modes(view)]
 
 
 def _page(req: ApiRequest, web: Web, view, *, error: errors.ServiceError | None = None,

@@ -222,11 +222,9 @@ def test(req: ApiRequest, web: Web) -> ApiResponse:
     """A push of the default branch's head commit, queued like any delivery (repoTestHook);
     an empty repository has nothing to send: the API's 404."""
     view = admin_view(req)
-    made = webhooks.test_push(webhooks.repo_hook_scope(view), view, req.actor, _hook_id(req),
-                              None)
-    payload = webhooks.test_push_payload(made.repo, made.actor, made.ref, made.commit)
-    webhooks.send_test(made, webhooks.request_for(made.hook, payload), payload)
-    return redirect(settings_url(view, "hooks", str(int(made.hook.id))) + "#deliveries")
+    hook_id = _hook_id(req)
+    webhooks.send_test_push(webhooks.repo_hook_scope(view), view, req.actor, hook_id, None)
+    return redirect(settings_url(view, "hooks", str(hook_id)) + "#deliveries")
 
 
 @page("POST", "/{owner}/{repo}/settings/hooks/{id}/replay/{delivery}",

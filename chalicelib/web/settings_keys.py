@@ -13,7 +13,7 @@ from __future__ import annotations
 from chalicelib import errors, repos
 from chalicelib.accounts import CreateKeyOption
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.web.actions_forms import checked, fixable_status, posted
+from chalicelib.web.actions_forms import checked, fixable_status, posted, posted_id
 from chalicelib.web.settings_common import admin_view, edge_option, settings_url, show, shown_error
 from chalicelib.web.view import Web, page, redirect
 
@@ -58,8 +58,5 @@ def add(req: ApiRequest, web: Web) -> ApiResponse:
       in_repo=True)
 def delete(req: ApiRequest, web: Web) -> ApiResponse:
     view = admin_view(req)
-    raw = posted(req).get("id", "")
-    if not raw.isdigit():
-        raise errors.NotFoundError("deploy key does not exist")
-    repos.delete_deploy_key(req.actor, view, int(raw))
+    repos.delete_deploy_key(req.actor, view, posted_id(req, "deploy key does not exist"))
     return redirect(settings_url(view, "keys"))

@@ -17,6 +17,8 @@ Handlers take ``(req, web)`` and return ``render(web, template, **values)`` or a
 """
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import functools
 import gzip
 import hashlib
@@ -47,6 +49,10 @@ STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; char
 HTML = "text/html; charset=utf-8"
 # Bodies smaller than this go uncompressed: gzip's header would eat the gain.
 MIN_COMPRESS = 1024
+# A message for the top of the page being rendered (a form whose token had expired).
+FLASH: contextvars.ContextVar[str] = contextvars.ContextVar("nimbus_web_flash", default="")
+STALE_FORM = "The form had expired (its security token was stale or missing): nothing was " \
+             "saved. Check it and send it again."
 _STATUS = ((errors.NotFoundError, 404), (errors.PermissionDenied, 403),
            (errors.InvalidInput, 422), (errors.BadInput, 400), (errors.ConflictError, 409),
            (errors.AlreadyExists, 422), (errors.ArchivedRepository, 423))
@@ -94,7 +100,33 @@ def _check_csrf(web: Web) -> None:
     sent = (web.req.form().get(sessions.CSRF_FIELD) or [""])[-1] \
         or web.req.headers.get("x-csrf-token") or _multipart_csrf(web.req)
     if web.session is None or not sent or not hmac.compare_digest(sent, web.session.csrf_token()):
-        raise errors.PermissionDenied("Invalid CSRF token: reload the page and try again")
+        raise StaleForm("Invalid CSRF token: reload the page and try again")
+
+
+class StaleForm(errors.PermissionDenied):
+    """A POST without its form's token (or with another session's): refused, 403."""
+
+
+def _form_again(req: ApiRequest) -> ApiResponse | None:
+    """The form's own page (the GET page at the same address) with a fresh token and
+    a message saying nothing was saved, answered 403; None when that address has no
+    page that renders (an action's address: its refusal is the error page)."""
+    from chalicelib.http import route_index
+
+    found, params = route_index.resolve("GET", req.path, raw=True)
+    if found is None or found.tag != "web" or found.credentials != req.route.credentials:
+        return None
+    again = dataclasses.replace(req, method="GET", body=b"", query={}, route=found,
+                                params=params)
+    token = FLASH.set(STALE_FORM)
+    try:
+        response = found.handler(again)
+    finally:
+        FLASH.reset(token)
+    if response.status != 200:
+        return None
+    response.status = 403
+    return response
 
 
 def _multipart_csrf(req: ApiRequest) -> str:
@@ -149,7 +181,13 @@ def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
     try:
         web = _load_session(req)
         if req.method == "POST":
-            _check_csrf(web)
+            try:
+                _check_csrf(web)
+            except StaleForm:
+                again = _form_again(req)
+                if again is not None:
+                    return again
+                raise
         if web.user is None and req.principal is None and not anonymous \
                 and get_settings().service.REQUIRE_SIGNIN_VIEW:
             response = redirect("/user/login?" + urlencode({"redirect_to": req.raw_path}))
@@ -236,7 +274,7 @@ def base_values(web: Web) -> dict:
     return {"app_name": settings.server.APP_NAME, "app_url": settings.app_url,
             "me": web.user, "csrf": web.csrf if web.user is not None else "",
             "css_url": asset_url("nimbus.css"), "js_url": asset_url("nimbus.js"),
-            "request_path": web.req.raw_path, "web": web}
+            "request_path": web.req.raw_path, "web": web, "flash": FLASH.get()}
 
 
 def render(web: Web, template: str, *, status: int = 200, **values) -> ApiResponse:

@@ -21,6 +21,7 @@ userEditHook, userDeleteHook.
 | ``formats`` | What a hook is sent for a payload: the text that is signed and how it travels. |
 | ``history`` | A hook's deliveries as its owners see them: the history (newest first), one delivery with its attempts, … |
 | ``hook_records`` | The Hook record (fj:services/webhook/general.go ToHook), field for field. |
+| ``hook_test`` | repoTestHook: a push of one commit sent to a hook by hand (the API's ``POST … |
 | ``models`` | The webhooks domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the webhooks domain, declared once: the edge checks them (``hook_option``) and … |
 | ``payloads`` | Domain events -> the payloads Forgejo sends its webhooks, field for field. |
@@ -61,17 +62,14 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "run_lanes":           "consumers",
     "sweep_deliveries":    "consumers.sweep",
     "queue_url":           "deliveries",
-    "request_for":         "formats",
     "list_deliveries":     "history",
     "get_delivery":        "history",
+    "send_test_push":      "hook_test",
     "redeliver":           "history",
-    "send_test":           "history",
-    "test_push":           "history",
     "hook_record":         "hook_records.hook",
     "CreateHookOption":    "options",
     "EditHookOption":      "options",
     "hook_option":         "options",
-    "test_push_payload":   "payloads.test_push",
     "create_hook":         "service",
     "delete_hook":         "service",
     "edit_hook":           "service",

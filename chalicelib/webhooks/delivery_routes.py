@@ -21,9 +21,8 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import Param, route
 from chalicelib.repos import current_repo
 from chalicelib.settings import get_settings
-from chalicelib.webhooks import formats as webhook_formats
 from chalicelib.webhooks import history as webhook_history
-from chalicelib.webhooks import payloads as webhook_payloads
+from chalicelib.webhooks import hook_test
 from chalicelib.webhooks import service as hooks
 from chalicelib.webhooks.routes import ORG_HOOKS, REPO_HOOKS, org_scope, repo_scope
 
@@ -133,8 +132,6 @@ _routes("/admin", "admin", lambda req: hooks.system_scope(req.actor), ADMIN_HOOK
        responses={204: "empty", **ONE}, **REPO_HOOKS)
 def repo_test_hook(req: ApiRequest) -> ApiResponse:
     view = current_repo(req)
-    test = webhook_history.test_push(hooks.repo_scope(view), view, req.actor,
-                                     req.int_param("id"), req.arg("ref"))
-    payload = webhook_payloads.test_push(test.repo, test.actor, test.ref, test.commit)
-    webhook_history.send_test(test, webhook_formats.request_for(test.hook, payload), payload)
+    hook_test.send_test_push(hooks.repo_scope(view), view, req.actor, req.int_param("id"),
+                             req.arg("ref"))
     return ApiResponse.empty()

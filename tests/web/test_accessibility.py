@@ -2,7 +2,8 @@
 by tests/web/axe/package-lock.json; ``make axe`` installs it) runs in headless Chromium
 on each page, anonymous and signed in, against WCAG 2.1 A and AA, and no serious or
 critical violation may remain.  While the pages render, no request leaves for another
-host (avatars, fonts and scripts are all served by the instance itself).
+host (avatars, fonts and scripts are all served by the instance itself), and in a
+phone's width no page is wider than the window.
 
 ``AUDITED`` names a page for every GET page route; a page added without one fails
 ``test_every_page_is_audited``.
@@ -23,6 +24,7 @@ AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "a
 USERS = {"alice": "alice-password", "bob": "bob-password"}
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING = {"serious", "critical"}
+NARROW, WIDE = (390, 844), (1024, 768)
 TIMEOUT = 60
 R = "/alice/garden"
 
@@ -47,6 +49,7 @@ AUDITED: dict[str, tuple[str, ...]] = {
     "webRepoPulls": (f"{R}/pulls",),
     "webRepoPull": (f"{R}/pulls/{{pull}}",),
     "webRepoPullFiles": (f"{R}/pulls/{{pull}}/files",),
+    "webRepoPullCommits": (f"{R}/pulls/{{pull}}/commits",),
     "webLoginForm": ("/user/login",),
     "webRepoPageNotFound": (f"{R}/no/such/page",),
     "webRepoBlame": (f"{R}/blame/branch/main/app.py",),
@@ -81,6 +84,10 @@ SIGNED: dict[str, tuple[str, ...]] = {
     "webUserSettings": ("/user/settings",),
     "webUserSettingsAccount": ("/user/settings/account",),
     "webUserSettingsKeys": ("/user/settings/keys",),
+    "webRepoFileNewForm": (f"{R}/_new/main/docs",),
+    "webRepoFileUploadForm": (f"{R}/_upload/main/docs",),
+    "webRepoFileEditForm": (f"{R}/_edit/main/app.py",),
+    "webRepoFileDeleteForm": (f"{R}/_delete/main/docs/guide.md",),
 }
 # GET routes that are not pages a person reads: bytes, redirects, stylesheets.
 NOT_PAGES = {
@@ -183,8 +190,22 @@ def browsers(server):
         browser.close()
 
 
+def _overflow(browser: Browser, path: str) -> list[str]:
+    """The page in a phone's width: nothing wider than the window (long names wrap, wide
+    tables and code scroll inside their own box)."""
+    driver = browser.driver
+    driver.set_window_size(*NARROW)
+    try:
+        wide = driver.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth")
+    finally:
+        driver.set_window_size(*WIDE)
+    return [f"{path}: {wide} px wider than a {NARROW[0]} px window"] if wide > 0 else []
+
+
 def _audit(browser: Browser, path: str) -> tuple[list[str], list[str]]:
-    """(serious or critical violations, requests that left for another host)."""
+    """(serious or critical violations and overflow in a narrow window, requests that
+    left for another host)."""
     browser.open(path)
     driver = browser.driver
     driver.execute_script(AXE.read_text(encoding="utf-8"))
@@ -198,7 +219,7 @@ def _audit(browser: Browser, path: str) -> tuple[list[str], list[str]]:
         f"{path}: {v['id']} ({v['impact']}): {v['help']} at "
         + "; ".join(" ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
                     for n in v["nodes"][:3])
-        for v in json.loads(found) if v.get("impact") in BLOCKING]
+        for v in json.loads(found) if v.get("impact") in BLOCKING] + _overflow(browser, path)
     origin = browser.base_url
     requested = driver.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name)")

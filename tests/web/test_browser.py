@@ -115,7 +115,12 @@ def test_a_day_in_the_browser(server, browsers, git_env, tmp_path):  # noqa: F81
     alice.screenshot("compare")
     alice.submit("form[aria-label='New pull request'] button.primary")
     assert alice.path == "/alice/garden/pulls/2"      # issues and pulls share numbers
+    # The changed files are a tab of their own; the conversation holds the merge form.
+    alice.css("nav.pull-tabs a[data-tab=files]").click()
+    assert alice.path == "/alice/garden/pulls/2/files"
     assert "ferns.md" in alice.text("#files")
+    alice.css("nav.pull-tabs a[data-tab=conversation]").click()
+    assert alice.path == "/alice/garden/pulls/2"
     alice.choose("#merge-style", "squash")
     alice.submit("section[aria-label=Merge] button.primary")
     assert alice.path == "/alice/garden/pulls/2"

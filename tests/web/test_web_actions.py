@@ -131,6 +131,26 @@ def test_csrf_is_required(api, scene):
     assert api.get("/repos/alice/proj/issues?state=all").json == []
 
 
+def test_a_stale_form_comes_back_with_a_fresh_token(api, scene):
+    """A form sent with an expired token is its page again, saying nothing was saved,
+    with a token that works; an action that has no page of its own is the 403 page."""
+    alice = scene["alice"]
+    stale = alice.post(f"{PUBLIC}/issues/new", {"title": "Kept?"}, csrf="expired")
+    body = text(stale)
+    assert stale.status == 403 and error_shown(stale, "The form had expired")
+    assert 'name="title"' in body and "<h2>New issue</h2>" in body
+    fresh = re.search(r'name="_csrf" value="([^"]+)"', body).group(1)
+    assert api.get("/repos/alice/proj/issues?state=all").json == []
+    made = alice.post(f"{PUBLIC}/issues/new", {"title": "Sent again"}, csrf=fresh)
+    assert made.status == 303
+    assert [i["title"] for i in api.get("/repos/alice/proj/issues?state=all").json] == \
+        ["Sent again"]
+    # No page at the action's address: the error page, still 403, nothing done.
+    refused = alice.post(f"{PUBLIC}/issues/1/comments", {"content": "x"}, csrf=None)
+    assert refused.status == 403 and "Invalid CSRF token" in text(refused)
+    assert api.get("/repos/alice/proj/issues/1/comments").json == []
+
+
 def test_open_issue_comment_close_and_reopen(api, scene):
     bob, carol = scene["bob"], scene["carol"]
     assert 'name="title"' in text(bob.get(f"{PUBLIC}/issues/new"))

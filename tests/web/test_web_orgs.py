@@ -234,3 +234,34 @@ def test_csrf_is_required(api, org_scene):
     assert api.get("/orgs/x1").status == 404 and _api_team(
         api, org_scene["tokens"]["alice"], "x2") is None
     assert api.get("/orgs/acme").json["visibility"] == "public"
+
+
+def test_team_repositories_follow_a_rename(api, org_scene):
+    """A team's repositories are read by the keys their links were written with; one
+    whose key moved since (its organization renamed) is still listed, found by its id,
+    on the page and in the API."""
+    alice, bob, token = org_scene["alice"], org_scene["bob"], org_scene["tokens"]["alice"]
+    assert alice.post("/org/acme/teams/devs/action/repo/add",
+                      {"repo_name": "tool"}).status == 303
+    assert api.post("/orgs/acme/rename", token=token, json={"new_name": "acmeco"}).status == 204
+    page = text(bob.get("/org/acmeco/teams/devs/repositories"))
+    assert "acmeco/tool" in page and "Remove acmeco/tool" not in page   # not an owner
+    owner_page = text(alice.get("/org/acmeco/teams/devs/repositories"))
+    assert 'aria-label="Remove acmeco/tool from team devs"' in owner_page
+    listed = api.get(f"/teams/{org_scene['devs']['id']}/repos", token=token).json
+    assert [(r["full_name"], r["permissions"]["push"]) for r in listed] == \
+        [("acmeco/tool", True)]
+
+
+def test_profile_names_a_user_or_an_organization_once(api, org_scene):
+    """One lookup of the name serves both kinds: a user's profile, an organization's
+    (its member sees the teams and, as an owner, the settings), a 404 for a name that
+    is neither and for a private organization's stranger."""
+    alice, carol = org_scene["alice"], org_scene["carol"]
+    assert "Organizations" in text(carol.get("/bob"))
+    own = text(alice.get("/acme"))
+    assert "Teams" in own and 'href="/org/acme/settings"' in own
+    member = text(org_scene["bob"].get("/hidden"))
+    assert 'href="/org/hidden/teams/few"' in member and "/org/hidden/settings" not in member
+    assert carol.get("/nobody-at-all").status == 404
+    assert carol.get("/hidden").status == 404

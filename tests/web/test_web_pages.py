@@ -209,9 +209,14 @@ def test_pull_pages(api, scene):
     assert "Add feature" in listing and "Broken greeting" not in listing
     number = scene["pull"]["number"]
     anonymous = text(page(api, f"/alice/proj/pulls/{number}"))
-    assert "Add feature" in anonymous and "feature.txt" in anonymous
-    assert 'id="commits"' in anonymous and 'id="files"' in anonymous
-    assert "no conflicts" in anonymous
+    assert "Add feature" in anonymous and "no conflicts" in anonymous
+    # The commits and the changed files are tabs of their own (Forgejo's URLs).
+    assert f'href="/alice/proj/pulls/{number}/commits"' in anonymous
+    assert f'href="/alice/proj/pulls/{number}/files"' in anonymous
+    commits = text(page(api, f"/alice/proj/pulls/{number}/commits"))
+    assert 'id="commits"' in commits and scene["pull"]["head"]["sha"][:10] in commits
+    files = text(page(api, f"/alice/proj/pulls/{number}/files"))
+    assert 'id="files"' in files and "feature.txt" in files
     assert 'name="do"' not in anonymous                        # no merge form for readers
     sha = scene["pull"]["head"]["sha"]
     assert api.post(f"{R}/statuses/{sha}", token=scene["alice"], json={

@@ -296,3 +296,23 @@ def test_the_protection_page_keeps_working_with_the_settings_navigation(api, sce
     made = alice.post(f"{BASE}/settings/branches", {"rule_name": "main", "push": "all"})
     assert made.status == 303
     assert not error_shown(alice.get(f"{BASE}/settings/branches"), "")
+
+
+def test_each_collaborator_row_shows_their_own_permission(api, scene):
+    """Modes come from the collaboration items the list reads: each row's select holds
+    that collaborator's mode, whatever the others'."""
+    alice, token = scene["alice"], scene["token"]
+    api.create_user("erin")
+    for name, mode in (("dave", "read"), ("erin", "admin")):
+        assert api.put(f"/repos/alice/proj/collaborators/{name}", token=token,
+                       json={"permission": mode}).status == 204
+    page = text(alice.get(f"{BASE}/settings/collaboration"))
+    rows = {re.search(r'name="collaborator" value="([^"]+)"', row).group(1):
+            re.search(r'<option value="(\w+)" selected>', row).group(1)
+            for row in page.split('<li class="rule">')[1:]}
+    assert rows == {"bob": "write", "dave": "read", "erin": "admin"}
+    for name in rows:
+        assert f'aria-label="Remove {name}"' in page
+    api_modes = {name: api.get(f"/repos/alice/proj/collaborators/{name}/permission",
+                               token=token).json["permission"] for name in rows}
+    assert api_modes == rows
