@@ -29,7 +29,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from chalicelib import accounts, errors
 from chalicelib.http import auth, sessions
@@ -108,16 +108,28 @@ class StaleForm(errors.PermissionDenied):
 
 
 def _form_again(req: ApiRequest) -> ApiResponse | None:
-    """The form's own page (the GET page at the same address) with a fresh token and
-    a message saying nothing was saved, answered 403; None when that address has no
-    page that renders (an action's address: its refusal is the error page)."""
+    """The form's page again (the GET page at the form's own address, else the page the
+    browser sent it from, on this site) with a fresh token and a message saying nothing
+    was saved, answered 403; None when neither renders (the error page answers)."""
+    referer = urlsplit(req.headers.get("referer") or "")
+    back = referer.path if referer.netloc and referer.netloc == req.headers.get("host") \
+        else ""
+    for path, query in ((req.path, {}), (back, parse_qs(referer.query))):
+        if path:
+            response = _page_again(req, path, query)
+            if response is not None:
+                return response
+    return None
+
+
+def _page_again(req: ApiRequest, path: str, query: dict) -> ApiResponse | None:
     from chalicelib.http import route_index
 
-    found, params = route_index.resolve("GET", req.path, raw=True)
+    found, params = route_index.resolve("GET", path, raw=True)
     if found is None or found.tag != "web" or found.credentials != req.route.credentials:
         return None
-    again = dataclasses.replace(req, method="GET", body=b"", query={}, route=found,
-                                params=params)
+    again = dataclasses.replace(req, method="GET", body=b"", query=query, route=found,
+                                params=params, path=path, raw_path=path)
     token = FLASH.set(STALE_FORM)
     try:
         response = found.handler(again)

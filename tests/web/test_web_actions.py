@@ -145,10 +145,20 @@ def test_a_stale_form_comes_back_with_a_fresh_token(api, scene):
     assert made.status == 303
     assert [i["title"] for i in api.get("/repos/alice/proj/issues?state=all").json] == \
         ["Sent again"]
-    # No page at the action's address: the error page, still 403, nothing done.
-    refused = alice.post(f"{PUBLIC}/issues/1/comments", {"content": "x"}, csrf=None)
-    assert refused.status == 403 and "Invalid CSRF token" in text(refused)
-    assert api.get("/repos/alice/proj/issues/1/comments").json == []
+    # No page at the action's address: the page the form was sent from, on this site.
+    assert alice.post(f"{PUBLIC}/issues/1/comments", {"content": "x"}).status == 303
+    form = urlencode({"content": "lost?", "_csrf": "expired"}).encode()
+    url_encoded = {"Content-Type": "application/x-www-form-urlencoded", "Host": "nimbus.test"}
+    back = alice.request("POST", f"{PUBLIC}/issues/1/comments", form, **url_encoded,
+                         Referer=f"http://nimbus.test{PUBLIC}/issues/1")
+    assert back.status == 403 and error_shown(back, "The form had expired")
+    assert "Sent again" in text(back) and 'name="content"' in text(back)
+    # From another site, or with no page to go back to: the error page; nothing done.
+    for referer in ("http://elsewhere.example/alice/proj/issues/1", ""):
+        refused = alice.request("POST", f"{PUBLIC}/issues/1/comments", form, **url_encoded,
+                                Referer=referer)
+        assert refused.status == 403 and "Invalid CSRF token" in text(refused)
+    assert [c["body"] for c in api.get("/repos/alice/proj/issues/1/comments").json] == ["x"]
 
 
 def test_open_issue_comment_close_and_reopen(api, scene):

@@ -1,0 +1,168 @@
+"""The scene the page-wide web tests share: a local runtime (as `make run` serves it)
+with alice's ``garden`` and the ``acme`` organization, and a path for every GET page
+(``AUDITED`` for everyone, ``SIGNED`` for alice signed in).  Used by the accessibility
+audit (tests/web/test_accessibility.py) and the forms' bad-input sweep
+(tests/web/test_form_input.py).
+"""
+from __future__ import annotations
+
+import base64
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from chalicelib.local.runtime import LocalRuntime
+
+USERS = {"alice": "alice-password", "bob": "bob-password"}
+TIMEOUT = 60
+R = "/alice/garden"
+
+# operationId -> the pages it serves here (``{pull}``, ``{sha}`` and the like are filled
+# in from the scene); "signed" pages are opened signed in only.
+AUDITED: dict[str, tuple[str, ...]] = {
+    "webHome": ("/",),
+    "webExploreRepos": ("/explore/repos?q=garden",),
+    "webProfile": ("/alice", "/acme"),
+    "webRepoHome": (R,),
+    "webRepoSource": (f"{R}/src/branch/main/app.py", f"{R}/src/branch/main/docs",
+                      f"{R}/src/branch/main/docs/guide.md"),
+    "webRepoCommits": (f"{R}/commits/branch/main",),
+    "webRepoCommitsOfTag": (f"{R}/commits/tag/v1",),
+    "webRepoCommit": (f"{R}/commit/{{sha}}",),
+    "webRepoBranches": (f"{R}/branches",),
+    "webRepoTags": (f"{R}/tags",),
+    "webRepoReleases": (f"{R}/releases",),
+    "webRepoRelease": (f"{R}/releases/tag/v1",),
+    "webRepoIssues": (f"{R}/issues", f"{R}/issues?state=closed"),
+    "webRepoIssue": (f"{R}/issues/{{issue}}",),
+    "webRepoPulls": (f"{R}/pulls",),
+    "webRepoPull": (f"{R}/pulls/{{pull}}",),
+    "webRepoPullFiles": (f"{R}/pulls/{{pull}}/files",),
+    "webRepoPullCommits": (f"{R}/pulls/{{pull}}/commits",),
+    "webLoginForm": ("/user/login",),
+    "webRepoPageNotFound": (f"{R}/no/such/page",),
+    "webRepoBlame": (f"{R}/blame/branch/main/app.py",),
+    "webRepoLabels": (f"{R}/labels",),
+    "webRepoMilestones": (f"{R}/milestones",),
+    "webOrgMembers": ("/org/acme/members",),
+}
+SIGNED: dict[str, tuple[str, ...]] = {
+    "webRepoCreateForm": ("/repo/create",),
+    "webIssueNewForm": (f"{R}/issues/new",),
+    "webCompare": (f"{R}/compare/main...feature",),
+    "webReleaseNewForm": (f"{R}/releases/new",),
+    "webApplications": ("/user/settings/applications",),
+    "webRepoSettingsBranches": (f"{R}/settings/branches",),
+    "webIssueEditForm": (f"{R}/issues/{{issue}}/edit",),
+    "webRepoMilestoneNewForm": (f"{R}/milestones/new",),
+    "webRepoMilestoneEditForm": (f"{R}/milestones/{{milestone}}/edit",),
+    "webOrgCreateForm": ("/org/create",),
+    "webOrgTeams": ("/org/acme/teams",),
+    "webOrgTeamNewForm": ("/org/acme/teams/new",),
+    "webOrgTeam": ("/org/acme/teams/gardeners",),
+    "webOrgTeamEditForm": ("/org/acme/teams/gardeners/edit",),
+    "webOrgTeamRepos": ("/org/acme/teams/gardeners/repositories",),
+    "webOrgSettings": ("/org/acme/settings",),
+    "webRepoSettings": (f"{R}/settings",),
+    "webRepoSettingsCollaborators": (f"{R}/settings/collaboration",),
+    "webRepoSettingsHooks": (f"{R}/settings/hooks",),
+    "webRepoSettingsHookNew": (f"{R}/settings/hooks/new",),
+    "webRepoSettingsHook": (f"{R}/settings/hooks/{{hook}}",),
+    "webRepoSettingsKeys": (f"{R}/settings/keys",),
+    "webNotifications": ("/notifications", "/notifications?type=read"),
+    "webUserSettings": ("/user/settings",),
+    "webUserSettingsAccount": ("/user/settings/account",),
+    "webUserSettingsKeys": ("/user/settings/keys",),
+    "webRepoFileNewForm": (f"{R}/_new/main/docs",),
+    "webRepoFileUploadForm": (f"{R}/_upload/main/docs",),
+    "webRepoFileEditForm": (f"{R}/_edit/main/app.py",),
+    "webRepoFileDeleteForm": (f"{R}/_delete/main/docs/guide.md",),
+}
+# GET routes that are not pages a person reads: bytes, redirects, stylesheets.
+NOT_PAGES = {
+    "webRepoRaw": "a file's bytes",
+    "webRepoMedia": "a file's bytes",
+    "webPullDiffOrPatch": "a text diff",
+    "webCommitDiffOrPatch": "a text diff",
+    "webAsset": "a stylesheet or script",
+    "webCompareChoose": "a redirect to /compare/{base}...{head}",
+}
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _scene(url: str) -> dict:
+    """alice's ``garden``: files in a directory with its own README, a branch with a pull
+    request, a tag and a release, an issue with a label, a milestone and a comment; the
+    ``acme`` organization with alice in a team."""
+    api = httpx.Client(base_url=url + "/api/v1", auth=("alice", USERS["alice"]),
+                       timeout=TIMEOUT)
+    repo = "/repos/alice/garden"
+
+    def must(method: str, path: str, body: dict | None = None) -> dict:
+        resp = api.request(method, path, json=body)
+        assert resp.status_code < 300, (method, path, resp.status_code, resp.text)
+        return resp.json() if resp.content else {}
+    must("POST", "/user/repos", {"name": "garden", "auto_init": True,
+                                 "description": "Plants and notes"})
+    must("POST", f"{repo}/contents/app.py", {"content": _b64("def main():\n    return 1\n")})
+    must("POST", f"{repo}/contents/docs/guide.md", {"content": _b64("# Guide\n\nRead *me*.\n")})
+    must("POST", f"{repo}/contents/docs/README.md", {"content": _b64("# Docs\n\nAll here.\n")})
+    must("POST", f"{repo}/contents/feature.txt", {"content": _b64("work\n"),
+                                                  "new_branch": "feature"})
+    must("POST", f"{repo}/tags", {"tag_name": "v1"})
+    must("POST", f"{repo}/releases", {"tag_name": "v1", "name": "First", "body": "Notes"})
+    label = must("POST", f"{repo}/labels", {"name": "bug", "color": "#ee0701"})
+    milestone = must("POST", f"{repo}/milestones", {"title": "Spring"})
+    issue = must("POST", f"{repo}/issues", {"title": "Water the ferns", "body": "They are *dry*.",
+                                            "labels": [label["id"]],
+                                            "milestone": milestone["id"],
+                                            "assignees": ["alice"]})
+    must("POST", f"{repo}/issues/{issue['number']}/comments", {"body": "Done."})
+    pull = must("POST", f"{repo}/pulls", {"head": "feature", "base": "main",
+                                          "title": "Add the feature"})
+    sha = must("GET", f"{repo}/branches/main")["commit"]["id"]
+    must("POST", "/orgs", {"username": "acme", "full_name": "Acme"})
+    team = must("POST", "/orgs/acme/teams", {"name": "gardeners", "permission": "write",
+                                             "units": ["repo.code", "repo.issues"]})
+    must("PUT", f"/teams/{team['id']}/members/bob")
+    must("PUT", f"{repo}/collaborators/bob", {"permission": "write"})
+    hook = must("POST", f"{repo}/hooks", {"type": "gitea", "active": False, "events": ["push"],
+                                          "config": {"url": "https://ci.example.com/hook",
+                                                     "content_type": "json"}})
+    must("POST", f"{repo}/keys", {"title": "deploy", "read_only": True, "key": _ssh_key()})
+    return {"issue": issue["number"], "pull": pull["number"], "sha": sha,
+            "milestone": milestone["id"], "hook": hook["id"]}
+
+
+def _ssh_key() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    return ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
+        serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+
+
+@contextmanager
+def scene_runtime(data_dir: Path):
+    """The runtime with the users and the scene (``runtime.scene``: the numbers and ids
+    the paths name)."""
+    with LocalRuntime(port=0, data_dir=data_dir, access_log=False) as runtime:
+        from chalicelib.accounts.service import ensure_admin
+
+        ensure_admin("boss", "boss-password", "boss@example.com")
+        for name, password in USERS.items():
+            httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                       json={"username": name, "email": f"{name}@example.com",
+                             "password": password, "must_change_password": False},
+                       timeout=TIMEOUT).raise_for_status()
+        runtime.scene = _scene(runtime.url)
+        yield runtime
+
+
+def paths(runtime, table: dict) -> list[str]:
+    """The table's paths with the scene's numbers filled in."""
+    return [p.format(**runtime.scene) for found in table.values() for p in found]
