@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import islice
-from types import SimpleNamespace
 from typing import Iterable, Iterator
 
 from chalicelib import accounts, issues, orgs, repos
 from chalicelib.errors import BadInput, NotFoundError
 from chalicelib.search import issue_index_store, issue_terms
 from chalicelib.search.issue_index_store import IssueFilter
-from chalicelib.search.repo_search import facts_of, visibility_for
+from chalicelib.search.repo_search import (entry_repo_keys, entry_repositories, facts_of,
+                                           visibility_for)
 from chalicelib.store import unit_of_work
 from chalicelib.store.pages import window
 
@@ -193,14 +193,8 @@ def _keys(caller: repos.Caller, entries: list) -> list:
     """Every item deciding and showing these entries reads: the issues, trackers and
     label sets, the repositories (by the key the entry names), their owners and the
     caller's collaboration and membership."""
-    user_id = int(caller.user.id) if caller.user is not None else None
-    found = list(issues.issue_page_keys((int(e.repo_id), int(e.number), int(e.owner_id))
-                                        for e in entries))
-    for entry in entries:
-        found.append((entry.repo_pk, "REPO"))
-        shape = SimpleNamespace(id=int(entry.repo_id), owner_id=int(entry.owner_id))
-        found += repos.access_keys(shape, user_id)
-    return found
+    return [*issues.issue_page_keys((int(e.repo_id), int(e.number), int(e.owner_id))
+                                    for e in entries), *entry_repo_keys(caller, entries)]
 
 
 def issues_of(caller: repos.Caller, entries: list) -> list[tuple[repos.RepoView, object]]:
@@ -210,27 +204,12 @@ def issues_of(caller: repos.Caller, entries: list) -> list[tuple[repos.RepoView,
     return [(ctx, issue) for _, ctx, issue in _readable(caller, entries)]
 
 
-def _repositories(entries: list) -> list:
-    """The entries' repositories: by the key each entry names (read in the batch),
-    by id for one renamed or transferred since."""
-    found, moved = {}, []
-    for entry in entries:
-        repo = unit_of_work.get(repos.Repo, (entry.repo_pk, "REPO"))
-        if repo is not None and int(repo.id) == int(entry.repo_id):
-            found[int(repo.id)] = repo
-        else:
-            moved.append((int(entry.repo_id), entry.repo_pk))
-    if moved:
-        found.update((int(r.id), r) for r in repos.repos_by_link(list(dict.fromkeys(moved))))
-    return list(found.values())
-
-
 def _readable(caller: repos.Caller, entries: list) -> list[tuple]:
     """(entry, tracker context, issue) for each entry whose issue the caller may read
     now: the repository's read rule, then the tracker's unit rule."""
     if not entries:
         return []
-    views = {int(v.repo.id): v for v in repos.list_visible(caller, _repositories(entries))}
+    views = {int(v.repo.id): v for v in repos.list_visible(caller, entry_repositories(entries))}
     contexts: dict[tuple[int, bool], object] = {}
     shown = []
     for entry in entries:

@@ -164,7 +164,7 @@ def _kept(caller: repos.Caller, entries: Iterator, wanted: Filter, visibility, o
     when some were dropped, ``RECHECK`` at a time, one batch each."""
     want = offset + limit + ahead
     chunk = list(islice(entries, want))
-    unit_of_work.prefetch(_keys(caller, [e for n, e in enumerate(chunk)
+    unit_of_work.prefetch(entry_repo_keys(caller, [e for n, e in enumerate(chunk)
                                          if offset <= n < offset + limit
                                          or not _shown(e, visibility)]))
     kept = 0
@@ -177,7 +177,7 @@ def _kept(caller: repos.Caller, entries: Iterator, wanted: Filter, visibility, o
         if kept >= want:
             return
         chunk = list(islice(entries, max(want - kept, RECHECK)))
-        unit_of_work.prefetch(_keys(caller, chunk))
+        unit_of_work.prefetch(entry_repo_keys(caller, chunk))
 
 
 def _shown(entry, visibility) -> bool:
@@ -186,9 +186,10 @@ def _shown(entry, visibility) -> bool:
     return visibility is None or entry.vis in visibility
 
 
-def _keys(caller: repos.Caller, entries: list) -> list:
-    """What deciding and showing these entries reads: the repositories (by the key the
-    entry names), their owners, and the caller's collaboration and membership."""
+def entry_repo_keys(caller: repos.Caller, entries: list) -> list:
+    """What deciding and showing index entries reads of their repositories (repository
+    and issue entries alike: each names its repository's key, id and owner): the
+    repositories, their owners, and the caller's collaboration and membership."""
     user = caller.user
     user_id = int(user.id) if user is not None and not user.is_admin else None
     found = []
@@ -199,7 +200,7 @@ def _keys(caller: repos.Caller, entries: list) -> list:
     return found
 
 
-def _repositories(entries: list) -> list:
+def entry_repositories(entries: list) -> list:
     """The entries' repositories: by the key each entry names (read in the batch),
     by id for one renamed or transferred since."""
     found, moved = {}, []
@@ -219,11 +220,11 @@ def _readable(caller: repos.Caller, entries: list, wanted: Filter) -> dict[int, 
     match (the index may lag behind a change), by id."""
     if not entries:
         return {}
-    return {int(v.repo.id): v for v in repos.list_visible(caller, _repositories(entries))
+    return {int(v.repo.id): v for v in repos.list_visible(caller, entry_repositories(entries))
             if _keeps(facts_of(v.repo, v.owner), wanted)}
 
 
 def _views(caller: repos.Caller, page: list, wanted: Filter) -> list[repos.RepoView]:
-    unit_of_work.prefetch(_keys(caller, page))     # known already, unless the page moved
+    unit_of_work.prefetch(entry_repo_keys(caller, page))     # known already, unless the page moved
     shown = _readable(caller, page, wanted)
     return [shown[int(e.repo_id)] for e in page if int(e.repo_id) in shown]
