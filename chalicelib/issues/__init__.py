@@ -163,6 +163,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "label_set":                 "label_templates.labels_of",
     "issue_timeline":            "timeline_records",
     "stage_timeline_event":      "timeline_store.stage_event",
+    "stage_pull_push":           "timeline_store.stage_push",
     "EditLabelOption":           "options",
     "EditMilestoneOption":       "options",
     "IssueLabelsOption":         "options",

@@ -1,7 +1,8 @@
 """Timeline events: what Forgejo records as typed comments on an issue when it changes
 (``close``, ``reopen``, ``merge_pull``, ``label``, ``milestone``, ``assignees``,
 ``change_title``, ``added_deadline``/``modified_deadline``/``removed_deadline``,
-``delete_branch``, ``add_dependency``/``remove_dependency``), kept as items of their own beside the issue's comments.
+``delete_branch``, ``add_dependency``/``remove_dependency``, ``pull_push``), kept as items
+of their own beside the issue's comments.
 
 | item | pk | sk | written with |
 |---|---|---|---|
@@ -41,6 +42,9 @@ CLOSE, REOPEN, MERGE_PULL, LABEL_TYPE, MILESTONE, ASSIGNEES, CHANGE_TITLE = (
     "close", "reopen", "merge_pull", "label", "milestone", "assignees", "change_title")
 ADDED_DEADLINE, MODIFIED_DEADLINE, REMOVED_DEADLINE, DELETE_BRANCH = (
     "added_deadline", "modified_deadline", "removed_deadline", "delete_branch")
+# Commits pushed to a pull request's head (``pulls/sync.py``); the body is Forgejo's JSON.
+PULL_PUSH = "pull_push"
+MAX_PUSHED_COMMITS = 100
 # On both issues of a dependency edge, naming the other (``dependencies.py``).
 ADD_DEPENDENCY, REMOVE_DEPENDENCY = "add_dependency", "remove_dependency"
 DEPENDENCY_TYPES = frozenset((ADD_DEPENDENCY, REMOVE_DEPENDENCY))
@@ -124,6 +128,20 @@ def stage_event(issue: Issue, event_type: str, actor: dict | None, *,
                           created=clock.seconds() if created is None else created, **fields)
     unit_of_work.current().put(event, label=LABEL, must_not_exist=True)
     return event
+
+
+def stage_push(issue: Issue, actor: dict | None, commit_ids: list[str], *,
+               force: bool) -> TimelineEvent:
+    """Stage a ``pull_push`` event: ``actor`` pushed ``commit_ids`` (oldest first; the
+    newest ``MAX_PUSHED_COMMITS`` are kept) to the pull request's head, or force-pushed
+    it (Forgejo then records the old and the new head).  Staged in the transaction that
+    moves the head, conditional on the issue's version, like every event here: a
+    redelivered push finds the head already moved and stages nothing.  The body is
+    Forgejo's PushActionContent as Go marshals it (no spaces)."""
+    body = json.dumps({"is_force_push": bool(force),
+                       "commit_ids": list(commit_ids)[-MAX_PUSHED_COMMITS:]},
+                      separators=(",", ":"))
+    return stage_event(issue, PULL_PUSH, actor, body=body)
 
 
 def _day(seconds: int) -> str:

@@ -4,8 +4,9 @@ A push to a branch (``RepositoryPushed``) re-examines every open pull request th
 has the branch as its base, or as its head (in the same repository, or in a fork
 towards its parent): ``refs/pull/<n>/head`` follows the head by compare-and-swap, the
 mergeability, merge base and line counts are recomputed, and a moved head raises the
-"synchronized" event.  A new commit status (and the re-examination) may complete a
-scheduled merge (``merge_when_checks_succeed``).
+"synchronized" event and records who pushed which commits on the timeline
+(``pull_push``).  A new commit status (and the re-examination) may complete a scheduled
+merge (``merge_when_checks_succeed``).
 
 Every step reads the refs as they are when it runs, so a redelivered or late event
 changes nothing that is already up to date.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nimbus.pulls")
 HEADS = "refs/heads/"
+MAX_PUSHED_COMMITS = 100     # a pull_push entry lists at most this many (the newest)
 
 
 def _system_ctx(repo: Repo, user=None) -> Ctx | None:
@@ -122,7 +124,7 @@ def refresh(base_repo: Repo, number: int, actor=None) -> None:
     if head_sha is None or base_sha is None:
         return      # a deleted branch: Forgejo keeps the pull request as it was
     if (head_sha, base_sha) != (pull.head_sha, pull.base_sha):
-        _rewrite(ctx, number, head_sha, base_sha)
+        _rewrite(ctx, number, head_sha, base_sha, actor)
     try_scheduled_merge(base_repo, number)
 
 
@@ -136,17 +138,31 @@ def _head_view(ctx: Ctx, pull) -> RepoView | None:
     return RepoView(repo, owner, Access.OWNER) if owner is not None else None
 
 
-def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
+def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str, actor=None) -> None:
+    """Store the pull request examined on the new tips.  A moved head also moves
+    ``refs/pull/<n>/head`` and records Forgejo's ``pull_push`` entry (who pushed which
+    commits) in the same transaction, conditional on the version read: a redelivered
+    or late push finds the head already there and records nothing."""
     git = contents.open_git(ctx.repo)
+    walked: dict[tuple[str, str], tuple[list[str], bool]] = {}   # kept across retries
 
     def change(old, new, tracker) -> None:
         pull = store.fields_of(new)
-        moved = pull.head_sha != head_sha
+        old_head = pull.head_sha
+        moved = old_head != head_sha
         pulls.examined(ctx, pull, base_sha, head_sha)
         store.set_fields(new, pull)
         if moved:
             pulls.stage_head_ref(git, number, head_sha, unit_of_work.current())
             new.updated = clock.seconds()
+            if old_head:
+                if (old_head, head_sha) not in walked:
+                    walked[old_head, head_sha] = _pushed(git.object_store, old_head,
+                                                         head_sha, base_sha)
+                commit_ids, force = walked[old_head, head_sha]
+                if commit_ids:
+                    issues.stage_pull_push(new, account_snapshot(actor) if actor else None,
+                                           commit_ids, force=force)
 
     def raised(old, new):
         if store.fields_of(old).head_sha != store.fields_of(new).head_sha:
@@ -155,6 +171,30 @@ def _rewrite(ctx: Ctx, number: int, head_sha: str, base_sha: str) -> None:
 
     issues.mutate_issue(ctx, number, change, raised)
     git.refs.refresh()
+
+
+def _pushed(object_store, old_head: str, new_head: str,
+            base_sha: str) -> tuple[list[str], bool]:
+    """What Forgejo's ``pull_push`` body lists (fj:services/pull/pull.go
+    CreatePushPullComment): the commits the new head adds over the old one that the base
+    branch does not have, oldest first (the newest ``MAX_PUSHED_COMMITS``), or, when the old
+    head is not in the new one's history (a force push), the old and the new head."""
+    from dulwich.walk import Walker
+
+    from chalicelib.gitops.merge import is_ancestor
+
+    try:
+        if not is_ancestor(object_store, old_head, new_head):
+            return [old_head, new_head], True
+    except (KeyError, ServiceError):
+        return [old_head, new_head], True     # the old head's commit is gone
+    found = []
+    for entry in Walker(object_store, include=[new_head.encode()],
+                        exclude=[old_head.encode(), base_sha.encode()]):
+        found.append(entry.commit.id.decode())
+        if len(found) >= MAX_PUSHED_COMMITS:
+            break
+    return found[::-1], False
 
 
 def on_status(repo_id: int, sha: str) -> None:

@@ -5,8 +5,8 @@ oldest first.
 
 It lives with the reviews because it reads both domains: from the issues domain
 (``issues.issue_timeline``) one Query of the comments together with the events (close,
-reopen, merge_pull, label, milestone, assignees, change_title, deadlines, delete_branch:
-``issues/timeline_store.py``), one of the references (commit_ref, issue_ref, pull_ref,
+reopen, merge_pull, label, milestone, assignees, change_title, deadlines, delete_branch,
+pull_push: ``issues/timeline_store.py``), one of the references (commit_ref, issue_ref, pull_ref,
 comment_ref) and, only when a reference comes from another issue or comment, one
 BatchGetItem of those; for a pull request its review items (``store.reviews_of``: one
 Query more).  Never an item per comment or per review.

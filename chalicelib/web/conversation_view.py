@@ -13,6 +13,7 @@ own.
 from __future__ import annotations
 
 import functools
+import json
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -72,11 +73,27 @@ def conversation(req: ApiRequest, ctx, view, number: int, record: dict, is_pull:
     comments = list(zip(comment_records, bodies[1:]))
     events = issues.TimelineRenderer(req, ctx)
     ordered = [((int(c.created), int(c.id)), pair) for c, pair in zip(read.comments, comments)]
-    ordered += [((f.created, f.id), (events.record(f, number=number, is_pull=is_pull), None))
+    ordered += [((f.created, f.id),
+                 (_with_push(events.record(f, number=number, is_pull=is_pull)), None))
                 for f in read.entries]
     ordered += more or []
     ordered.sort(key=lambda kv: kv[0])
     return bodies[0], [pair for _, pair in ordered], comments
+
+
+def _with_push(record: dict) -> dict:
+    """A ``pull_push`` record with its JSON body read (``pushed``: is_force_push and
+    commit_ids), for ``timeline_event.html`` to word; other records as they are."""
+    if record.get("type") != "pull_push":
+        return record
+    try:
+        pushed = json.loads(record.get("body") or "{}")
+    except ValueError:
+        pushed = {}
+    if not isinstance(pushed, dict):
+        pushed = {}
+    ids = [i for i in pushed.get("commit_ids") or [] if isinstance(i, str)]
+    return {**record, "pushed": {"force": bool(pushed.get("is_force_push")), "ids": ids}}
 
 
 def _stamp(seconds: int) -> str:
