@@ -7,7 +7,9 @@ operation, its count, its budget and the calls it made.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,16 +20,38 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "aws_calls.py"
 
 
-@pytest.fixture(scope="module")
-def bench() -> dict:
+def _run_bench() -> dict:
     done = subprocess.run([sys.executable, str(BENCH), "--json"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
+    return {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr[-4000:]}
+
+
+def _bench_once(tmp_path_factory) -> dict:
+    """The bench's output, run once per test session.  Under xdist the tests below may be
+    spread over several workers, each with this module's fixture: the first to get the
+    lock runs the bench (about 5 minutes and 12 GB at its peak: two at once can exhaust
+    the machine's memory) and leaves its output for the others in the session's
+    directory, shared by the workers."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _run_bench()
+    shared = tmp_path_factory.getbasetemp().parent / "aws_calls_bench.json"
+    with open(f"{shared}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not shared.exists():
+            shared.write_text(json.dumps(_run_bench()))
+        return json.loads(shared.read_text())
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> dict:
+    done = _bench_once(tmp_path_factory)
     try:
-        result = json.loads(done.stdout)
+        result = json.loads(done["stdout"])
     except json.JSONDecodeError:
-        pytest.fail(f"bench/aws_calls.py crashed (exit {done.returncode}) before reporting:\n"
-                    f"{done.stderr[-4000:]}", pytrace=False)
-    assert done.returncode == result["exit_status"], (done.returncode, result["exit_status"])
+        pytest.fail(f"bench/aws_calls.py crashed (exit {done['returncode']}) before "
+                    f"reporting:\n{done['stderr']}", pytrace=False)
+    assert done["returncode"] == result["exit_status"], (done["returncode"],
+                                                         result["exit_status"])
     return result
 
 
