@@ -35,14 +35,13 @@ from chalicelib.search.issue_index_store import IssueFilter
 from chalicelib.search.repo_search import (entry_repo_keys, entry_repositories, facts_of,
                                            visibility_for)
 from chalicelib.store import unit_of_work
-from chalicelib.store.pages import window
+from chalicelib.store.pages import kept_in_chunks, window
 
 AHEAD = 1
 # The smallest page DynamoDB is asked for (a Query without a limit reads up to 1 MB).
 MIN_READ = 20
 # Entries of a caller's own list checked at once after the first page's worth (when
 # some were dropped): one batch each.
-RECHECK = 10
 STATES = {"open": False, "closed": True}
 KINDS = {"issues": False, "pulls": True}
 
@@ -177,16 +176,8 @@ def _kept(caller: repos.Caller, first: list, rest: Iterator, want: int) -> Itera
     """The entries of a caller's own list the read rule keeps, in order: the first
     ones were read in the page's batch, later ones (only when some were dropped) a few
     at a time, one batch each."""
-    kept = 0
-    chunk = first
-    while chunk:
-        for found in _readable(caller, chunk):
-            kept += 1
-            yield found
-        if kept >= want:
-            return
-        chunk = list(islice(rest, max(want - kept, RECHECK)))
-        unit_of_work.prefetch(_keys(caller, chunk))
+    return kept_in_chunks(first, rest, want, lambda chunk: _readable(caller, chunk),
+                          lambda chunk: unit_of_work.prefetch(_keys(caller, chunk)))
 
 
 def _keys(caller: repos.Caller, entries: list) -> list:

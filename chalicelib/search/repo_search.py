@@ -28,7 +28,7 @@ from chalicelib.errors import InvalidInput
 from chalicelib.search import index_store, terms
 from chalicelib.search.index_store import Facts, Filter
 from chalicelib.store import unit_of_work
-from chalicelib.store.pages import window
+from chalicelib.store.pages import kept_in_chunks, window
 
 # Entries read past the page, to know whether another page follows: on a sort list
 # (every repository) one; on a keyword's list in name or creation order a few, so that
@@ -41,7 +41,6 @@ COUNT_AHEAD = 10
 MIN_READ = 20
 # Entries checked at once after the page's first batch, when the read rule dropped
 # some (a private repository of an organization the caller's teams do not cover).
-RECHECK = 10
 # The most ids (organizations, shared repositories) passed in the filter, whose
 # expression DynamoDB bounds (4 KB): past it every hidden entry is read and checked.
 REACH_IN_FILTER = 200
@@ -161,23 +160,18 @@ def _kept(caller: repos.Caller, entries: Iterator, wanted: Filter, visibility, o
     """The entries the caller finds, in order: those the visibility shows, and the
     others when the read rule keeps them.  The first page's worth (and ``ahead``) is
     decided in one batch, which also reads what the page shows; more entries, only
-    when some were dropped, ``RECHECK`` at a time, one batch each."""
+    when some were dropped, a few at a time (``kept_in_chunks``), one batch each."""
     want = offset + limit + ahead
-    chunk = list(islice(entries, want))
-    unit_of_work.prefetch(entry_repo_keys(caller, [e for n, e in enumerate(chunk)
+    first = list(islice(entries, want))
+    unit_of_work.prefetch(entry_repo_keys(caller, [e for n, e in enumerate(first)
                                          if offset <= n < offset + limit
                                          or not _shown(e, visibility)]))
-    kept = 0
-    while chunk:
+
+    def keep(chunk: list) -> list:
         readable = _readable(caller, [e for e in chunk if not _shown(e, visibility)], wanted)
-        for entry in chunk:
-            if _shown(entry, visibility) or int(entry.repo_id) in readable:
-                kept += 1
-                yield entry
-        if kept >= want:
-            return
-        chunk = list(islice(entries, max(want - kept, RECHECK)))
-        unit_of_work.prefetch(entry_repo_keys(caller, chunk))
+        return [e for e in chunk if _shown(e, visibility) or int(e.repo_id) in readable]
+    return kept_in_chunks(first, entries, want, keep,
+                          lambda chunk: unit_of_work.prefetch(entry_repo_keys(caller, chunk)))
 
 
 def _shown(entry, visibility) -> bool:

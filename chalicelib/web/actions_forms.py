@@ -47,11 +47,11 @@ def posted_id(req: ApiRequest, missing: str) -> int:
     return int(raw)
 
 
-def issue_number(req: ApiRequest) -> int:
+def issue_number(req: ApiRequest, kind: str = "issue") -> int:
     """The ``{index}`` of an issue or pull request address; the 404 page if not a number."""
     raw = req.params["index"]
     if not raw.isdigit():
-        raise errors.NotFoundError(f"issue does not exist [index: {raw}]")
+        raise errors.NotFoundError(f"{kind} does not exist [index: {raw}]")
     return int(raw)
 
 

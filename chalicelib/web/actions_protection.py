@@ -19,9 +19,10 @@ import re
 from chalicelib import errors, protection
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.protection import CreateBranchProtectionOption, CreateTagProtectionOption
-from chalicelib.repos import caller, current_repo
+from chalicelib.repos import caller
 from chalicelib.web.actions_forms import checked, fixable_status, posted, posted_id, repo_values
-from chalicelib.web.view import Web, page, path_url, redirect, render
+from chalicelib.web.settings_common import admin_view, settings_url
+from chalicelib.web.view import Web, page, redirect, render
 
 TEMPLATE = "forms/protection.html"
 PUSH_MODES = ("none", "all", "whitelist")
@@ -30,20 +31,12 @@ FLAGS = ("enable_status_check", "dismiss_stale_approvals", "block_on_rejected_re
          "block_on_outdated_branch", "require_signed_commits", "apply_to_admins")
 
 
-def _admin_view(req: ApiRequest):
-    """The repository for its admins; the 404 page for everyone else."""
-    view = current_repo(req)
-    if req.actor is None or not view.is_admin:
-        raise errors.NotFoundError("page does not exist")
-    return view
-
-
 def _names(text: str) -> list[str]:
     return [n for n in re.split(r"[\s,]+", text or "") if n]
 
 
 def _settings_path(view) -> str:
-    return path_url(view.owner.login, view.repo.name, "settings", "branches")
+    return settings_url(view, "branches")
 
 
 def _page(req: ApiRequest, web: Web, view, *, error: errors.ServiceError | None = None,
@@ -74,7 +67,7 @@ def _refusal(err: errors.ServiceError) -> bool:
 
 @page("GET", "/{owner}/{repo}/settings/branches", "webRepoSettingsBranches", in_repo=True)
 def settings(req: ApiRequest, web: Web) -> ApiResponse:
-    return _page(req, web, _admin_view(req))
+    return _page(req, web, admin_view(req))
 
 
 def _branch_option(form: dict) -> CreateBranchProtectionOption:
@@ -102,7 +95,7 @@ def _branch_option(form: dict) -> CreateBranchProtectionOption:
 @page("POST", "/{owner}/{repo}/settings/branches", "webRepoBranchProtectionCreate",
       in_repo=True)
 def create_branch_rule(req: ApiRequest, web: Web) -> ApiResponse:
-    view = _admin_view(req)
+    view = admin_view(req)
     form = posted(req)
     try:
         protection.create_branch_rule(view, caller(req), _branch_option(form))
@@ -116,14 +109,14 @@ def create_branch_rule(req: ApiRequest, web: Web) -> ApiResponse:
 @page("POST", "/{owner}/{repo}/settings/branches/delete", "webRepoBranchProtectionDelete",
       in_repo=True)
 def delete_branch_rule(req: ApiRequest, web: Web) -> ApiResponse:
-    view = _admin_view(req)
+    view = admin_view(req)
     protection.delete_branch_rule(view, caller(req), posted(req).get("rule_name", ""))
     return redirect(_settings_path(view) + "#branch-rules")
 
 
 @page("POST", "/{owner}/{repo}/settings/tags", "webRepoTagProtectionCreate", in_repo=True)
 def create_tag_rule(req: ApiRequest, web: Web) -> ApiResponse:
-    view = _admin_view(req)
+    view = admin_view(req)
     form = posted(req)
     try:
         protection.create_tag_rule(view, caller(req), CreateTagProtectionOption(
@@ -140,6 +133,6 @@ def create_tag_rule(req: ApiRequest, web: Web) -> ApiResponse:
 @page("POST", "/{owner}/{repo}/settings/tags/delete", "webRepoTagProtectionDelete",
       in_repo=True)
 def delete_tag_rule(req: ApiRequest, web: Web) -> ApiResponse:
-    view = _admin_view(req)
+    view = admin_view(req)
     protection.delete_tag_rule(view, caller(req), posted_id(req, "tag protection does not exist"))
     return redirect(_settings_path(view) + "#tag-rules")

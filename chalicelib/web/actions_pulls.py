@@ -18,7 +18,8 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.pulls import CreatePullRequestOption, MergePullRequestOption
 from chalicelib.repos import caller, current_repo
 from chalicelib.web import issue_fields
-from chalicelib.web.actions_forms import checked, fixable_status, posted, repo_values, show_form
+from chalicelib.web.actions_forms import (checked, fixable_status, issue_number, posted,
+                                          repo_values, show_form)
 from chalicelib.web.view import Web, page, path_url, redirect
 
 COMPARE = "forms/compare.html"
@@ -111,18 +112,11 @@ def open_pull(req: ApiRequest, web: Web) -> ApiResponse:
     return redirect(path_url(view.owner.login, view.repo.name, "pulls", str(int(item.number))))
 
 
-def _number(req: ApiRequest) -> int:
-    raw = req.params["index"]
-    if not raw.isdigit():
-        raise errors.NotFoundError(f"pull request does not exist [index: {raw}]")
-    return int(raw)
-
-
 @page("POST", "/{owner}/{repo}/pulls/{index}/merge", "webPullMerge", in_repo=True,
       signed_in=True)
 def merge(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    number = _number(req)
+    number = issue_number(req, "pull request")
     form = posted(req)
     style = form.get("do", "")
     ctx = pulls.pull_context(caller(req), view)

@@ -27,18 +27,12 @@ from chalicelib.repos import caller, current_repo
 from chalicelib.reviews import (CreatePullReviewComment, CreatePullReviewOptions,
                                 PullReviewRequestOptions, SubmitPullReviewOptions)
 from chalicelib.web import issue_fields, pull_view, review_view
-from chalicelib.web.actions_forms import fixable_status, posted, repo_values, show_form
+from chalicelib.web.actions_forms import (fixable_status, issue_number, posted, repo_values,
+                                          show_form)
 from chalicelib.web.view import Web, page, path_url, redirect
 
 EVENTS = dict(review_view.EVENTS)
 MODES = ("single", "review")
-
-
-def _number(req: ApiRequest) -> int:
-    raw = req.params["index"]
-    if not raw.isdigit():
-        raise errors.NotFoundError(f"pull request does not exist [index: {raw}]")
-    return int(raw)
 
 
 def _pending_id(ctx, number: int, user) -> int | None:
@@ -62,7 +56,7 @@ def _refused(req: ApiRequest, web: Web, ctx, view, number: int, err: errors.Serv
       in_repo=True, signed_in=True)
 def submit(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    number = _number(req)
+    number = issue_number(req, "pull request")
     form = posted(req)
     body, event = form.get("content", ""), form.get("event", "")
     ctx = pulls.pull_context(caller(req), view)
@@ -88,7 +82,7 @@ def submit(req: ApiRequest, web: Web) -> ApiResponse:
       in_repo=True, signed_in=True)
 def line_comment(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    number = _number(req)
+    number = issue_number(req, "pull request")
     form = posted(req)
     path, body, mode = form.get("path", ""), form.get("content", ""), form.get("mode", "")
     raw_line = form.get("line", "").strip()
@@ -147,7 +141,7 @@ def _named_field(err: errors.ServiceError) -> errors.ServiceError:
       in_repo=True, signed_in=True)
 def request_reviewers(req: ApiRequest, web: Web) -> ApiResponse:
     view = current_repo(req)
-    number = _number(req)
+    number = issue_number(req, "pull request")
     form = posted(req)
     action = form.get("action", "add")
     typed = {"reviewers": form.get("reviewers", ""),

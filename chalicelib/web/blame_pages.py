@@ -12,7 +12,8 @@ from chalicelib.errors import NotFoundError
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repos import current_repo
 from chalicelib.web import code_view, present
-from chalicelib.web.pages import repo_values, source_values
+from chalicelib.web.actions_forms import repo_values
+from chalicelib.web.pages import source_values
 from chalicelib.web.view import Web, page, render
 
 

@@ -20,7 +20,8 @@ from chalicelib.repos import caller, current_repo
 from chalicelib.web import pull_pages
 from chalicelib.web.conversation_view import (conversation, edit_values, number_of,
                                               reaction_badges, tracker_page)
-from chalicelib.web.pages import pager, repo_values
+from chalicelib.web.actions_forms import repo_values
+from chalicelib.web.view import pager
 from chalicelib.web.view import Web, page, render
 
 STATES = ("open", "closed", "all")

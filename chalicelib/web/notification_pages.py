@@ -20,21 +20,12 @@ from chalicelib import notifications
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.web.view import Web, page, redirect, render
+from chalicelib.web.view import Web, page, pager, redirect, render
 
 READ_TYPE, UNREAD_TYPE = "read", "unread"
 # What each tab lists: the unread one keeps pinned threads in view, as Forgejo's does.
 TAB_STATUSES = {UNREAD_TYPE: ("unread", "pinned"), READ_TYPE: ("read",)}
 STATUSES = ("read", "unread", "pinned")
-
-
-def _pager(req: ApiRequest, total: int) -> dict:
-    """``pages.pager``'s values (that module is not imported here: importing it would
-    register its ``/{username}`` and ``/{owner}/{repo}`` pages before the sign-in form's
-    literal paths, areas.py)."""
-    page_ = paging.page_of(req)
-    return {"page": page_.page, "last": max((total + page_.limit - 1) // page_.limit, 1),
-            "total": total, "offset": page_.offset, "limit": page_.limit}
 
 
 def _tab(value: str | None) -> str:
@@ -52,7 +43,7 @@ def notification_list(req: ApiRequest, web: Web) -> ApiResponse:
     shown = [notifications.thread_record(t, views[int(t.id)], req.actor) for t in threads
              if int(t.id) in views]
     return render(web, "notifications.html", title="Notifications", tab=tab,
-                  threads=shown, pager=_pager(req, total), page_number=page_.page)
+                  threads=shown, pager=pager(req, total), page_number=page_.page)
 
 
 def _back(req: ApiRequest) -> str:

@@ -23,7 +23,7 @@ from chalicelib.web.org_lists import member_page
 # A form's fields as the API's option, after the checks the API's edge makes on a JSON
 # body; org_settings and org_team_pages take it from here.
 from chalicelib.web.settings_common import edge_option
-from chalicelib.web.view import Web, page, path_url, redirect, render
+from chalicelib.web.view import Web, page, pager, path_url, redirect, render
 
 CREATE = "org/create.html"
 MEMBERS = "org/members.html"
@@ -129,11 +129,10 @@ def _members(req: ApiRequest, web: Web, view: OrgView, *, status: int = 200,
              error: str = "") -> ApiResponse:
     page_ = paging.page_of(req)
     found, items, total = member_page(req.actor, view.org, page_.offset, page_.limit)
-    last = max((total + page_.limit - 1) // page_.limit, 1)
     shown = [{"user": card, "public": bool(item.public)}
              for card, item in zip(user_cards(req, found), items)]
     return render(web, MEMBERS, status=status, title=f"{view.org.login}: members",
-                  members=shown, total=total, pager={"page": page_.page, "last": last},
+                  members=shown, total=total, pager=pager(req, total),
                   error=error, form_csrf=web.csrf if view.is_owner else "",
                   **org_values(view, "members"))
 

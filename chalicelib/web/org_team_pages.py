@@ -20,7 +20,7 @@ from chalicelib.repos import caller
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.org_pages import (OrgView, edge_option, org_values, org_view, owner_view,
                                       refusal, require_owner)
-from chalicelib.web.view import Web, page, path_url, redirect, render
+from chalicelib.web.view import Web, page, pager, path_url, redirect, render
 
 TEAMS = "org/teams.html"
 TEAM = "org/team.html"
@@ -180,9 +180,8 @@ def _team_page(req: ApiRequest, web: Web, view: OrgView, team, *, status: int = 
         page_ = paging.page_of(req)
         links = orgs.list_team_members(int(team.id))
         shown = orgs.member_accounts(links[page_.offset:page_.offset + page_.limit])
-        last = max((len(links) + page_.limit - 1) // page_.limit, 1)
         values.update(members=[accounts.user_record(a, req.actor) for a in shown],
-                      member_total=len(links), pager={"page": page_.page, "last": last})
+                      member_total=len(links), pager=pager(req, len(links)))
     else:
         found = repos.order_repos(orgs.team_repositories(caller(req), team, view.org), "name")
         values.update(team_repos=[repos.repository_record(v, req.actor)

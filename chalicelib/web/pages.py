@@ -14,26 +14,13 @@ from chalicelib.contents import tag_record
 from chalicelib.errors import NotFoundError
 from chalicelib.http import paging
 from chalicelib.http.message import ApiRequest, ApiResponse
-from chalicelib.repos import caller, current_repo, repo_record
+from chalicelib.repos import caller, current_repo
 from chalicelib.settings import get_settings
 from chalicelib.web import code_view, present
-from chalicelib.web.view import Web, page, path_url, render
+from chalicelib.web.actions_forms import repo_values
+from chalicelib.web.view import Web, page, pager, render
 
 MAX_SWITCHER = 50
-
-
-def pager(req: ApiRequest, total: int) -> dict:
-    """Paging values the templates' ``pager`` macro reads."""
-    page_ = paging.page_of(req)
-    last = max((total + page_.limit - 1) // page_.limit, 1)
-    return {"page": page_.page, "last": last, "total": total, "offset": page_.offset,
-            "limit": page_.limit}
-
-
-def repo_values(req: ApiRequest, view, tab: str) -> dict:
-    """What the repository header needs: the record and the active tab."""
-    return {"repo": repo_record(req, view), "view": view, "tab": tab,
-            "base": path_url(view.owner.login, view.repo.name)}
 
 
 def _explore(req: ApiRequest, web: Web) -> ApiResponse:

@@ -11,7 +11,9 @@ from chalicelib.releases import render_release as release_record
 from chalicelib.repos import current_repo
 from chalicelib.store import unit_of_work
 from chalicelib.web import code_view, diff_table, present
-from chalicelib.web.pages import pager, repo_values, tag_records
+from chalicelib.web.actions_forms import repo_values
+from chalicelib.web.pages import tag_records
+from chalicelib.web.view import pager
 from chalicelib.web.view import Web, page, render
 
 

@@ -345,6 +345,16 @@ def path_url(*parts: str) -> str:
     return "/" + "/".join(quote(str(p).strip("/"), safe="/") for p in parts if str(p).strip("/"))
 
 
+def pager(req: ApiRequest, total: int) -> dict:
+    """Paging values the templates' ``pager_nav`` macro reads, for ``total`` items."""
+    from chalicelib.http import paging
+
+    page_ = paging.page_of(req)
+    last = max((total + page_.limit - 1) // page_.limit, 1)
+    return {"page": page_.page, "last": last, "total": total, "offset": page_.offset,
+            "limit": page_.limit}
+
+
 def page_url(req: ApiRequest, number: int) -> str:
     query = [(k, v) for k, values in sorted(req.query.items()) if k != "page" for v in values]
     return req.raw_path + "?" + urlencode([*query, ("page", str(number))])

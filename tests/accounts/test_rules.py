@@ -78,3 +78,19 @@ def test_an_account_rebuilt_from_its_snapshot_reads_as_stored(memory):
     assert (rebuilt.id, rebuilt.login, rebuilt.full_name) == (alice.id, "alice", "Alice A.")
     assert accounts.account_from({}).login == ""
     assert accounts.account_from_snapshot(events.snapshot(alice)).email == alice.email
+
+
+def test_a_user_changes_their_own_password_only_with_the_old_one(memory):
+    """The account settings form's rule (no API route): the old password is checked as a
+    sign-in checks it, the new one held to the minimum length; a refusal changes nothing."""
+    alice = scene.user("alice", must_change_password=True)
+    for old, new, field in ((scene.PASSWORD, "short", "[Password]"),
+                            ("not-her-password", "a-new-password-1", "[OldPassword]"),
+                            (scene.PASSWORD, "", "[Password]")):
+        with pytest.raises(InvalidInput, match=field.replace("[", r"\[").replace("]", r"\]")):
+            accounts.change_own_password(alice, old, new)
+    assert accounts.check_password_login("alice", scene.PASSWORD) is not None
+    changed = accounts.change_own_password(alice, scene.PASSWORD, "a-new-password-1")
+    assert changed.must_change_password is False
+    assert accounts.check_password_login("alice", "a-new-password-1") is not None
+    assert accounts.check_password_login("alice", scene.PASSWORD) is None
