@@ -30,7 +30,7 @@ test: $(STAMP) browser git-lfs cb-client axe
 	$(PY) dev/import_contracts.py --check
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -m fast -n auto
-	$(PY) -m pytest -q -m "not fast" -n auto --dist worksteal
+	$(PY) -m pytest -q -m "not fast" -n auto --dist worksteal --durations=25
 
 # The rules of every domain against the in-memory twin: seconds, no moto, no servers.
 test-fast: $(STAMP)

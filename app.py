@@ -78,6 +78,11 @@ def quota_check(event):
     return {"corrected": schedules.check_quota()}
 
 
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="migration_resume")
+def migration_resume(event):
+    return {"resumed": schedules.resume_migrations()}
+
+
 # Domain events (chalicelib/store/outbox.py -> jobs/relay.py -> the events queue ->
 # jobs/consumers.py).  In AWS the table's stream, filtered to new outbox items
 # (infra/template.py), invokes the relay; the sweep picks up what the stream left.

@@ -68,6 +68,10 @@ BUDGETS = {
     ("issueCreateIssue", "token"): 4,
     ("issueCreateComment", "token"): 4,
     ("createCurrentUserRepo", "token"): 4,    # no auto_init
+    ("repoEdit", "token"): 3,
+    # A rename: the preload, whether the new name is free, one transaction (the item
+    # moved, its id link, the redirect left and the one at the new name removed, the event).
+    ("repoEdit", "admin"): 4,
     ("adminCreateUser", "admin"): 4,
     ("issueEditIssue", "token"): 4,
     ("issueAddLabel", "token"): 4,
@@ -176,10 +180,14 @@ for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
                 "scenarios_avatars", "scenarios_follows", "scenarios_people",
                 "scenarios_notifications", "scenarios_activity", "scenarios_user_hooks",
                 "scenarios_renames", "scenarios_instance", "scenarios_reactions", "scenarios_timeline",
-                "scenarios_issue_times", "scenarios_topics", "scenarios_org_labels", "scenarios_dependencies", "scenarios_issue_templates", "scenarios_issue_search", "scenarios_attachments"):
+                "scenarios_issue_times", "scenarios_topics", "scenarios_org_labels", "scenarios_dependencies", "scenarios_issue_templates", "scenarios_issue_search", "scenarios_attachments",
+                "scenarios_lifecycle", "scenarios_repo_tools", "scenarios_wiki",
+                "scenarios_migrations"):
     _area = importlib.import_module(_module)
     SCENARIOS.update(_area.scenarios())
     BUDGETS.update(_area.BUDGETS)
+
+EXEMPT.update(importlib.import_module("scenarios_lifecycle").EXEMPT)
 
 NOTE = "Counts are API calls (botocore before-call); retries of one call are not counted again."
 # Kinds of problem and their exit status bits.

@@ -99,8 +99,11 @@ def scenarios() -> dict:
         "adminCreateRepo": lambda s: [Req("POST", "/admin/users/alice/repos", "admin",
                                           {"name": s.unique("repo")}, 201)],
         "repoGet": lambda s: [Req("GET", DEMO), Req("GET", DEMO, "token")],
+        # A rename (by the site admin, so it is measured apart): alice's new repository.
         "repoEdit": lambda s: [Req("PATCH", DEMO, "token",
-                                   {"description": s.unique("described ")})],
+                                   {"description": s.unique("described ")}),
+                               Req("PATCH", f"/repos/alice/{s.new_repo()}", "admin",
+                                   {"name": s.unique("renamed")})],
         "repoDelete": lambda s: [Req("DELETE", f"/repos/alice/{s.new_repo()}", "token",
                                      expect=204)],
         "repoSearch": lambda s: after(index_alices_repos(), [

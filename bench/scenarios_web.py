@@ -14,6 +14,7 @@ import base64
 
 from scenarios_repos import any_deploy_key, any_hook, collaborator, index_alices_repos
 from scenarios_webhooks import repo_delivery
+from scenarios_wiki import demo_wiki
 from scene import Req, Scene, after
 
 DEMO = "/repos/alice/demo"
@@ -166,7 +167,11 @@ def scenarios() -> dict:
         "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
         "webLoginForm": lambda s: [Req("GET", "/user/login")],
         # The forms, signed in.
-        "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "session")],
+        "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "session"), Req(
+            "GET", f"/repo/create?template_id={template_repo(s)}", "session")],
+        # New migration: the choice of service, and a service's form.
+        "webRepoMigrateForm": lambda s: [Req("GET", "/repo/migrate", "session"),
+                                         Req("GET", "/repo/migrate?service_type=3", "session")],
         "webIssueNewForm": lambda s: after(web_scene(s), [Req("GET", f"{WEB}/issues/new",
                                                               "session")]),
         "webCompareChoose": lambda s: after(web_scene(s), [    # on to base...head
@@ -210,7 +215,23 @@ def scenarios() -> dict:
             Req("GET", f"{WEB}/_edit/main/app.py", "session")]),
         "webRepoFileDeleteForm": lambda s: after(web_scene(s), [
             Req("GET", f"{WEB}/_delete/main/app.py", "session")]),
+        # The wiki (scenarios_wiki.demo_wiki: a home page, a sidebar, a footer): the home
+        # page, the list, a page with its revisions, the title search, and the forms.
+        "webWiki": lambda s: after(demo_wiki(s), both(f"{WEB}/wiki") + both(
+            f"{WEB}/wiki/?action=_pages") + [Req("GET", f"{WEB}/wiki/?action=_new", "session")]),
+        "webWikiPage": lambda s: after(demo_wiki(s), both(f"{WEB}/wiki/Home") + both(
+            f"{WEB}/wiki/Home?action=_revision") + [
+            Req("GET", f"{WEB}/wiki/Home?action=_edit", "session")]),
+        "webWikiPages": lambda s: after(demo_wiki(s), both(f"{WEB}/wiki/_pages")),
+        "webWikiSearch": lambda s: after(demo_wiki(s), both(f"{WEB}/wiki/search?q=side")),
     }
+
+
+def template_repo(s: Scene) -> int:
+    """alice's template repository ``seed`` (auto-initialized), made once: its id."""
+    return s.once("template_repo", lambda: s.must(
+        "POST", "/user/repos", "token", {"name": "seed", "auto_init": True,
+                                         "template": True})["id"])
 
 
 def tracker_scene(s: Scene) -> dict:
@@ -224,6 +245,8 @@ def tracker_scene(s: Scene) -> dict:
 
 _FORM_POST = "a form POST needs a session cookie and its CSRF token (tests/web/test_web_actions.py)"
 EXEMPT = {
+    **{op: "a form POST needs a session cookie and its CSRF token (tests/web/test_web_wiki.py)"
+       for op in ("webWikiNew", "webWikiEdit")},
     "webRepoPageNotFound": "its only answer is a 404 page that reads nothing, so it has no "
                            "success path to count (tests/web/test_web_pages.py)",
     "webLogin": "needs the sign-in form's cookie and CSRF token (tests/web/test_web_session.py)",
@@ -246,6 +269,11 @@ EXEMPT = {
         "webRepoSettingsHookCreate", "webRepoSettingsHookEdit", "webRepoSettingsHookDelete",
         "webRepoSettingsHookTest", "webRepoSettingsHookRedeliver", "webRepoSettingsKeyAdd",
         "webRepoSettingsKeyDelete")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_web_lifecycle.py)" for op in (
+        "webRepoTransfer", "webRepoTransferCancel", "webRepoTransferAccept",
+        "webRepoTransferReject", "webRepoMigrate", "webRepoMigrationRetry",
+        "webRepoMigrationDelete")},
     "webPullReviewRequest": "a form POST needs a session cookie and its CSRF token "
                             "(tests/web/test_web_pull_tabs.py)",
     **{op: "a form POST needs a session cookie and its CSRF token "
@@ -272,6 +300,17 @@ EXEMPT = {
 # A file page the same.  The sign-in form reads (and on first use creates) the session
 # key in SSM, once per container.
 BUDGETS = {
+    # The wiki's pages: the two preload batches, the wiki's refs and its pack list (the
+    # page, sidebar and footer, the list or the search from one tree); the packs come
+    # from the local cache.  The preloads carry the session's account.
+    ("webWiki", "anon"): 4,
+    ("webWiki", "session"): 4,
+    ("webWikiPage", "anon"): 4,
+    ("webWikiPage", "session"): 4,
+    ("webWikiPages", "anon"): 4,
+    ("webWikiPages", "session"): 4,
+    ("webWikiSearch", "anon"): 4,
+    ("webWikiSearch", "session"): 4,
     # Organization pages: the session's account, the organization by name and the
     # caller's membership; then one Query per list and one batch for a page of members.
     ("webOrgMembers", "anon"): 2,

@@ -16,9 +16,13 @@ from chalicelib.accounts import settings_routes as user_settings
 from chalicelib.search import issue_routes as issue_search
 from chalicelib.repos import routes as repos
 from chalicelib.search import routes as search
+# Before the repository's git: /{owner}/{repo}/info/refs would read x.wiki.git as a name.
+from chalicelib.wiki import transport_routes as wiki_git_http
 from chalicelib.git_transport import routes as git_http
 from chalicelib.lfs import routes as lfs
 from chalicelib.lfs import lock_routes as lfs_locks
+# Before the webhooks: their /hooks/{id} would take /hooks/git.
+from chalicelib.repo_admin import disabled_routes as repo_disabled_areas
 from chalicelib.webhooks import routes as webhook_routes
 from chalicelib.webhooks import user_hook_routes
 from chalicelib.instance import routes as instance
@@ -32,7 +36,14 @@ from chalicelib.repos import id_routes as repo_by_id
 from chalicelib.orgs import repo_team_routes as repo_teams
 from chalicelib.contents import file_routes as repo_content
 from chalicelib.repo_admin import routes as repo_admin
+from chalicelib.migrations import routes as migrations
 from chalicelib.repo_admin import template_routes as repo_templates
+from chalicelib.repo_admin import push_mirror_routes as push_mirrors
+from chalicelib.repo_admin import fork_sync_routes as fork_sync
+from chalicelib.repo_admin import transfer_routes as repo_transfers
+from chalicelib.repo_admin import flag_routes as repo_flags
+from chalicelib.repo_admin import conversion_routes as repo_conversions
+from chalicelib.repo_admin import generate_routes as repo_generation
 from chalicelib.http import swagger
 # Before the issues: /issues/{index}/subscriptions/check would read as a subscriber's name.
 from chalicelib.notifications import subscription_routes as issue_subscriptions
@@ -65,10 +76,14 @@ from chalicelib.quota import routes as quota_routes
 from chalicelib.quota import admin_routes as quota_admin_routes
 from chalicelib.contents import commit_routes as commits
 from chalicelib.contents import routes as contents
+from chalicelib.contents import patch_routes as diff_patches
 from chalicelib.contents import branch_routes as branch_admin
 from chalicelib.languages import routes as languages
 from chalicelib.contents import tag_routes as tags
+from chalicelib.wiki import routes as wiki
 from chalicelib.contents import git_data_routes as git_data
+from chalicelib.contents import note_routes as git_notes
+from chalicelib.contents import blob_routes as git_blobs
 from chalicelib.git_transport import large_push_routes as large_push
 from chalicelib.avatars import routes as avatars
 # The web forms before the pages, whose /{owner}/{repo}/… patterns would match their
@@ -80,9 +95,11 @@ from chalicelib.web import actions_files   # /_new, /_upload, /_edit, /_delete b
 from chalicelib.web import org_pages, org_team_pages, org_settings   # /org/… before /{owner}/{repo}
 from chalicelib.web import settings_repo, settings_collaborators, settings_hooks  # /{owner}/{repo}/settings…
 from chalicelib.web import settings_keys
+from chalicelib.web import lifecycle_pages, migrate_pages   # /settings/transfer, /repo/migrate…
 from chalicelib.web import settings_user, settings_account, settings_user_keys  # /user/settings…
 from chalicelib.web import notification_pages   # /notifications before /{username}
 from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages
 from chalicelib.web import pull_pages   # /pulls/{n}, /commits, /files (issue_pages imports it)
 from chalicelib.web import blame_pages
+from chalicelib.web import wiki_pages   # /{owner}/{repo}/wiki… before the 404 page below a repository
 from chalicelib.web import not_found

@@ -182,6 +182,18 @@ class MigrationSettings:
     ALLOWED_DOMAINS: str = ""
     BLOCKED_DOMAINS: str = ""
     MAX_ATTEMPTS: int = 3
+    # A project migration runs in the request this many seconds (well under API
+    # Gateway's 29) and answers the finished repository if it is done by then, as
+    # Forgejo does; the rest goes on as queued work.  0: always queued at once.
+    INLINE_SECONDS: int = 20
+
+
+@_section("mirror")
+class MirrorSettings:
+    """Forgejo's ``[mirror]``: ``ENABLED`` off answers the push-mirror operations 400;
+    ``DISABLE_NEW_PUSH`` refuses new push mirrors (the existing ones keep syncing)."""
+    ENABLED: bool = True
+    DISABLE_NEW_PUSH: bool = False
 
 
 @_section("webhook")
@@ -277,7 +289,8 @@ class IssueSettings:  # MAX_PINNED: pinned issues, and pulls apart (issues/pins.
 _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, ApiSettings,
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
              WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
-             ReleaseSettings, QuotaDefaultSettings, PictureSettings, UiSettings, IssueSettings)
+             ReleaseSettings, QuotaDefaultSettings, PictureSettings, UiSettings, IssueSettings,
+             MirrorSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,6 +313,7 @@ class Settings:
     picture: PictureSettings
     ui: UiSettings
     issue: IssueSettings
+    mirror: MirrorSettings
 
     @property
     def app_url(self) -> str:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import base64
 import json as jsonlib
 import os
+import re
 from contextlib import contextmanager
+from pathlib import Path
 
 # Settings are read once per process: fix them before anything imports chalicelib.
 os.environ.update({
@@ -103,15 +105,43 @@ class ApiClient:
         return resp.json["sha1"]
 
 
+# Which AWS a test's ``aws`` (and ``api``) gets.  A domain's behaviour through the API
+# (tests/<domain>/, the pages' tests) runs on the in-memory twin (tests/twin): the same
+# handler, services, stores and botocore clients, about three times faster than moto,
+# whose answers the twin's differential tests hold it to.  What proves wiring stays on
+# moto: the platform's tests (tests/test_*.py: the local runtime, crashes, races, IAM,
+# packaging, clients), git and Git LFS through the CLI, the runtime's event pipeline,
+# real clients, the browser, two instances.  NIMBUS_TEST_BACKEND=moto (or =twin) puts
+# every test on one of them.
+TESTS = Path(__file__).resolve().parent
+TWIN_DIRS = frozenset({
+    "accounts", "activity", "avatars", "contents", "http", "instance", "issues", "jobs",
+    "languages", "lfs", "markup", "migrations", "notifications", "orgs", "protection",
+    "pulls", "quota", "releases", "repo_admin", "repos", "reviews", "search", "signing",
+    "statuses", "web", "webhooks", "wiki"})
+WIRING = re.compile(r"git|runtime|client|browser|accessibility|instances|mirrors|weight")
+
+
+def on_twin(path) -> bool:
+    """Whether the test file at ``path`` runs on the twin (see above)."""
+    chosen = os.environ.get("NIMBUS_TEST_BACKEND")
+    if chosen in ("twin", "moto"):
+        return chosen == "twin"
+    parts = Path(path).resolve().relative_to(TESTS).parts
+    return len(parts) > 1 and parts[0] in TWIN_DIRS and not WIRING.search(parts[-1])
+
+
 @contextmanager
-def moto_world():
+def moto_world(twin: bool | None = None):
     """Fresh moto state with the table, bucket and queues created by infra's bootstrap.
     moto is not atomic under threads: requests are serialized as the local runtime does,
     so racing tests catch races in our code, not in moto's.
 
-    With ``NIMBUS_TEST_BACKEND=twin`` the in-memory AWS twin (tests/twin) stands in for
-    moto, with the same resources."""
-    if os.environ.get("NIMBUS_TEST_BACKEND") == "twin":
+    With ``twin`` (default: ``NIMBUS_TEST_BACKEND=twin``) the in-memory AWS twin
+    (tests/twin) stands in for moto, with the same resources."""
+    if twin is None:
+        twin = os.environ.get("NIMBUS_TEST_BACKEND") == "twin"
+    if twin:
         from tests import twin
 
         with twin.world(), search_kept_current():
@@ -147,8 +177,8 @@ def admin_client() -> ApiClient:
 
 
 @pytest.fixture
-def aws():
-    with moto_world():
+def aws(request):
+    with moto_world(twin=on_twin(request.node.path)):
         yield
 
 

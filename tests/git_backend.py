@@ -54,8 +54,34 @@ class _Backend(BaseHTTPRequestHandler):
     do_GET = do_POST = _run
 
 
-def serve_http_backend(root: Path) -> tuple[ThreadingHTTPServer, str]:
-    handler = type("Backend", (_Backend,), {"root": str(root)})
+class _GuardedBackend(_Backend):
+    """The same, behind Basic authentication (a wrong or missing password: 401)."""
+    expected = ""
+
+    def _guarded(self):
+        if self.headers.get("Authorization", "") != self.expected:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._run()
+
+    do_GET = do_POST = _guarded
+
+
+def serve_http_backend(root: Path, credentials: tuple[str, str] | None = None
+                       ) -> tuple[ThreadingHTTPServer, str]:
+    """Serve the bare repositories under ``root``; with ``credentials``, only to a
+    client that sends them."""
+    if credentials:
+        import base64
+
+        expected = "Basic " + base64.b64encode(":".join(credentials).encode()).decode()
+        handler = type("Backend", (_GuardedBackend,), {"root": str(root),
+                                                       "expected": expected})
+    else:
+        handler = type("Backend", (_Backend,), {"root": str(root)})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"

@@ -2,6 +2,7 @@
 data API, archives, and ``pushes``, which moves refs with everything that follows (one
 write, events included).
 
+Operations (``blob_routes.py``): GetBlobs.
 Operations (``branch_routes.py``): repoCreateBranch, repoDeleteBranch, repoUpdateBranch.
 Operations (``commit_routes.py``): repoGetAllCommits, repoDownloadCommitDiffOrPatch,
 repoGetSingleCommit, repoCompareDiff.
@@ -9,6 +10,8 @@ Operations (``file_routes.py``): repoListBranches, repoGetBranch, repoGetRawFile
 repoGetRawFileOrLFS, repoGetEditorConfig, repoGetArchive.
 Operations (``git_data_routes.py``): GetTree, GetBlob, repoListAllGitRefs,
 repoListGitRefs, GetAnnotatedTag, repoGetNote.
+Operations (``note_routes.py``): repoSetNote, repoRemoveNote.
+Operations (``patch_routes.py``): repoApplyDiffPatch.
 Operations (``routes.py``): repoGetContentsList, repoGetContents, repoCreateFile,
 repoUpdateFile, repoDeleteFile, repoChangeFiles.
 Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDeleteTag.
@@ -18,6 +21,8 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | ``archives`` | Source archives (.zip, .tar.gz, .bundle) of a commit, built once (by ``chalicelib.gitops.archives``) and … |
 | ``authorship`` | Who a commit the service makes is by, and which names a branch may have: the two rules every writer of … |
 | ``blame`` | Blame: which commit last changed each line of a file, for the blame page. |
+| ``blob_routes`` | GetBlobs (Forgejo's ``repository`` tag): several blobs in one request, for the repository's readers … |
+| ``blobs`` | Forgejo's GetBlobs: several blobs of a repository in one request, in the order asked (a sha asked twice … |
 | ``branch_admin`` | Creating, deleting and renaming branches through the API (Forgejo's repoCreateBranch, repoDeleteBranch, … |
 | ``branch_records`` | The Branch record (fj:services/convert/convert.go ToBranch), field for field. |
 | ``branch_routes`` | Creating, deleting and renaming branches (Forgejo's ``repository`` tag): each one compare-and-swap of … |
@@ -32,7 +37,11 @@ Operations (``tag_routes.py``): repoListTags, repoGetTag, repoCreateTag, repoDel
 | ``git_data_routes`` | The git data API (Forgejo's ``repository`` tag): a tree (paged, optionally recursive), a blob, the refs … |
 | ``git_trees`` | Forgejo's GetTree: one page of a tree's entries, optionally recursive, with every blob's size. |
 | ``models`` | The contents domain's items in the table: its models (and key layouts). |
+| ``note_routes`` | Git notes written and removed (Forgejo's ``repository`` tag: repoSetNote, repoRemoveNote), by the … |
+| ``notes`` | Git notes written and removed through the API (Forgejo's repoSetNote, repoRemoveNote); ``git_data.note`` … |
 | ``options`` | The request bodies of the contents domain, declared once: the edge checks them (``ApiRequest.option``) … |
+| ``patch_apply`` | repoApplyDiffPatch: a git-style unified diff applied to a branch as one commit. |
+| ``patch_routes`` | repoApplyDiffPatch (Forgejo's ``repository`` tag): a unified diff applied to a branch as one commit, by … |
 | ``pushes`` | Moving refs, with everything that follows from it, as one write. |
 | ``records`` | Records of the contents API: ContentsResponse, FileResponse, FileDeleteResponse, FilesResponse (Forgejo's … |
 | ``routes`` | The contents API (Forgejo's ``repository`` tag): read a path at a ref, and create, update or delete … |

@@ -28,7 +28,7 @@ SCHEMAS = schemas.declare({
                      "verification": ref("PayloadCommitVerification"),
                      "archive_download_count": nullable(ref("TagArchiveDownloadCount"))},
     "Note": {"message": S, "commit": ref("Commit")},
-}, lists=("Tag", "Reference"))
+}, lists=("Tag", "Reference", "GitBlob"))
 
 
 def tag_record(found: tags.TagView, view) -> dict:

@@ -131,8 +131,25 @@ class RepositoryMigrated(RepoEvent):
 
 
 @dataclass(frozen=True)
+class ImportedIssuesIndexDue(RepoEvent):
+    """The search index takes a migrated repository's issues a page at a time
+    (``chalicelib.search``): those numbered above ``after`` come next."""
+    after: int = 0
+
+
+@dataclass(frozen=True)
 class RepositoryMirrorSynced(RepoEvent):
     pass
+
+
+@dataclass(frozen=True)
+class MigrationStepDue(RepoEvent):
+    """A project migration's next step may run (``chalicelib.migrations``): the worker
+    that holds the task at ``version`` continues it.  ``repo`` is empty: the repository
+    record is written when the migration finishes."""
+    owner_login: str = ""
+    repo_name: str = ""
+    version: int = 0
 
 
 @dataclass(frozen=True)

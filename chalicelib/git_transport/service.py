@@ -13,8 +13,10 @@ two or three maps of its pack at once).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from chalicelib import contents, quota
@@ -34,31 +36,52 @@ RECEIVE_PACK = "git-receive-pack"
 SERVICES = (UPLOAD_PACK, RECEIVE_PACK)
 
 
+@dataclass(frozen=True)
+class GitTarget:
+    """The git a smart HTTP request reaches: the repository's own (the defaults), or
+    another git the repository owns (its wiki), opened by ``open`` (a pool of its own,
+    so any object of it may be wanted), whose pushes move refs through
+    ``commit_refs(git, updates, actor)`` (a compare-and-swap of every ref, all or
+    nothing) and skip what only the repository's branches have: protection rules, Git
+    LFS, quota, pull request hints."""
+    view: RepoView
+    open: Callable[[], NimbusRepo] | None = None
+    commit_refs: Callable[[NimbusRepo, list, Account | None], None] | None = None
+
+
 def open_git(view: RepoView) -> NimbusRepo:
     from chalicelib.gitstore import repo as gitrepo
 
     return gitrepo.open_repo(int(view.repo.id), int(view.repo.pool_id))
 
 
-def advertise(view: RepoView, service: str, git_protocol: str | None = None) -> bytes:
+def _open(view: RepoView, target: GitTarget | None) -> NimbusRepo:
+    return target.open() if target is not None and target.open is not None else open_git(view)
+
+
+def advertise(view: RepoView, service: str, git_protocol: str | None = None, *,
+              target: GitTarget | None = None) -> bytes:
     """Body of ``GET info/refs?service=<service>``; ``git_protocol`` is the request's
     ``Git-Protocol`` header (``version=2`` gets protocol v2 for upload-pack)."""
     from chalicelib.gitstore import smart_http
 
-    with open_git(view) as git:
+    with _open(view, target) as git:
         return smart_http.advertise(git, service, git_protocol)
 
 
-def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None) -> Iterator[bytes]:
+def upload_pack(view: RepoView, body: bytes, git_protocol: str | None = None, *,
+                target: GitTarget | None = None) -> Iterator[bytes]:
     """Body of ``POST git-upload-pack`` (fetch, clone, partial clone's lazy fetches) as
     chunks, the pack built as they are taken.  The first ``next`` negotiates (and
     raises what the request did wrong); take it inside the request."""
     from chalicelib.gitstore import smart_http
 
-    git = open_git(view)
+    own_pool = target is not None and target.open is not None
+    git = _open(view, target)
     try:
-        yield from smart_http.upload_pack_stream(git, body, git_protocol,
-                                                 any_object=lambda: _pool_is_private(view))
+        yield from smart_http.upload_pack_stream(
+            git, body, git_protocol,
+            any_object=lambda: own_pool or _pool_is_private(view))
     finally:
         git.close()
 
@@ -77,11 +100,14 @@ def _pool_is_private(view: RepoView) -> bool:
 
 
 def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
-                 before_commit: Callable[[list], None] | None = None) -> bytes:
+                 before_commit: Callable[[list], None] | None = None,
+                 target: GitTarget | None = None) -> bytes:
     """Body of ``POST git-receive-pack`` (push).  ``before_commit(updates)`` runs after
     the pack is stored and before the refs move (crash tests)."""
     from chalicelib.gitstore import smart_http
 
+    if target is not None and target.commit_refs is not None:
+        return _receive_other(view, body, actor, before_commit, target)
     git = open_git(view)
 
     def commit_refs(updates: list[tuple[str, str, str]]) -> None:
@@ -108,6 +134,19 @@ def receive_pack(view: RepoView, body: bytes, *, actor: Account | None,
                                        check_push=check_push, check_refs=check_refs,
                                        after_commit=lambda updates: pull_request_hints(
                                            view, updates))
+
+
+def _receive_other(view: RepoView, body: bytes, actor: Account | None,
+                   before_commit: Callable[[list], None] | None, target: GitTarget) -> bytes:
+    """A push to a git the repository owns (its wiki): the pack stored, the refs moved
+    by the target's compare-and-swap; hidden refs refused as for the repository."""
+    from chalicelib.gitstore import smart_http
+
+    git = _open(view, target)
+    with git:
+        return smart_http.receive_pack(
+            git, body, before_commit=before_commit, check_update=_refuse_hidden,
+            commit_refs=lambda updates: target.commit_refs(git, updates, actor))
 
 
 def pull_request_hints(view: RepoView, updates: list[tuple[str, str, str]]) -> str | None:

@@ -87,6 +87,8 @@ def _response_objects() -> dict:
                                     "schema": {"type": "array", "items": {"type": "string"}}}
     out["LicenseTemplateList"] = {"description": "LicenseTemplateList", "schema": {
         "type": "array", "items": schemas.ref("LicensesTemplateListEntry")}}
+    out["StringSlice"] = {"description": "StringSlice",          # repoListFlags
+                          "schema": {"type": "array", "items": {"type": "string"}}}
     out["LabelTemplateList"] = {"description": "LabelTemplateList",
                                 "schema": {"type": "array", "items": {"type": "string"}}}
     out["LabelTemplateInfo"] = {"description": "LabelTemplateInfo", "schema": {
@@ -106,6 +108,9 @@ def _response_objects() -> dict:
     # Forgejo names the timeline's list after the timeline, not after its record.
     out["TimelineList"] = {"description": "TimelineList",
                            "schema": {"type": "array", "items": schemas.ref("TimelineComment")}}
+    # The wiki's page list, named as Forgejo names it (its items are WikiPageMetaData).
+    out["WikiPageList"] = {"description": "WikiPageList",
+                           "schema": {"type": "array", "items": schemas.ref("WikiPageMetaData")}}
     for name in schemas.EXTENSION_LISTS:
         out[f"{name}List"] = {"description": f"{name}List",
                               "schema": {"type": "array", "items": schemas.ref(name)}}

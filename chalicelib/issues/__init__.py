@@ -47,6 +47,7 @@ userCurrentTrackedTimes.
 | ``dependencies`` | Issue dependencies, as Forgejo has them (``routers/api/v1/repo/issue_dependency.go``): an issue (or pull … |
 | ``dependency_routes`` | Issue dependencies and blocks (Forgejo's ``issue`` tag; rules in ``dependencies``). |
 | ``dependency_store`` | Issue dependencies in the table: "A depends on B" (B blocks A) is one edge, kept as two items, one in … |
+| ``import_store`` | Tracker records brought in by a project migration (``chalicelib.migrations``): labels, milestones, issues … |
 | ``issue_forms`` | YAML read as Forgejo reads issue templates and the issue config, and the rules of an issue form's … |
 | ``issue_template_routes`` | Issue templates and the issue config of a repository (Forgejo's ``repository`` tag): read from the … |
 | ``issue_templates`` | Issue templates and the issue config, as Forgejo reads them from a repository … |
@@ -93,6 +94,21 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "ImportedAuthor":            "import_store.Author",
+    "ImportedComment":           "import_store",
+    "ImportedIssue":             "import_store",
+    "ImportedReaction":          "import_store",
+    "ensure_import_tracker":     "import_store.ensure_tracker",
+    "imported_issue":            "import_store.existing",
+    "imported_numbers_after":    "import_store.numbers_after",
+    "import_open_totals":        "import_store.open_totals",
+    "stage_imported_comments":   "import_store.stage_comments",
+    "stage_imported_issue":      "import_store.stage_issue",
+    "stage_imported_labels":     "import_store.stage_labels",
+    "stage_imported_milestones": "import_store.stage_milestones",
+    "stage_imported_reactions":  "import_store.stage_reactions",
+    "stage_import_next_number":  "import_store.stage_next_number",
+    "imported_comment_items":    "import_store.items_of_comments",
     "download_issue_attachment":      "attachments.download",
     "issue_attachment_link_key":      "attachments.download_link_key",
     "issue_attachment_preload_more":  "attachments.download_preload_more",

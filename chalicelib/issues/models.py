@@ -71,6 +71,10 @@ class Issue(Item, discriminator="issue"):
     version = NumberAttribute(default=1)
     # The issue's own attachments by id (``attachment_store.py``); absent until the first.
     attachments = MapAttribute(null=True)
+    # A migrated issue whose author matched no local user (``import_store.py``): the source's
+    # login and id; the poster is then the migrating user, as in Forgejo.
+    original_author = UnicodeAttribute(null=True)
+    original_author_id = NumberAttribute(null=True)
 
     @property
     def is_open(self) -> bool:
@@ -89,6 +93,9 @@ class Comment(Item, discriminator="comment"):
     updated = NumberAttribute()
     # The comment's attachments by id (``attachment_store.py``); absent until the first.
     attachments = MapAttribute(null=True)
+    # A migrated comment's author who matched no local user (``import_store.py``).
+    original_author = UnicodeAttribute(null=True)
+    original_author_id = NumberAttribute(null=True)
 
 
 class IssueAttachmentLink(Item, discriminator="issueattachmentlink"):
@@ -175,6 +182,8 @@ class Reaction(Item, discriminator="reaction"):
     user = UnicodeAttribute(default="{}")   # JSON snapshot of the account
     content = UnicodeAttribute()
     created_ms = NumberAttribute()          # milliseconds: orders reactions of one second
+    # A migrated reaction whose person matched no local user (``import_store.py``).
+    original_author = UnicodeAttribute(null=True)
 
 
 class OrgLabels(Item, discriminator="orglabels"):

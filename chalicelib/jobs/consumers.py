@@ -164,6 +164,9 @@ def _load_builtin() -> None:
 
     register("repository-cleanup", (domain_events.RepositoryDeleted,),
              repo_admin.on_repository_deleted)
+    # A push to a repository with push mirrors that sync on commit pushes to them.
+    register("push-mirrors", (domain_events.RepositoryPushed,), repo_admin.push_mirrors_pushed,
+             repo_admin.push_mirrors_want)
     # A renamed owner's repositories that the rename's request did not get to move.
     register("owner-rename", (domain_events.AccountRenamed,), repos.on_owner_renamed)
     # A fork needs the Git LFS objects its parent needed (for the collection and quota).
@@ -189,4 +192,9 @@ def _load_builtin() -> None:
     # Writes each event's webhook deliveries to the table; webhooks/consumers.py sends them.
     register("webhook-delivery", webhooks.EVENT_TYPES, webhooks.on_event,
              webhooks.wants_event)
+    # A project migration's steps (chalicelib/migrations): one turn per event.
+    from chalicelib import migrations
+
+    register("migration-steps", migrations.EVENT_TYPES, migrations.on_event,
+             migrations.wants_event)
     _builtin_loaded = True

@@ -11,9 +11,15 @@ log = logging.getLogger("nimbus.jobs")
 
 
 def sync_mirrors() -> int:
+    """Pull mirrors, then push mirrors, whose time has come (the push mirrors run even
+    when a pull mirror's run failed)."""
     from chalicelib import repo_admin
 
-    return repo_admin.sync_due(clock.now())
+    now = clock.now()
+    try:
+        return repo_admin.sync_due(now)
+    finally:
+        repo_admin.sync_due_push_mirrors(now)
 
 
 def compact_packs() -> int:
@@ -21,7 +27,7 @@ def compact_packs() -> int:
     logged and the others still run; if AWS refused a call to this function's role, the
     run then fails with that error (the role lacks a right: every later run would fail
     the same way, and only a failed invocation shows in the function's error metric)."""
-    from chalicelib import aws, repos
+    from chalicelib import aws, repos, wiki
     from chalicelib.gitstore import compaction
 
     compacted, denied = 0, None
@@ -29,6 +35,8 @@ def compact_packs() -> int:
         try:
             if compaction.compact_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ())):
                 compacted += 1
+            # Each repository's wiki is a pool of its own (chalicelib/wiki/gitrepo.py).
+            compacted += sum(wiki.compact_wiki(int(repo_id)) for repo_id in sorted(pool.repo_ids or ()))
         except Exception as exc:  # noqa: BLE001 - one bad pool must not stop the others
             log.exception("compaction of pool %s failed", pool.pk)
             if aws.is_access_denied(exc):
@@ -54,6 +62,13 @@ def collect_lfs() -> int:
     return lfs.collect_objects()
 
 
+def resume_migrations() -> int:
+    """Queue again the project migrations whose worker died (its lease ran out)."""
+    from chalicelib import migrations
+
+    return migrations.resume_stale(clock.now())
+
+
 @dataclass(frozen=True)
 class Schedule:
     name: str
@@ -66,4 +81,5 @@ SCHEDULES = (
     Schedule("pack_compaction", 24 * 60, compact_packs),
     Schedule("quota_check", 24 * 60, check_quota),
     Schedule("lfs_collect", 60, collect_lfs),
+    Schedule("migration_resume", 5, resume_migrations),
 )

@@ -72,6 +72,16 @@ def every(schedule):
     return task
 
 
+def _resume_migrations() -> None:
+    """Project migrations this data dir's previous process was running go on now, not
+    when their lease runs out (that process was their only worker)."""
+    from chalicelib import migrations
+
+    resumed = migrations.resume_after_restart()
+    if resumed:
+        print(f"{resumed} project migration(s) resumed", flush=True)
+
+
 def _cannot_start(exc: Exception) -> int:
     if not isinstance(exc, _USER_ERRORS):
         traceback.print_exc()
@@ -99,6 +109,7 @@ def main() -> int:
         said = ensure_admin_from_env(os.environ)
         if said:
             print(said, flush=True)
+        _resume_migrations()
         for schedule in SCHEDULES:
             runtime.add_background(every(schedule))
         for task in (EventPipeline(runtime.yield_to_requests).tasks()

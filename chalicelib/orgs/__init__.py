@@ -60,6 +60,8 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "team_covers":          "team_store.covers",
     "team_in_org":          "team_store.get_in_org",
     "teams_in_org":         "team_store.get_many_in_org",
+    "team_by_id":           "team_store.get",
+    "stage_team_repo_links": "team_store.stage_repo_links",
     "find_team":            "teams",
     "named_team_repo_ids":  "teams",
     "team_preload_keys":    "teams.preload_keys",

@@ -266,3 +266,17 @@ def _stage_coverage(repo: Repo, team_id: int, *, covered: bool) -> None:
     # Conditional on the repository existing: an update would otherwise create a stub
     # repository item when the repository is deleted at the same time.
     repos.stage_repo_team(repo, team_id, covered=covered, label=REPO)
+
+
+def stage_repo_links(team_ids: Iterable[int], repo: Repo, *, add: bool) -> None:
+    """The teams' links to the repository alone, put (``add``) or deleted: a transfer
+    writes the repository item itself (its ``team_ids``) in the same unit, so the
+    coverage update ``add_repo`` stages would touch that item twice."""
+    uow = unit_of_work.current()
+    for team_id in team_ids:
+        link = TeamRepo(*keys.team_repo(int(team_id), int(repo.id)), repo_id=int(repo.id),
+                        repo_pk=repo.pk)
+        if add:
+            uow.put(link, label=TEAM)
+        else:
+            uow.delete(link, label=TEAM)

@@ -13,6 +13,7 @@ repoGetCommitPullRequest.
 | ``checks`` | Whether a pull request can be merged, and what it changes: Forgejo's patch check … |
 | ``consumers`` | The internal consumer that keeps open pull requests in step with their branches (``pulls/sync.py``): … |
 | ``gate`` | Whether the base branch's protection rule lets a pull request be merged now (fj:services/pull/check.go … |
+| ``imports`` | Pull requests brought in by a project migration (``chalicelib.migrations``): their own fields as the … |
 | ``merging`` | Merging a pull request: every Forgejo style, scheduled merges, and updating a pull request's head with … |
 | ``options`` | The request bodies of the pull requests domain, declared once: the edge checks them … |
 | ``pin_routes`` | The pinned pull requests (repoListPinnedPullRequests): pinned through the issue pin routes, by the same … |
@@ -31,6 +32,10 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "ImportedPull":                "imports",
+    "imported_pull_fields":        "imports.pull_fields",
+    "imported_head_ref_change":    "imports.head_ref_change",
+    "stage_imported_head_ref":     "imports.stage_head_ref",
     "is_work_in_progress":         "checks",
     "EVENT_TYPES":                 "consumers",
     "on_event":                    "consumers",

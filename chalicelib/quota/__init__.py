@@ -53,6 +53,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "stage_charge":             "charges.stage",
     "stage_charge_release":     "charges.stage_release",
     "stage_charge_visibility":  "charges.stage_visibility",
+    "stage_charge_owner":       "charges.stage_owner",
     "recount":                  "check",
     "ensure_within_quota":      "service.ensure_within",
     "quota_allows":             "service.allows",

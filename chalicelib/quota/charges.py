@@ -129,6 +129,16 @@ def stage_release(repo: Repo) -> None:
         store.stage_usage(int(repo.owner_id), {counter(bool(repo.private)): -amount})
 
 
+def stage_owner(repo: Repo, new_owner_id: int) -> None:
+    """A repository given to another owner (a transfer): its bytes leave the old owner's
+    usage for the new one's (the move is conditional on ``quota_size`` as read)."""
+    amount = int(repo.quota_size or 0)
+    if amount and int(new_owner_id) != int(repo.owner_id):
+        name = counter(bool(repo.private))
+        store.stage_usage(int(repo.owner_id), {name: -amount})
+        store.stage_usage(int(new_owner_id), {name: amount})
+
+
 def stage_visibility(repo: Repo, was_private: bool) -> None:
     """An edit that changes visibility moves the repository's bytes between the owner's
     public and private usage (after ``repos.store.stage_save`` in the same unit)."""

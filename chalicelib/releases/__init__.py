@@ -12,6 +12,7 @@ repoDeleteRelease.
 |---|---|
 | ``asset_routes`` | Release attachments (Forgejo's ``repository`` tag): list, upload, get, edit, delete; the presigned upload … |
 | ``assets`` | Release attachments: uploads (direct, external, presigned), edits, deletions, downloads. |
+| ``import_store`` | Releases brought in by a project migration (``chalicelib.migrations``): each with its tag, title, notes, … |
 | ``models`` | The releases domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the releases domain, declared once: the edge checks them (``ApiRequest.option``) … |
 | ``records`` | Releases and their attachments -> Forgejo's Release and Attachment records, field for field … |
@@ -39,6 +40,12 @@ from chalicelib.faces import face
 
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
+    "imported_release":           "import_store.existing",
+    "imported_asset_uuid":        "import_store.asset_uuid",
+    "imported_published_count":   "import_store.published_count",
+    "stage_imported_asset":       "import_store.stage_asset",
+    "stage_imported_release":     "import_store.stage_release",
+    "store_imported_asset_bytes": "import_store.store_bytes",
     "forget_repo_assets":         "assets.forget_repo",
     "CreateReleaseOption":        "options",
     "release_record":             "records.release",

@@ -4,7 +4,8 @@ cleaning up after a deletion.  ``repos`` (the API's create, fork, delete) and
 
 Each write is one unit of work with its event:
 - ``create``: the repository, its id link, the owner's ``num_repos`` and its new object
-  pool, with ``RepositoryCreated`` (one transaction);
+  pool, with ``RepositoryCreated`` (one transaction), and no redirect from its address
+  any more (``transfer_store``; so for every way a repository appears);
 - ``fork``: the copied refs and branch records, then the fork with its link, the shared
   pool's member count and the parent's ``num_forks``, with ``RepositoryForked``; one
   transaction while it fits 100 items, else the unit of work's sequence with the records
@@ -22,8 +23,14 @@ import re
 from typing import TYPE_CHECKING
 
 from chalicelib import clock, contents, events, quota, repos
-from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
-                               ServiceError)
+from chalicelib.errors import (
+    ConditionFailed,
+    ConflictError,
+    InvalidInput,
+    NotFoundError,
+    ServiceError,
+)
+from chalicelib.repo_admin import transfer_store
 from chalicelib.settings import get_settings
 from chalicelib.store import ids, unit_of_work
 
@@ -64,9 +71,17 @@ def new_record(owner: Account, name: str, *, description: str = "", private: boo
 
 
 def stage_creation(repo: Repo, *, parent: Repo | None = None) -> None:
-    """Stage the repository's records (see ``repos.store.stage_create``); commit with
-    ``creation_error`` translating a failure."""
+    """Stage the repository's records (see ``repos.store.stage_create``) and the removal
+    of a redirect from its address (a repository lives there now, as Forgejo deletes the
+    redirect of a name taken again); commit with ``creation_error`` translating a
+    failure."""
     repos.stage_create_repo(repo, parent=parent)
+    transfer_store.stage_forget_redirect(int(repo.owner_id), repo.lower_name)
+
+
+def creation_size(*, fork: bool) -> int:
+    """How many items ``stage_creation`` stages (transaction budgets)."""
+    return repos.creation_size(fork=fork) + 1
 
 
 def creation_error(failed: ConditionFailed) -> ServiceError:
@@ -101,7 +116,7 @@ def fork(repo: Repo, parent: Repo, *, actor: Account | None) -> None:
     plain = [(name, contents.ZERO, value.sha) for name, value in refs.items() if value.sha]
     peeled = {name: value.peeled for name, value in refs.items() if value.peeled}
     copies = _branch_copies(repo, parent, plain, records)
-    size = len(refs) + len(copies) + repos.creation_size(fork=True) + 1  # + event
+    size = len(refs) + len(copies) + creation_size(fork=True) + 1  # + event
     try:
         with unit_of_work.writing() as uow:
             refdb.stage_updates(uow, repo.id, plain, peeled=peeled)

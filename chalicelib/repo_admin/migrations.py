@@ -25,18 +25,23 @@ single PUT), streamed through one temporary file at a time; a read stalled for
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, aws, clock, contents, events, netguard, quota, repos
 from chalicelib import lfs as git_lfs
-from chalicelib.errors import (BadInput, ConditionFailed, ConflictError, InvalidInput,
-                               PermissionDenied)
+from chalicelib.errors import (
+    BadInput,
+    ConditionFailed,
+    ConflictError,
+    InvalidInput,
+    PermissionDenied,
+)
 from chalicelib.gitstore import refdb
 from chalicelib.http.options import UNSET
-from chalicelib.repo_admin import lfs_fetch, mirror_store, remotes
+from chalicelib.repo_admin import lfs_fetch, mirror_store, remotes, secrets
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
 from chalicelib.repo_admin.options import MigrateRepoOptions
 from chalicelib.repo_admin.remotes import Remote
@@ -56,6 +61,7 @@ _UNITS = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns":
 # A ref transaction holds at most 100 refs; larger mirrors are applied in chunks.
 REF_CHUNK = refdb.MAX_REF_UPDATES
 WANTED_PREFIXES = (b"refs/heads/", b"refs/tags/")
+PULL_PREFIX = b"refs/pull/"     # a project migration's pull request heads
 
 
 def parse_interval(text: str | None) -> int:
@@ -74,27 +80,17 @@ def parse_interval(text: str | None) -> int:
     return seconds
 
 
-def _client(remote: Remote):
-    from dulwich.client import Urllib3HttpGitClient
-
-    target = netguard.check_target(remote.url, netguard.MIGRATION)
-    if target.scheme not in ("http", "https"):
-        raise InvalidInput("migration/cloning is supported over http and https only")
-    return Urllib3HttpGitClient(remote.url, pool_manager=remotes.pinned_pool_manager(target),
-                                username=remote.username or None,
-                                password=remote.password or None)
-
-
-def _fetch(remote: Remote, git):
-    """Fetch every branch and tag of the remote into ``git``'s object store."""
+def fetch_refs(remote: Remote, git, prefixes: tuple[bytes, ...] = WANTED_PREFIXES):
+    """Fetch every branch and tag of the remote (every ref under ``prefixes``) into
+    ``git``'s object store."""
     from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 
-    client = _client(remote)
+    client = remotes.git_client(remote)
 
     def wants(refs, depth=None):
         have = git.object_store
         return [sha for ref, sha in refs.items()
-                if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}")
+                if ref.startswith(prefixes) and not ref.endswith(b"^{}")
                 and sha not in have]
 
     try:
@@ -108,12 +104,14 @@ def _fetch(remote: Remote, git):
         raise InvalidInput(f"Migration failed: {text}.") from None
 
 
-def _remote_changes(git, result) -> tuple[list[contents.Update], str | None]:
+def remote_changes(git, result, prefixes: tuple[bytes, ...] = WANTED_PREFIXES
+                    ) -> tuple[list[contents.Update], str | None]:
     """The ref changes that make our branches and tags equal the remote's (pruning what
     it deleted), and the remote's default branch (None if unknown)."""
     remote = {ref: sha for ref, sha in result.refs.items()
-              if ref.startswith(WANTED_PREFIXES) and not ref.endswith(b"^{}") and sha}
-    local = {ref: sha for ref, sha in git.get_refs().items() if ref.startswith(WANTED_PREFIXES)}
+              if ref.startswith(prefixes) and not ref.endswith(b"^{}") and sha
+              and (not ref.startswith(PULL_PREFIX) or ref.endswith(b"/head"))}
+    local = {ref: sha for ref, sha in git.get_refs().items() if ref.startswith(prefixes)}
     zero = contents.ZERO.encode()
     updates = [(ref, local.get(ref, zero), sha) for ref, sha in remote.items()
                if local.get(ref) != sha]
@@ -124,7 +122,7 @@ def _remote_changes(git, result) -> tuple[list[contents.Update], str | None]:
     return [tuple(v.decode() for v in u) for u in updates], branch
 
 
-def _chunks(updates: list) -> list[list]:
+def ref_chunks(updates: list) -> list[list]:
     return [updates[i:i + REF_CHUNK] for i in range(0, len(updates), REF_CHUNK)] or [[]]
 
 
@@ -148,10 +146,19 @@ def _interval_text(value) -> str | None:
     return value or None
 
 
-def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
-    """repoMigrate: fetch the remote into a new repository."""
-    from chalicelib.gitstore import repo as gitrepo
+@dataclass
+class Plan:
+    """A migration checked and ready to fetch: nothing is written yet."""
+    owner: Account
+    repo: Repo                  # the new record (id and pool taken), not yet written
+    remote: Remote
+    lfs: bool
+    lfs_url: str
+    mirror: bool
 
+
+def plan(caller: Caller, option: MigrateRepoOptions) -> Plan:
+    """Every check of repoMigrate before anything is fetched or written (4xx)."""
     clone_addr = (option.clone_addr or "").strip()
     if not clone_addr:
         raise InvalidInput("[CloneAddr]: Required")
@@ -175,18 +182,26 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
     repo.original_url = url
     if mirror:
         repo.mirror, repo.mirror_interval = True, interval
-        repo.mirror_auth = json.dumps({"u": remote.username, "p": remote.password}) \
-            if remote.username or remote.password else ""
+        repo.mirror_auth = secrets.seal(remote.username, remote.password)
         repo.mirror_lfs, repo.mirror_lfs_endpoint = lfs, lfs_endpoint
+    return Plan(owner, repo, remote, lfs, lfs_url, mirror)
+
+
+def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
+    """repoMigrate of the git part alone: fetch the remote into a new repository."""
+    from chalicelib.gitstore import repo as gitrepo
+
+    planned = plan(caller, option)
+    repo, remote, lfs, mirror = planned.repo, planned.remote, planned.lfs, planned.mirror
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
     fetched = None
     try:
         started = clock.now()
-        updates, head = _remote_changes(git, _fetch(remote, git))
+        updates, head = remote_changes(git, fetch_refs(remote, git))
         if lfs:     # before the repository is written: it appears with its objects
-            fetched = _fetch_lfs(remote, lfs_url, repo, git)
+            fetched = fetch_lfs_objects(remote, planned.lfs_url, repo, git)
         repo.default_branch = head or repo.default_branch
-        chunks = _chunks(updates)
+        chunks = ref_chunks(updates)
         for chunk in chunks[:-1]:      # the packs are charged with the creation, last
             contents.commit_ref_changes(contents.prepare_ref_changes(repo, git, chunk, actor=caller.user, announce=False,
                                          creates_repo=True, charge=False))
@@ -195,7 +210,7 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         _stage_head(last, repo, repo.default_branch)
         if mirror:
             _stage_schedule(last, repo, started)
-        last.also(repos.creation_size(fork=False),
+        last.also(repo_lifecycle.creation_size(fork=False),
                   lambda uow: repo_lifecycle.stage_creation(repo))
         last.events.append(events.RepositoryMigrated(**last.event_fields(caller.user),
                                                      mirror=mirror))
@@ -207,9 +222,9 @@ def migrate(caller: Caller, option: MigrateRepoOptions) -> RepoView:
         if isinstance(exc, ConditionFailed):
             raise repo_lifecycle.creation_error(exc) from None
         raise
-    if fetched is not None and _record_lfs(repo, fetched):
-        _add_needs(repo, fetched.held)
-    return RepoView(repo, owner, Access.OWNER)
+    if fetched is not None and record_lfs(repo, fetched):
+        add_needs(repo, fetched.held)
+    return RepoView(repo, planned.owner, Access.OWNER)
 
 
 def _lfs_options(option: MigrateRepoOptions) -> tuple[bool, str]:
@@ -234,7 +249,7 @@ def _lfs_url(clone_url: str, lfs_endpoint: str) -> str:
     return url
 
 
-def _fetch_lfs(remote: Remote, url: str, repo: Repo, git) -> lfs_fetch.Outcome:
+def fetch_lfs_objects(remote: Remote, url: str, repo: Repo, git) -> lfs_fetch.Outcome:
     """The objects the fetched pointers name, their bytes put (not yet recorded: the
     pool's item is written with the repository).  As Forgejo, a failure fails the
     migration."""
@@ -245,7 +260,7 @@ def _fetch_lfs(remote: Remote, url: str, repo: Repo, git) -> lfs_fetch.Outcome:
         raise InvalidInput(f"Migration failed: {exc}.") from None
 
 
-def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
+def record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
     """Record the migrated objects now that their pool exists; False when it is gone
     again (the repository was deleted meanwhile: nothing is left to record)."""
     for oid, size in fetched.stored.items():
@@ -254,7 +269,7 @@ def _record_lfs(repo: Repo, fetched: lfs_fetch.Outcome) -> bool:
     return True
 
 
-def _add_needs(repo: Repo, held: dict[str, int]) -> None:
+def add_needs(repo: Repo, held: dict[str, int]) -> None:
     """The repository needs the objects it points at (its quota counts them; nothing
     collects them): after its refs, as nothing collects an object recorded so lately."""
     from chalicelib import lfs as git_lfs
@@ -284,12 +299,11 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
 
     if not repo.mirror:
         raise InvalidInput("Repository is not a mirror")
-    auth = json.loads(repo.mirror_auth) if repo.mirror_auth else {}
-    remote = Remote(repo.original_url, auth.get("u", ""), auth.get("p", ""))
+    remote = Remote(repo.original_url, *secrets.stored_credentials(repo.mirror_auth))
     git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
     started = clock.now()
-    updates, head = _remote_changes(git, _fetch(remote, git))
-    chunks = _chunks(updates)
+    updates, head = remote_changes(git, fetch_refs(remote, git))
+    chunks = ref_chunks(updates)
     # The remote is the mirror's truth: no protection rule holds it back (a mirror takes
     # no pushes, so its rules only matter once it is converted).
     for chunk in chunks[:-1]:
@@ -320,7 +334,7 @@ def _sync_lfs(repo: Repo, remote: Remote, git) -> None:
     except (lfs_fetch.FetchFailed, InvalidInput) as exc:
         log.error("mirror sync of repository %s: LFS objects not fetched: %s", repo.id, exc)
     else:
-        _add_needs(repo, fetched.held)
+        add_needs(repo, fetched.held)
         left = {oid: size for oid, size in pointers.items()
                 if oid not in fetched.held and oid not in fetched.skipped}
     if left != pending:
@@ -364,7 +378,7 @@ def sync_due(now: float | None = None) -> int:
         try:
             sync(repo)
             synced += 1
-        except Exception as exc:  # noqa: BLE001 - one broken remote must not stop the rest
+        except Exception as exc:
             log.exception("mirror sync of repository %s failed", repo.id)
             _reschedule(repo, now)
             # A call AWS refused to the role is no broken remote: fail the run once the

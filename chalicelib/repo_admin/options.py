@@ -11,7 +11,8 @@ as they did before the edge checked bodies: ``Loose…`` keeps the published typ
 rule refuses a value that is not a text where it reads one."""
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar
 
 from chalicelib.http import input_rules
 from chalicelib.http.options import UNSET, Int64, Meta, Option, UnsetType, go_field
@@ -80,6 +81,7 @@ class EditRepoOption(Option):
     website: str | None | UnsetType = UNSET
     private: bool | None | UnsetType = UNSET
     template: bool | None | UnsetType = UNSET
+    has_wiki: bool | None | UnsetType = UNSET
     archived: bool | None | UnsetType = UNSET
     default_branch: str | None | UnsetType = UNSET
     mirror_interval: str | None | UnsetType = UNSET

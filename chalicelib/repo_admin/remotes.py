@@ -1,4 +1,4 @@
-"""The remote of a migration or a pull mirror: its address and credentials, and the
+"""The remote of a migration, a pull or a push mirror: its address and credentials, and the
 only HTTP client that may talk to it (or to the Git LFS server it names).
 
 Every connection goes to an address ``netguard`` checked for that one URL, is pinned to
@@ -60,3 +60,16 @@ def pinned_pool_manager(target: netguard.Target):
 
     return Pinned(timeout=urllib3.Timeout(connect=CONNECT_SECONDS, read=READ_SECONDS),
                   retries=False)
+
+
+def git_client(remote: Remote, *, what: str = "migration/cloning"):
+    """A smart-HTTP git client for ``remote`` (fetch or push), its connections pinned to
+    the addresses the migration policy allows for that URL, checked now."""
+    from dulwich.client import Urllib3HttpGitClient
+
+    target = netguard.check_target(remote.url, netguard.MIGRATION)
+    if target.scheme not in ("http", "https"):
+        raise InvalidInput(f"{what} is supported over http and https only")
+    return Urllib3HttpGitClient(remote.url, pool_manager=pinned_pool_manager(target),
+                                username=remote.username or None,
+                                password=remote.password or None)

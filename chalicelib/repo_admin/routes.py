@@ -1,4 +1,5 @@
-"""Repository writes: create (own and admin), delete, fork, migrate, mirror sync, edit.
+"""Repository writes: create (own and admin), delete, fork, mirror sync, edit (a migration's
+route is ``chalicelib.migrations``'s).
 
 Apart from ``chalicelib.repos.routes`` (the reads and the helpers every repository area
 shares) so that ``GET /repos/{owner}/{repo}`` on a cold start imports none of the write
@@ -11,8 +12,11 @@ from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import alias, route
 from chalicelib.orgs import ORG, current_org
 from chalicelib.repo_admin import service as repo_admin
-from chalicelib.repo_admin.options import (CreateForkOption, CreateRepoOption, EditRepoOption,
-                                           MigrateRepoOptions)
+from chalicelib.repo_admin.options import (
+    CreateForkOption,
+    CreateRepoOption,
+    EditRepoOption,
+)
 from chalicelib.repos import IN_REPO, REPO, caller, current_repo, repo_record
 
 
@@ -54,19 +58,6 @@ def create_fork(req: ApiRequest) -> ApiResponse:
                                 req.option(CreateForkOption, required=False))
     parent = repos.repository_record(source, req.actor)
     return ApiResponse.json(repos.repository_record(view, req.actor, parent), status=202)
-
-
-@route("POST", "/repos/migrate", "repoMigrate", summary="Migrate a remote git repository",
-       signed_in=True, body="MigrateRepoOptions",
-       responses={201: "Repository", 403: "forbidden", 409: "conflict", 413: "quotaExceeded",
-                  422: "validationError"}, **REPO)
-def repo_migrate(req: ApiRequest) -> ApiResponse:
-    # Imported here: the migration service (and its network guard) serves only these
-    # two routes, and importing this area should not pay for it.
-    from chalicelib.repo_admin import migrations
-
-    view = migrations.migrate(caller(req), req.option(MigrateRepoOptions))
-    return ApiResponse.json(repos.repository_record(view, req.actor), status=201)
 
 
 @route("POST", "/repos/{owner}/{repo}/mirror-sync", "repoMirrorSync",

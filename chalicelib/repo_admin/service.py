@@ -8,16 +8,27 @@ written, with which event) is ``repo_lifecycle``; git data lives in
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from chalicelib import accounts, clock, contents, events, issues, quota, repos
 from chalicelib.contents import validate_branch_name
-from chalicelib.errors import (ConditionFailed, ConflictError, InvalidInput, NotFoundError,
-                               PermissionDenied)
+from chalicelib.errors import (
+    ConditionFailed,
+    ConflictError,
+    InvalidInput,
+    NotFoundError,
+    PermissionDenied,
+)
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
-from chalicelib.repo_admin.options import CreateForkOption, CreateRepoOption, EditRepoOption
+from chalicelib.repo_admin import renames
+from chalicelib.repo_admin.options import (
+    CreateForkOption,
+    CreateRepoOption,
+    EditRepoOption,
+)
 from chalicelib.repos import Access, Caller, RepoView, can_create_in
 from chalicelib.store import unit_of_work
 
@@ -111,19 +122,24 @@ def delete_repo(caller: Caller, view: RepoView) -> None:
 def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoView:
     """repoEdit: settings a repository admin may change, written with a
     ``RepositoryEdited`` event listing each changed field with its previous value.  A
-    field left out or null stays as it is."""
+    field left out or null stays as it is.  A new ``name`` renames the repository
+    (``renames``: its own transaction and event, before the other fields are saved)."""
     if not view.is_admin:
         raise PermissionDenied("user should be an owner or a collaborator with admin write "
                                "of a repository")
     repo = view.repo
     sent = given_fields(option)     # a field sent as null is one left out
     name = sent.get("name")
-    if name is not None and name != repo.name:
-        raise InvalidInput("[Name]: renaming repositories is not supported yet")
+    renaming = name is not None and name != repo.name
+    if renaming:
+        renames.check_new_name(view, name)
+        # As Forgejo: the rename first, on its own (``renames``), then the other fields,
+        # every one checked before anything is written; they go to the renamed item.
+        repo = repos.renamed_repo_record(repo, view.owner, name, updated=clock.seconds())
     # As Forgejo's repository settings form (ValidUrl): a website is an http(s) link.
     input_rules.check_url(sent.get("website") or "", "website")
     before = {field: getattr(repo, field) for field in repos.EDITABLE}
-    for field in ("description", "website", "private", "template"):
+    for field in ("description", "website", "private", "template", "has_wiki"):
         if sent.get(field) is not None:
             setattr(repo, field, sent[field])
     archived = sent.get("archived")
@@ -146,6 +162,11 @@ def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoVie
     repo.updated = clock.seconds()
     changes = tuple((field, previous) for field, previous in before.items()
                     if field != "updated" and getattr(repo, field) != previous)
+    if renaming:
+        renamed = renames.rename(caller.user, view, name)
+        if not changes:
+            return renamed
+        view = replace(renamed, repo=repo)
     try:
         with unit_of_work.writing() as uow:
             repos.stage_save_repo(repo)

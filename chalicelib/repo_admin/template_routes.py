@@ -6,9 +6,9 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from chalicelib.errors import NotFoundError
+from chalicelib.http import schemas
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.http.router import route
-from chalicelib.http import schemas
 from chalicelib.http.schema_types import S
 from chalicelib.repo_admin.git_init import GITIGNORES, LICENSES
 from chalicelib.settings import get_settings

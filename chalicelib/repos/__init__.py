@@ -29,6 +29,7 @@ repoDeleteTopic, topicSearch.
 | ``owners`` | An owner's new name: renaming a user or an organization (``adminRenameUser``, ``renameOrg``) and moving … |
 | ``permissions`` | The one place that decides what a caller may do with a repository. |
 | ``records`` | Repository, Permission, WatchInfo and DeployKey records, field for field. |
+| ``rename_store`` | A repository's new name in the table (a rename: ``repo_admin/renames.py``). |
 | ``request`` | What every route and page under ``/repos/{owner}/{repo}`` reads from its request: the caller, the … |
 | ``routes`` | Repositories, the reads: get, search, lists, forks. What every route under ``/repos/{owner}/{repo}`` … |
 | ``service`` | Repositories through the API, the read side: lists, ordering, search, forks. |
@@ -137,10 +138,18 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "stage_repo_exists":        "store.stage_exists",
     "stage_repo_fields":        "store.stage_set",
     "stage_repo_team":          "store.stage_team",
+    "stage_repo_wiki_contents": "store.stage_wiki_contents",
     "stage_save_repo":          "store.stage_save",
+    "stage_move_repo":          "store.stage_move",
+    "stage_transfer_state":     "store",
+    "stage_repo_flags":         "store.stage_flags",
+    "transferred_repo_record":  "store.transferred_record",
+    "renamed_repo_record":      "rename_store.renamed_record",
+    "stage_rename_repo":        "rename_store.stage_rename",
     "stage_unchanged_quota":    "store",
     "unchanged_quota_size":     "store",
     "forget_repo_topics":       "topics",
+    "replace_repo_topics":      "topics.replace_topics",
     "ANONYMOUS":                "views",
     "Caller":                   "views",
     "RepoView":                 "views",

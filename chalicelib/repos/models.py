@@ -72,11 +72,31 @@ class Repo(Item, discriminator="repo"):
     # (from ``mirror_lfs_endpoint``, else the LFS server the clone address implies).
     mirror_lfs = BooleanAttribute(default=False)
     mirror_lfs_endpoint = UnicodeAttribute(default="")
+    # How many push mirrors sync on every push (repo_admin/push_mirror_store.py keeps it
+    # with the mirrors, in one transaction): a push to a repository without one asks for
+    # no sync at all.
+    push_mirrors_on_commit = NumberAttribute(default=0)
     # Pull request settings (allow_* merge styles, defaults), JSON; repos/merge_settings.py.
     merge_settings = UnicodeAttribute(default="")
+    # The wiki (chalicelib/wiki): whether it is on (Forgejo's wiki unit), whether its
+    # branch exists (set with the branch's creation and deletion, in their
+    # transaction: the record's ``has_wiki_contents`` without a read of the wiki), and
+    # its branch ("": the instance's default branch, as Forgejo's GetWikiBranchName).
+    has_wiki = BooleanAttribute(default=True)
+    has_wiki_contents = BooleanAttribute(default=False)
+    wiki_branch = UnicodeAttribute(default="")
     created = NumberAttribute()
     updated = NumberAttribute()
     version = NumberAttribute(default=1)
+    # A pending transfer (Forgejo's ``repo_transfer`` row, at most one per repository):
+    # who started it, to whom, and the recipient organization's teams to give it;
+    # 0 when none is pending (repo_admin/transfers.py).
+    transfer_doer_id = NumberAttribute(default=0)
+    transfer_recipient_id = NumberAttribute(default=0)
+    transfer_team_ids = NumberSetAttribute(null=True)
+    transfer_created = NumberAttribute(default=0)
+    # The site admins' repository flags (Forgejo's ``repo_flag``; repo_admin/flags.py).
+    flags = UnicodeSetAttribute(null=True)
 
 
 class RepoName(Item, discriminator="reponame"):

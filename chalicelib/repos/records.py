@@ -123,8 +123,9 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "internal_tracker": {"enable_time_tracker": True,
                              "allow_only_contributors_to_track_time": True,
                              "enable_issue_dependencies": True},
-        "has_wiki": True,
-        "wiki_branch": repo.default_branch,
+        "has_wiki": bool(getattr(repo, "has_wiki", True)),
+        # The wiki's branch: Forgejo's GetWikiBranchName (chalicelib/wiki/gitrepo.py).
+        "wiki_branch": getattr(repo, "wiki_branch", "") or get_settings().repository.DEFAULT_BRANCH,
         "globally_editable_wiki": False,
         "has_pull_requests": True,
         "has_projects": True,
@@ -138,13 +139,33 @@ def repository(view, viewer: Account | None, parent: dict | None = None) -> dict
         "mirror_interval": go_duration(repo.mirror_interval) if repo.mirror else "",
         "object_format_name": repo.object_format,
         "mirror_updated": rfc3339(repo.mirror_updated) if repo.mirror else GO_ZERO_TIME,
-        "repo_transfer": None,
+        "repo_transfer": pending_transfer(repo, viewer),
         "topics": sorted(repo.topics or ()),     # by name, as Forgejo keeps them
         "wiki_clone_url": f"{html_url}.wiki.git",
         "wiki_ssh_url": _ssh_url(owner_path, name_path + ".wiki"),
-        "has_wiki_contents": False,
+        # Kept on the item with the wiki branch's moves (chalicelib/wiki/store.py).
+        "has_wiki_contents": bool(getattr(repo, "has_wiki_contents", False)),
     }
     return record
+
+
+def pending_transfer(repo, viewer: Account | None) -> dict | None:
+    """RepoTransfer of a repository waiting for its recipient (repo_admin/transfers.py),
+    else None; read only then (the doer, the recipient, the teams it would give)."""
+    recipient_id = int(repo.transfer_recipient_id or 0)
+    if not recipient_id:
+        return None
+    from chalicelib import accounts, orgs
+
+    found = {int(a.id): a for a in accounts.accounts_by_ids(
+        [recipient_id, int(repo.transfer_doer_id or 0)])}
+    recipient, doer = found.get(recipient_id), found.get(int(repo.transfer_doer_id or 0))
+    if recipient is None:
+        return None
+    teams = orgs.teams_in_org(recipient_id, sorted(repo.transfer_team_ids or ()))
+    return {"doer": user_record(doer, viewer) if doer is not None else None,
+            "recipient": user_record(recipient, viewer),
+            "teams": [orgs.team_record(team, recipient) for team in teams]}
 
 
 def repo_api_url(owner_login: str, repo_name: str) -> str:

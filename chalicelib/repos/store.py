@@ -42,7 +42,7 @@ POOL = "pool"           # the object pool a fork would share is gone
 FORK = "fork"           # a fork being made independent was deleted meanwhile
 # Attributes an edit may change (``stage_save`` writes only these, so a concurrent push
 # updating ``empty``/``size`` is never overwritten with what the edit read).
-EDITABLE = ("description", "website", "private", "template", "archived", "archived_at",
+EDITABLE = ("description", "website", "private", "template", "has_wiki", "archived", "archived_at",
             "default_branch", "mirror_interval", "merge_settings", "updated")
 
 
@@ -231,7 +231,7 @@ def stage_set(repo: Repo, fields: dict) -> None:
 # another repository (deleted and created again meanwhile), ``private`` when the
 # visibility is no longer the one the caller computed with.
 COUNTED = frozenset({"num_open_issues", "num_open_pulls", "num_releases", "protection_rules",
-                     "lfs_size", "lfs_locks", "quota_size"})
+                     "lfs_size", "lfs_locks", "quota_size", "push_mirrors_on_commit"})
 
 
 def _still(repo: Repo, *, same_id: bool = False, private: bool | None = None):
@@ -269,6 +269,14 @@ def stage_count_values(repo: Repo, values: dict[str, int], *, label: str, same_i
     unit_of_work.current().update(
         Repo(repo.pk, repo.sk), [getattr(Repo, name).set(int(value)) for name, value in values.items()],
         label=label, condition=condition)
+
+
+def stage_wiki_contents(repo: Repo, present: bool, *, label: str) -> None:
+    """Set whether the repository's wiki has its branch (``has_wiki_contents``), in the
+    wiki's ref transaction, on condition that the repository is still this one."""
+    unit_of_work.current().update(Repo(repo.pk, repo.sk),
+                                  [Repo.has_wiki_contents.set(bool(present))],
+                                  label=label, condition=_still(repo, same_id=True))
 
 
 def stage_unchanged_quota(repo: Repo, *, label: str) -> None:
@@ -391,3 +399,45 @@ def stage_move(repo: Repo, moved: Repo) -> None:
     uow.put(moved, label=REPO, must_not_exist=True)
     uow.update(RepoName(*keys.repo_name(int(repo.id))), [RepoName.repo_pk.set(moved.pk)],
                label=REPO_ID, condition=RepoName.pk.exists())
+
+
+# A new owner (a transfer, repo_admin/transfers.py) ----------------------------------------
+
+def transferred_record(repo: Repo, owner: Account, *, team_ids=()) -> Repo:
+    """The repository item under ``owner`` (not yet written; ``stage_move`` writes it):
+    as ``moved_record``, with the owner's id and index, the teams of the new owner it is
+    given (the old owner's teams lose it) and no pending transfer."""
+    moved = moved_record(repo, owner)
+    moved.owner_id = int(owner.id)
+    moved.gsi1pk, moved.gsi1sk = keys.repo_owner_gsi(int(owner.id), repo.lower_name)
+    moved.team_ids = {int(team_id) for team_id in team_ids} or None
+    moved.transfer_doer_id = moved.transfer_recipient_id = moved.transfer_created = 0
+    moved.transfer_team_ids = None
+    return moved
+
+
+def stage_transfer_state(repo: Repo, *, doer_id: int, recipient_id: int, team_ids=(),
+                         created: int = 0) -> None:
+    """Mark the repository as pending transfer to ``recipient_id`` (0: clear the mark),
+    on condition that no transfer is pending (marking) or that the one read still is
+    (clearing) and the repository is still the one read (``REPO``)."""
+    expected = int(repo.transfer_recipient_id or 0)
+    pending = (Repo.transfer_recipient_id == expected) if expected else \
+        (Repo.transfer_recipient_id.does_not_exist() | (Repo.transfer_recipient_id == 0))
+    actions = [Repo.transfer_doer_id.set(int(doer_id)),
+               Repo.transfer_recipient_id.set(int(recipient_id)),
+               Repo.transfer_created.set(int(created))]
+    ids = {int(team_id) for team_id in team_ids}
+    actions.append(Repo.transfer_team_ids.set(ids) if ids else Repo.transfer_team_ids.remove())
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), actions, label=REPO,
+                                  condition=(Repo.id == int(repo.id)) & pending)
+
+
+def stage_flags(repo: Repo, flags: set[str]) -> None:
+    """The repository's flags are now ``flags``, on condition that they are still the
+    ones read (two admins changing them at once: one of them is refused, ``REPO``)."""
+    read = set(repo.flags or ())
+    same = (Repo.flags == read) if read else Repo.flags.does_not_exist()
+    action = Repo.flags.set(set(flags)) if flags else Repo.flags.remove()
+    unit_of_work.current().update(Repo(repo.pk, repo.sk), [action], label=REPO,
+                                  condition=(Repo.id == int(repo.id)) & same)

@@ -12,6 +12,7 @@ repoGetAssignees, issueGetCommentsAndTimeline.
 |---|---|
 | ``consumers`` | Stale reviews, and a deleted pull request's reviews purged, from the events queue (registered as … |
 | ``hunks`` | The diff hunk a code comment shows: the lines of the file's diff up to the commented line, as Forgejo … |
+| ``import_store`` | Reviews brought in by a project migration (``chalicelib.migrations``): a pull request's submitted reviews … |
 | ``models`` | The reviews domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the reviews domain, declared once: the edge checks them (``ApiRequest.option``) and … |
 | ``records`` | PullReview and PullReviewComment records (fj:services/convert/pull_review.go), and the TimelineComment of … |
@@ -34,6 +35,12 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "EVENT_TYPES":              "consumers",
     "on_event":                 "consumers",
     "wants_event":              "consumers",
+    "ImportedReview":           "import_store",
+    "ImportedReviewComment":    "import_store",
+    "imported_review_ids":      "import_store.new_ids",
+    "imported_verdicts":        "import_store.verdicts",
+    "stage_imported_review":    "import_store.stage_review",
+    "stage_imported_review_comments": "import_store.stage_comments",
     "CreatePullReviewComment":  "options",
     "CreatePullReviewOptions":  "options",
     "PullReviewRequestOptions": "options",

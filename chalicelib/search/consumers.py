@@ -5,7 +5,9 @@ Each event names repositories to index again; indexing reads the repository as i
 now (strongly consistent) and writes its entries (``index_store.stage_index``), so
 events that arrive late, twice or out of order all end in the current state.  A
 rename or a change of an owner's visibility indexes the owner's repositories again
-(bounded by that owner's repositories).
+(bounded by that owner's repositories).  A migrated repository's issues (written
+while nobody could see them, with no event each) are indexed once it exists, a page
+per event (``issue_indexing.index_imported_issues``).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.Reposit
                events.RepositoryDeleted, events.AccountRenamed, events.UserEdited,
                events.OrganizationChanged, events.IssueChanged, events.IssueCommentChanged,
                events.PullReviewChanged, events.ReviewRequestChanged, events.LabelChanged,
-               events.RepositoryTopicsChanged, events.UserCreated, events.UserDeleted)
+               events.RepositoryTopicsChanged, events.UserCreated, events.UserDeleted,
+               events.ImportedIssuesIndexDue)
 # The repository events after which its issues may be found by other people (or none).
 REPO_VISIBILITY = (events.RepositoryEdited, events.RepositoryDeleted)
 
@@ -58,6 +61,10 @@ def on_event(event: events.Event) -> None:
                           events.LabelChanged)):
         _on_issue_event(event)
         return
+    if isinstance(event, events.ImportedIssuesIndexDue):
+        issue_indexing.index_imported_issues(int(event.repo_id), int(event.after),
+                                             int(event.actor_id))
+        return
     if isinstance(event, (events.UserCreated, events.UserDeleted)):
         account_index.index_account(int(event.user_id))
         return
@@ -69,6 +76,8 @@ def on_event(event: events.Event) -> None:
         owner_id = int(event.org_id)
     else:
         index_repo(int(event.repo_id))
+        if isinstance(event, events.RepositoryMigrated) and not event.mirror:
+            issue_indexing.index_imported_issues(int(event.repo_id), 0, int(event.actor_id))
         if isinstance(event, REPO_VISIBILITY):
             issue_indexing.index_repo_issues(int(event.repo_id))
         return

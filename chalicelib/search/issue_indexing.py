@@ -10,13 +10,16 @@ by its issues, read from the index's own documents).
 """
 from __future__ import annotations
 
-from chalicelib import accounts, issues, pulls, repos
+from chalicelib import accounts, events, issues, pulls, repos
 from chalicelib.search import entry_store, issue_index_store, issue_terms
 from chalicelib.search.issue_index_store import IssueFacts
 from chalicelib.search.repo_search import facts_of
 from chalicelib.store import unit_of_work
 
 REVIEWED = ("APPROVED", "REQUEST_CHANGES", "COMMENT")
+# Issues of a migrated repository indexed per event (each costs a few reads and a
+# write): a page stays well inside one consumer invocation.
+IMPORTED_PAGE = 100
 
 
 def _people_of_pull(issue) -> tuple[frozenset[int], frozenset[int]]:
@@ -109,3 +112,20 @@ def index_new_issues(repo_id: int) -> int:
         index_issue(repo_id, int(issue.number), place=(repo, owner))
         count += 1
     return count
+
+
+def index_imported_issues(repo_id: int, after: int, actor_id: int) -> int:
+    """Index the issues of a migrated repository numbered above ``after``, a page of
+    them, and queue the next page when there is more (in the migrating user's name,
+    ``actor_id``); how many were indexed."""
+    repo, owner = repo_and_owner(repo_id)
+    if repo is None:
+        return 0
+    numbers = issues.imported_numbers_after(repo_id, after, IMPORTED_PAGE)
+    for number in numbers:
+        index_issue(repo_id, number, place=(repo, owner))
+    if len(numbers) == IMPORTED_PAGE:
+        with unit_of_work.writing() as uow:
+            uow.raise_event(events.ImportedIssuesIndexDue(
+                actor_id=int(actor_id), repo_id=int(repo_id), after=numbers[-1]))
+    return len(numbers)

@@ -297,6 +297,19 @@ def start() -> Iterator[UnitOfWork]:
 
 
 @contextlib.contextmanager
+def detached() -> Iterator[UnitOfWork]:
+    """A unit of its own that caches no reads, beside the one open: work that runs
+    inside a request as a job would (a project migration's first turn) reads what the
+    table holds and leaves the request's identity map as it was."""
+    unit = UnitOfWork(cache=False)
+    token = _current.set(unit)
+    try:
+        yield unit
+    finally:
+        _current.reset(token)
+
+
+@contextlib.contextmanager
 def writing() -> Iterator[UnitOfWork]:
     """Stage writes and events in the current unit; commit them when the block ends,
     drop them if it raises.  What services use for every write."""

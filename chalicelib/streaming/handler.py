@@ -20,7 +20,7 @@ from chalicelib.settings import get_settings
 
 # Answers that may exceed the buffered limit: clone/fetch packs, and applying a large
 # push (which may run for minutes: the streaming integration allows 15).
-STREAMED_OPERATIONS = frozenset({"gitUploadPack", "applyLargePush"})
+STREAMED_OPERATIONS = frozenset({"gitUploadPack", "gitWikiUploadPack", "applyLargePush"})
 CHUNK_SIZE = 256 * 1024
 # API Gateway's metadata/payload separator in a streamed Lambda proxy response.
 DELIMITER = b"\x00" * 8

@@ -2,7 +2,8 @@
 
 The form posts what the API's CreateRepoOption carries (name, description, private,
 auto_init) to ``repo_admin.create_repo``, the service ``createCurrentUserRepo`` calls, so
-the name rules, the quota and the initial commit are the API's.
+the name rules, the quota and the initial commit are the API's.  With a ``template_id``
+(Forgejo's "Use this template") it is the template's form instead (``template_forms``).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from chalicelib import errors, repo_admin
 from chalicelib.http.message import ApiRequest, ApiResponse
 from chalicelib.repo_admin import CreateRepoOption
 from chalicelib.repos import caller
+from chalicelib.web import template_forms
 from chalicelib.web.actions_forms import checked, fixable_status, posted, show_form
 from chalicelib.web.view import Web, page, path_url, redirect
 
@@ -18,6 +20,8 @@ TEMPLATE = "forms/repo_create.html"
 
 @page("GET", "/repo/create", "webRepoCreateForm", signed_in=True)
 def create_form(req: ApiRequest, web: Web) -> ApiResponse:
+    if req.arg("template_id"):      # Forgejo's "Use this template"
+        return template_forms.generate_form(req, web)
     return show_form(
         web, TEMPLATE, title="New repository",
         values={"repo_name": "", "description": "", "private": False, "auto_init": True})
@@ -26,6 +30,8 @@ def create_form(req: ApiRequest, web: Web) -> ApiResponse:
 @page("POST", "/repo/create", "webRepoCreate", signed_in=True)
 def create(req: ApiRequest, web: Web) -> ApiResponse:
     form = posted(req)
+    if form.get("template_id"):
+        return template_forms.generate(req, web)
     values = {"repo_name": form.get("repo_name", "").strip(),
               "description": form.get("description", ""),
               "private": checked(form, "private"), "auto_init": checked(form, "auto_init")}

@@ -108,8 +108,18 @@ def _version_order(name: str) -> list:
 
 @page("GET", "/{owner}/{repo}", "webRepoHome", in_repo=True)
 def repo_home(req: ApiRequest, web: Web) -> ApiResponse:
-    view = current_repo(req)
+    from chalicelib.web import lifecycle_view
+
+    try:
+        view = current_repo(req)
+    except NotFoundError:
+        # A project migration's repository is 404 until done: its migrating page.
+        migrating = lifecycle_view.migrating_page(req, web)
+        if migrating is None:
+            raise
+        return migrating
     values = repo_values(req, view, "code")
+    values["transfer_offer"] = lifecycle_view.transfer_offer(web, values["repo"])
     branch = view.repo.default_branch
     if view.repo.empty:
         return render(web, "repo_home.html", title=values["repo"]["full_name"], entries=None,

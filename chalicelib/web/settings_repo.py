@@ -8,7 +8,8 @@ Each form calls the service ``repoEdit`` or ``repoDelete`` calls
 (``repo_admin.edit_repo``, ``repo_admin.delete_repo``) with the API's EditRepoOption,
 built from the form and held to the API's edge checks, so the rules are the API's:
 deleting needs owner rights (a repository admin who is not an owner gets the API's
-403).  Renaming is not offered: the service refuses it ("renaming repositories is not
+403).  The danger zone's transfer form posts to ``lifecycle_pages``, which shows its
+refusals here again (``options_page``).  Renaming is not offered: the service refuses it ("renaming repositories is not
 supported yet").  Forgejo's issue, pull request and wiki switches are not offered
 either: those units are always on here and EditRepoOption has no field for them.
 """
@@ -30,7 +31,7 @@ MERGE_STYLES = (("merge", "allow_merge_commits", "Create a merge commit"),
                 ("rebase-merge", "allow_rebase_explicit", "Rebase and create a merge commit"),
                 ("squash", "allow_squash_merge", "Squash and merge"),
                 ("fast-forward-only", "allow_fast_forward_only_merge", "Fast-forward only"))
-FLAGS = ("private", "template", *(switch for _, switch, _ in MERGE_STYLES))
+FLAGS = ("private", "template", "has_wiki", *(switch for _, switch, _ in MERGE_STYLES))
 TEXTS = ("description", "website", "default_branch", "default_merge_style")
 # Words of the service's messages -> the form field they are about.
 OPTION_FIELDS = {"description": "description", "website": "website",
@@ -46,16 +47,27 @@ def _current(repo: dict) -> dict:
 
 def _page(req: ApiRequest, web: Web, view, *, values: dict | None = None,
           error: errors.ServiceError | None = None, delete_error: str = "",
-          typed_name: str = "") -> ApiResponse:
+          typed_name: str = "", transfer: dict | None = None) -> ApiResponse:
     status, field_errors, message = shown_error(error, OPTION_FIELDS)
     if delete_error:
         status, field_errors = 422, {"delete_repo_name": delete_error}
+    transfer = transfer or {}
+    if transfer.get("field_errors"):
+        status, field_errors = transfer["status"], transfer["field_errors"]
     branches = [b.name for b in contents.list_branches(view)]
     return show(req, web, view, TEMPLATE, "options", status=status, title="Settings",
                 values=values or _current(repo_record(req, view)), branch_names=branches,
                 merge_styles=MERGE_STYLES, field_errors=field_errors, error=message,
                 saved=req.arg("saved") == "1" and error is None and not delete_error,
-                typed_name=typed_name, settings_path=settings_url(view))
+                typed_name=typed_name, settings_path=settings_url(view),
+                transfer_typed=transfer.get("typed", {}),
+                transfer_done=req.arg("transfer") or "")
+
+
+def options_page(req: ApiRequest, web: Web, view, *, transfer: dict) -> ApiResponse:
+    """The options page again with the transfer form's refusal (``lifecycle_pages``):
+    ``transfer`` holds ``status``, ``field_errors`` and the ``typed`` values."""
+    return _page(req, web, view, transfer=transfer)
 
 
 @page("GET", "/{owner}/{repo}/settings", "webRepoSettings", in_repo=True)

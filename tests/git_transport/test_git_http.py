@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
-import os
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
 from chalicelib.local.runtime import LocalRuntime
+from tests.git_cli import git_home_env
+from tests.git_cli import run_git as git
 
 PASSWORD = "alice-password"
 # The first signed commit of a process reads the instance key from SSM, and loading
@@ -55,21 +55,7 @@ class Api:
 
 @pytest.fixture
 def git_env(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Alice\n\temail = alice@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[protocol]\n\tversion = 0\n")
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-            "HOME": str(home), "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false"}
-
-
-def git(env, *args, cwd=None, check=True):
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=60)
-    if check and done.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done
+    return git_home_env(tmp_path, extra_config="[protocol]\n\tversion = 0\n")
 
 
 def authed(server, token=None):

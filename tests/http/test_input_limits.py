@@ -81,10 +81,14 @@ def scene(api, monkeypatch):
               # reviews of an issue that is no pull request: 404 after the body check
               "comment": "1",
               # issue subscriptions and blocks: the person named
-              "user": "bob"}
+              "user": "bob",
+              # wiki pages, flags, git notes, push mirrors: ones that do not exist
+              "pageName": "Nope", "flag": "nope", "template_owner": "alice",
+              "template_repo": "proj", "branch_name": "nope"}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
-           "tag_protections": 1, "reviews": 1, "threads": 1}
+           "tag_protections": 1, "reviews": 1, "threads": 1,
+           "git": 1}    # git hooks: refused while hooks are disabled
     yield {"alice": alice, "root": root, "params": params, "ids": ids}
     monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
     reset_settings_cache()
@@ -140,6 +144,11 @@ def _assert_lists_answer(api, scene) -> None:
         assert resp.status == 200, (path, resp)
 
 
+# Routes refused before their body is read, as Forgejo's (its reqGitHook runs before the
+# body is bound): every request gets that refusal, whatever it carries.
+REFUSED_FIRST = {"repoEditGitHook": 403}
+
+
 def test_every_write_route_refuses_bad_text_without_a_server_error(api, scene):
     before = _snapshot(api, scene)
     failures = []
@@ -156,9 +165,10 @@ def test_every_write_route_refuses_bad_text_without_a_server_error(api, scene):
                 cases.append((field, {top: {inner: value} if inner else value}))
         cases.append(("surrogate key", {LONE: 1}))
         cases.append(("surrogate in list", {"labels": [LONE], "events": [LONE]}))
-        bodies = [("deep JSON", dict(body=DEEP), 400),
-                  ("broken JSON", dict(body=b'{"title": '), 422),
-                  ("not UTF-8", dict(body=b'{"title": "\xff\xfe"}'), 422)]
+        refused = REFUSED_FIRST.get(route.operation_id)
+        bodies = [("deep JSON", dict(body=DEEP), refused or 400),
+                  ("broken JSON", dict(body=b'{"title": '), refused or 422),
+                  ("not UTF-8", dict(body=b'{"title": "\xff\xfe"}'), refused or 422)]
         if route.method not in gateway_checked:
             gateway_checked.add(route.method)
             bodies += [("huge body", dict(body=b'{"x": "' + b"y" * (7 << 20) + b'"}'), 413),

@@ -40,11 +40,12 @@ READ_PARAMS = {"owner": OWNER, "repo": "secret", "username": OWNER, "org": "corp
                "uuid": "00000000-0000-0000-0000-000000000000", "basehead": "main...main",
                "upload": "nothing", "name": "nothing", "comment": "1", "key": "nothing",
                "target": OWNER, "user": OWNER, "topic": "nothing", "team": "nothing",
-               "position": "1", "action": "nothing"}
+               "position": "1", "action": "nothing", "pageName": "nothing", "page": "nothing",
+               "flag": "nothing", "template_owner": OWNER, "template_repo": "secret"}
 WRITE_PARAMS = dict(READ_PARAMS, owner="nobody-here", username="nobody-here",
                     org="nobody-here", collaborator="nobody-here", id="999999",
                     index="999999", attachment_id="999999", delivery="999999",
-                    comment="999999", user="nobody-here")
+                    comment="999999", user="nobody-here", template_owner="nobody-here")
 
 
 def routes() -> list[Route]:

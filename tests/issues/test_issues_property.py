@@ -18,7 +18,8 @@ _serial = itertools.count()
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=OPS)
-def test_counters_match_a_recount(api, monkeypatch, ops):
+def test_counters_match_a_recount(fast_api, monkeypatch, ops):
+    api = fast_api
     monkeypatch.setattr(store, "BUCKET", 3)   # small buckets: pages span several
     if not hasattr(api, "token"):
         api.create_user("owner")

@@ -131,3 +131,27 @@ def test_migration_failures_leave_nothing(api, alice, remote, local_networks_all
         "mirror_interval": "1m"})
     assert r.status == 422
     assert api.get("/repos/alice/fast", token=alice).status == 404
+
+
+def test_a_mirror_keeps_its_credentials_sealed(api, alice, remote, local_networks_allowed):
+    """The remote's password reaches the remote on every sync and is never stored in
+    the clear."""
+    from chalicelib import repos
+    from tests.git_backend import serve_http_backend
+
+    server, url = serve_http_backend(remote["bare"].parent, credentials=("src", "s3cret-pass"))
+    try:
+        made = api.post("/repos/migrate", token=alice, json={
+            "clone_addr": f"{url}/src.git", "repo_name": "guarded", "mirror": True,
+            "auth_username": "src", "auth_password": "s3cret-pass"})
+        assert made.status == 201, made
+        stored = repos.repo_by_name("alice", "guarded")
+        assert stored.mirror_auth and "s3cret-pass" not in stored.mirror_auth
+        git("commit", "-q", "--allow-empty", "-m", "more", cwd=remote["work"])
+        git("push", "-q", str(remote["bare"]), "main", cwd=remote["work"])
+        assert api.post("/repos/alice/guarded/mirror-sync", token=alice).status == 200
+        head = git("rev-parse", "HEAD", cwd=remote["work"])
+        branch = api.get("/repos/alice/guarded/branches/main", token=alice).json
+        assert branch["commit"]["id"] == head
+    finally:
+        server.shutdown()

@@ -163,16 +163,16 @@ def test_the_pool_goes_with_its_last_repository(people):
     assert repos.pool_by_id(pool_id) is None
 
 
-def test_an_edit_is_for_repository_admins_and_renames_nothing(people):
+def test_an_edit_is_for_repository_admins(people):
     alice, bob = people["alice"], people["bob"]
     view = scene.repo(alice, "proj")
     access.add_collaborator(alice, view, "bob", AddCollaboratorOption(permission="write"))
     with pytest.raises(PermissionDenied, match="owner or a collaborator with admin"):
         service.edit_repo(scene.caller(bob), seen_by(bob, view),
                           repo_admin.EditRepoOption(description="mine now"))
-    with pytest.raises(InvalidInput, match="renaming repositories is not supported"):
-        service.edit_repo(scene.caller(alice), seen_by(alice, view),
-                          repo_admin.EditRepoOption(name="other"))
+    with pytest.raises(PermissionDenied, match="owner or a collaborator with admin"):
+        service.edit_repo(scene.caller(bob), seen_by(bob, view),
+                          repo_admin.EditRepoOption(name="other"))     # renames: rename rules
     service.edit_repo(scene.caller(alice), seen_by(alice, view),
                       repo_admin.EditRepoOption(description="the one", private=True))
     assert (stored(view).description, stored(view).private) == ("the one", True)

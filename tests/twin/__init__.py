@@ -14,9 +14,11 @@ Use::
     with twin.world() as state:      # fresh, empty AWS; Nimbus's resources created
         ...                          # state.dynamodb.tables, state.s3.buckets, ...
 
-or run the suite against it instead of moto: ``NIMBUS_TEST_BACKEND=twin pytest ...``
-(tests/conftest.py's ``moto_world``).  ``tests.twin.transport.install(World())``
-installs a bare world without Nimbus's resources (the differential tests do).
+or choose the backend of the suite's ``aws`` fixture: by default the domains' API and
+page tests run on the twin and the wiring tests on moto (tests/conftest.py's
+``on_twin``); ``NIMBUS_TEST_BACKEND=twin`` or ``=moto`` puts every test on one of them.
+``tests.twin.transport.install(World())`` installs a bare world without Nimbus's
+resources (the differential tests do).
 
 Modules: ``transport`` (botocore hook, HTTP decoding), ``world`` (routing),
 ``dynamodb``, ``writes``, ``reads``, ``tables``, ``values``, ``expressions``,

@@ -46,6 +46,10 @@ AUDITED: dict[str, tuple[str, ...]] = {
     "webRepoLabels": (f"{R}/labels",),
     "webRepoMilestones": (f"{R}/milestones",),
     "webOrgMembers": ("/org/acme/members",),
+    "webWiki": (f"{R}/wiki", f"{R}/wiki/?action=_pages"),
+    "webWikiPage": (f"{R}/wiki/Home", f"{R}/wiki/Home?action=_revision"),
+    "webWikiPages": (f"{R}/wiki/_pages",),
+    "webWikiSearch": (f"{R}/wiki/search?q=home",),
 }
 SIGNED: dict[str, tuple[str, ...]] = {
     "webRepoCreateForm": ("/repo/create",),
@@ -78,6 +82,13 @@ SIGNED: dict[str, tuple[str, ...]] = {
     "webRepoFileUploadForm": (f"{R}/_upload/main/docs",),
     "webRepoFileEditForm": (f"{R}/_edit/main/app.py",),
     "webRepoFileDeleteForm": (f"{R}/_delete/main/docs/guide.md",),
+    "webRepoMigrateForm": ("/repo/migrate", "/repo/migrate?service_type=1",
+                           "/repo/migrate?service_type=3"),
+    # "Use this template": the new repository form of the template ``seeds``.
+    "webRepoCreateForm?template_id": ("/repo/create?template_id={template}",),
+    # The wiki's forms are the same operations as its pages (``?action=``), for writers.
+    "webWiki?action=_new": (f"{R}/wiki/?action=_new",),
+    "webWikiPage?action=_edit": (f"{R}/wiki/Home?action=_edit",),
 }
 # GET routes that are not pages a person reads: bytes, redirects, stylesheets.
 NOT_PAGES = {
@@ -134,8 +145,13 @@ def _scene(url: str) -> dict:
                                           "config": {"url": "https://ci.example.com/hook",
                                                      "content_type": "json"}})
     must("POST", f"{repo}/keys", {"title": "deploy", "read_only": True, "key": _ssh_key()})
+    for title, text in (("Home", "# Garden wiki\n\nSee [[Planting Guide]]."),
+                        ("_Sidebar", "* [[Home]]"), ("_Footer", "Kept by the gardeners.")):
+        must("POST", f"{repo}/wiki/new", {"title": title, "content_base64": _b64(text)})
+    template = must("POST", "/user/repos", {"name": "seeds", "auto_init": True,
+                                            "template": True})
     return {"issue": issue["number"], "pull": pull["number"], "sha": sha,
-            "milestone": milestone["id"], "hook": hook["id"]}
+            "milestone": milestone["id"], "hook": hook["id"], "template": template["id"]}
 
 
 def _ssh_key() -> str:

@@ -74,9 +74,9 @@ def _store_as_old_record(placeholder: str, url: str) -> None:
 
 @pytest.fixture(scope="module")
 def api():
-    from tests.conftest import admin_client, moto_world
+    from tests.conftest import admin_client, moto_world, on_twin
 
-    with moto_world():
+    with moto_world(twin=on_twin(__file__)):
         yield admin_client()
 
 

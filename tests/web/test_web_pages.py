@@ -38,10 +38,10 @@ def put_file(api, token, repo: str, path: str, content: str, **extra) -> None:
 
 @pytest.fixture(scope="module")
 def api():
-    """One moto world for the module: the pages only read, so they share one scene."""
-    from tests.conftest import admin_client, moto_world
+    """One AWS world for the module: the pages only read, so they share one scene."""
+    from tests.conftest import admin_client, moto_world, on_twin
 
-    with moto_world():
+    with moto_world(twin=on_twin(__file__)):
         yield admin_client()
 
 

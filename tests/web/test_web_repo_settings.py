@@ -48,7 +48,7 @@ def options_form(**changes) -> dict:
     fields = {"description": "", "website": "", "default_branch": "main",
               "default_merge_style": "merge", "allow_merge_commits": "on",
               "allow_rebase": "on", "allow_rebase_explicit": "on", "allow_squash_merge": "on",
-              "allow_fast_forward_only_merge": "on"}
+              "allow_fast_forward_only_merge": "on", "has_wiki": "on"}
     fields.update(changes)
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -71,6 +71,7 @@ def test_options_edit_shows_in_the_api(api, scene):
     assert got["website"] == "https://example.com/proj" and got["template"] is True
     assert got["allow_rebase"] is False and got["allow_squash_merge"] is False
     assert got["allow_merge_commits"] is True and got["default_merge_style"] == "rebase-merge"
+    assert got["has_wiki"] is True and 'name="has_wiki" checked' in text(alice.get(f"{BASE}/settings"))
     again = text(alice.get(f"{BASE}/settings?saved=1"))
     assert "Settings saved." in again and "A &lt;b&gt;tidy&lt;/b&gt; project" in again
     assert '<option value="rebase-merge" selected>' in again
@@ -87,6 +88,16 @@ def test_options_edit_shows_in_the_api(api, scene):
     assert '<span class="label">Private</span>' in text(gone)
     assert record(api, scene).json["default_branch"] == "main"
     assert record(api, scene).json["private"] is True
+
+
+def test_the_wiki_switch(api, scene):
+    alice = scene["alice"]
+    off = alice.post(f"{BASE}/settings", options_form(has_wiki=None))
+    assert off.status == 303 and record(api, scene).json["has_wiki"] is False
+    assert alice.get(f"{BASE}/wiki").status == 404
+    assert 'name="has_wiki">' in text(alice.get(f"{BASE}/settings"))
+    assert alice.post(f"{BASE}/settings", options_form()).status == 303
+    assert record(api, scene).json["has_wiki"] is True and alice.get(f"{BASE}/wiki").status == 200
 
 
 def test_archive_then_unarchive(api, scene):

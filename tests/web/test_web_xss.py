@@ -63,10 +63,10 @@ def b64(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def api():
-    """One moto world for the module: the pages only read once the scene is set."""
-    from tests.conftest import admin_client, moto_world
+    """One AWS world for the module: the pages only read once the scene is set."""
+    from tests.conftest import admin_client, moto_world, on_twin
 
-    with moto_world():
+    with moto_world(twin=on_twin(__file__)):
         yield admin_client()
 
 

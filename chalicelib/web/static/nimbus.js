@@ -57,3 +57,13 @@
     });
   });
 })();
+
+/* lifecycle: a page that waits for work elsewhere (a migration) reloads itself after
+   data-reload-after seconds; its "stop that" link leads to the page without it. */
+(function () {
+  document.addEventListener("DOMContentLoaded", function () {
+    var waiting = document.querySelector("[data-reload-after]");
+    var seconds = waiting && parseInt(waiting.getAttribute("data-reload-after"), 10);
+    if (seconds > 0) setTimeout(function () { location.reload(); }, seconds * 1000);
+  });
+})();
