@@ -7,8 +7,10 @@ Each write gets a repository of its own, so it measures a change, not a repeat.
 """
 from __future__ import annotations
 
+from scenarios_avatars import uploaded
 from scenarios_git import LOCAL_REMOTES, migrate_option
 from scenarios_orgs import org
+from scenarios_repos import HOOK
 from scene import ADMIN, Req, Scene, settings_in_force
 
 
@@ -32,10 +34,13 @@ def flagged(s: Scene) -> str:
 
 
 def template(s: Scene) -> str:
-    """alice's template: an initial commit (README), marked ``template``."""
+    """alice's template: an initial commit (README), a webhook and an uploaded avatar,
+    marked ``template``."""
     def make() -> str:
         name = s.new_repo(auto_init=True)
         s.must("PATCH", f"/repos/alice/{name}", "token", {"template": True}, expect=200)
+        s.must("POST", f"/repos/alice/{name}/hooks", "token", HOOK, expect=201)
+        uploaded(s, f"/repos/alice/{name}/avatar")
         return name
     return s.once("template", make)
 
@@ -64,7 +69,8 @@ def scenarios() -> dict:
         "adminUnadoptedList": lambda s: [Req("GET", "/admin/unadopted", "admin")],
         "generateRepo": lambda s: [Req("POST", f"/repos/alice/{template(s)}/generate", "token",
                                        {"owner": "alice", "name": s.unique("generated"),
-                                        "git_content": True}, 201)],
+                                        "git_content": True, "webhooks": True,
+                                        "avatar": True}, 201)],
     }
 
 
@@ -93,10 +99,12 @@ BUDGETS = {
     ("repoDeleteAllFlags", "admin"): 3,
     # The admin's token and account only: nothing is ever unadopted.
     ("adminUnadoptedList", "admin"): 2,
-    # With git content: the preload, the template's refs and packs (Queries), the
-    # creation (one transaction), HEAD, the new commit's pack (S3 object and index) and
-    # its pack record, the branch's creation (one transaction).
-    ("generateRepo", "token"): 12,
+    # With git content, webhooks and the avatar: the preload, the template's refs and
+    # packs (Queries), its hooks (a Query), the creation (one transaction), HEAD, the new
+    # commit's pack (S3 object and index) and its pack record, the branch's creation (one
+    # transaction), the avatar's object copied (CopyObject), then the hook copies and the
+    # avatar's digest (one transaction).
+    ("generateRepo", "token"): 15,
 }
 
 # operationId -> why its success path cannot be reached: answered as a Forgejo with git

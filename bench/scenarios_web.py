@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import base64
 
+from scenarios_git import LOCAL_REMOTES, remote
+from scenarios_migrations import RefusingSource, failed_migration
 from scenarios_repos import any_deploy_key, any_hook, collaborator, index_alices_repos
 from scenarios_webhooks import repo_delivery
 from scenarios_wiki import demo_wiki
-from scene import Req, Scene, after
+from scene import Req, Scene, after, settings_in_force
 
 DEMO = "/repos/alice/demo"
 WEB = "/alice/demo"
@@ -111,6 +113,26 @@ def three_collaborators(s: Scene) -> None:
     s.once("web_three_collaborators", build)
 
 
+def migrating_pages(s: Scene) -> list[str]:
+    """alice's project migrations that are not done, made once: one queued (the bench
+    runs no event worker) and one failed at its labels step (failed_migration); the
+    addresses of their migrating pages (behind webRepoHome).  And her session."""
+    def build() -> list[str]:
+        from chalicelib import migrations
+
+        name = s.unique("arriving")
+        migrations.use_source_opener(lambda *a, **kw: RefusingSource())
+        try:
+            with settings_in_force({**LOCAL_REMOTES, "NIMBUS__MIGRATIONS__INLINE_SECONDS": "0"}):
+                s.must("POST", "/repos/migrate", "token", {
+                    "clone_addr": remote(s)["url"], "repo_name": name, "service": "gitea",
+                    "labels": True}, expect=201)
+        finally:
+            migrations.use_source_opener(None)
+        return [f"/alice/{name}", f"/alice/{failed_migration(s)}"]
+    return after(s.session_cookie(), s.once("web_migrating_pages", build))
+
+
 def both(path: str) -> list[Req]:
     return [Req("GET", path), Req("GET", path, "session")]
 
@@ -141,7 +163,11 @@ def scenarios() -> dict:
         "webOrgSettings": lambda s: [Req("GET", _org_page(s, "settings"), "session")],
         "webOrgCreateForm": lambda s: after(org_web_scene(s), [Req("GET", "/org/create",
                                                                    "session")]),
-        "webRepoHome": lambda s: after(web_scene(s), both(WEB)),
+        # The migrating page (a queued and a failed project migration, to their doer)
+        # first: the home page's rows come last, which its BUDGETS entries count.
+        "webRepoHome": lambda s: after(web_scene(s), [
+            Req("GET", path, "session", expect_body=b"Migrating from")
+            for path in migrating_pages(s)] + both(WEB)),
         "webRepoSource": lambda s: after(web_scene(s), both(f"{WEB}/src/branch/main/app.py")
                                                      + both(f"{WEB}/src/branch/main")),
         "webRepoBlame": lambda s: after(web_scene(s), both(f"{WEB}/blame/branch/main/app.py")),

@@ -143,3 +143,41 @@ def runtime_with_events(data_dir: Path):
             runtime.add_background(task)
         ensure_admin(*BOSS, "boss@example.com")
         yield runtime
+
+
+class ApiCaller:
+    """JSON calls to a runtime's ``/api/v1`` over HTTP (httpx), with a token or Basic."""
+
+    def __init__(self, url: str, timeout: float = 60):
+        self.url, self.timeout = url, timeout
+
+    def call(self, method, path, token=None, auth=None, **kwargs):
+        import httpx
+
+        headers = {"Authorization": f"token {token}"} if token else {}
+        return httpx.request(method, f"{self.url}/api/v1{path}", headers=headers, auth=auth,
+                             timeout=self.timeout, **kwargs)
+
+
+def seat_people(runtime, passwords: dict[str, str], *, boss_token: bool = False) -> None:
+    """Users made by ``BOSS`` on an in-process ``runtime`` (``runtime_with_events``),
+    each with an all-scope token in ``runtime.tokens`` (the boss's too with
+    ``boss_token``), alice's read-only one in ``runtime.read_only``, the caller in
+    ``runtime.client``."""
+    client = ApiCaller(runtime.url)
+    runtime.tokens = {}
+    for name, password in passwords.items():
+        client.call("POST", "/admin/users", auth=BOSS, json={
+            "username": name, "email": f"{name}@example.com", "password": password,
+            "must_change_password": False})
+        runtime.tokens[name] = client.call(
+            "POST", f"/users/{name}/tokens", auth=(name, password),
+            json={"name": "all", "scopes": ["all"]}).json()["sha1"]
+    if boss_token:
+        runtime.tokens["boss"] = client.call(
+            "POST", "/users/boss/tokens", auth=BOSS,
+            json={"name": "all", "scopes": ["all"]}).json()["sha1"]
+    runtime.read_only = client.call(
+        "POST", "/users/alice/tokens", auth=("alice", passwords["alice"]),
+        json={"name": "ro", "scopes": ["read:repository"]}).json()["sha1"]
+    runtime.client = client

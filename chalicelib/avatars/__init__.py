@@ -39,4 +39,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "UpdateUserAvatarOption": "options",
     "update_account_avatar":  "service",
     "delete_account_avatar":  "service",
+    # generateRepo's ``avatar`` (chalicelib/repo_admin/generation.py).
+    "copy_repo_avatar":       "service",
+    "discard_repo_avatar":    "service",
 })

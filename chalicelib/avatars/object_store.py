@@ -36,6 +36,15 @@ def read(object_key: str) -> bytes | None:
         raise
 
 
+def copy(source_key: str, target_key: str) -> None:
+    """The object at ``source_key`` copied to ``target_key`` inside the bucket (the bytes
+    never pass through the function)."""
+    s3, bucket = _s3()
+    s3.copy_object(Bucket=bucket, Key=target_key, ContentType="image/png",
+                   MetadataDirective="REPLACE",
+                   CopySource={"Bucket": bucket, "Key": source_key})
+
+
 def remove(object_key: str) -> None:
     s3, bucket = _s3()
     try:

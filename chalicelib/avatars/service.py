@@ -157,6 +157,20 @@ def delete_repo_avatar(view: RepoView) -> None:
         _set_repo(view, "")
 
 
+def copy_repo_avatar(source_id: int, digest: str, target_id: int) -> None:
+    """Repository ``source_id``'s upload ``digest`` stored for repository ``target_id``
+    too (``generateRepo``'s ``avatar``; Forgejo copies the file).  The same bytes keep the
+    same digest; the caller then stages it on the target's item
+    (``repos.stage_repo_fields``), after this, so the item never names a missing object."""
+    object_store.copy(links.avatar_key(links.REPOSITORY, source_id, digest).object_key,
+                      links.avatar_key(links.REPOSITORY, target_id, digest).object_key)
+
+
+def discard_repo_avatar(target_id: int, digest: str) -> None:
+    """Undo ``copy_repo_avatar`` when the item never came to name the copy (best effort)."""
+    _forget(links.REPOSITORY, int(target_id), digest)
+
+
 # Serving --------------------------------------------------------------------------------
 
 def served(text: str) -> bytes:

@@ -17,13 +17,20 @@
   they would name people with no access there).
 - ``git_hooks``: Nimbus runs no git hooks (``disabled_routes``): nothing to copy, as in
   a Forgejo with hooks disabled.
-- ``webhooks``, ``avatar``: copying them is not supported yet; asked for on a template
-  that has an avatar or webhooks, the request is refused (422) rather than half done.
+- ``webhooks``: every hook of the template copied with its settings and secret
+  (``webhooks.stage_hook_copies``), for a caller who administers the template (403
+  otherwise: the hooks carry its credentials; Forgejo lets any reader copy them).
+- ``avatar``: the template's uploaded picture stored again under the new repository's
+  key (the same bytes, the same digest) and named on its item; a template with the
+  identicon leaves the new repository its own identicon.
 
 Everything is read and checked before anything is written (the template's files and
-their expansion included); then the repository is created with its git content, and
-the topics, labels and rules are added through their domains.  Should any of that fail,
-the repository is deleted again, so a failure leaves nothing half-made.
+their expansion, its hooks and their access included); then the repository is created
+with its git content, the topics, labels and rules are added through their domains, and
+last the hook copies and the avatar's digest land in one commit (the picture's object
+copied just before it).  Should any of that fail, the repository is deleted again (its
+partition, which holds the hooks, goes with it) and a copied picture removed, so a
+failure leaves nothing half-made.
 """
 from __future__ import annotations
 
@@ -31,12 +38,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from chalicelib import accounts, issues, protection, quota, repos
+from chalicelib import accounts, avatars, issues, protection, quota, repos, webhooks
 from chalicelib.contents import identity, validate_branch_name
 from chalicelib.errors import InvalidInput, NotFoundError, PermissionDenied
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
 from chalicelib.repo_admin import template_vars
 from chalicelib.repos import Access, Caller, RepoView, can_create_in, is_org
+from chalicelib.store import unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -59,6 +67,9 @@ class Plan:
     topics: list[str] = field(default_factory=list)
     labels: list[dict] = field(default_factory=list)
     rules: list = field(default_factory=list)           # CreateBranchProtectionOptions
+    hooks: list = field(default_factory=list)           # the template's webhooks
+    avatar: str = ""                                    # the template's upload's digest
+    template_id: int = 0
 
 
 def _asked(option: GenerateRepoOption, name: str) -> bool:
@@ -91,6 +102,8 @@ def generate(caller: Caller, template: RepoView, option: GenerateRepoOption) -> 
         _write(caller, view, plan)
     except BaseException:
         repo_lifecycle.remove(repo, actor=doer)     # nothing half-made stays behind
+        if plan.avatar:     # a repository's deletion leaves its pictures: remove the copy
+            avatars.discard_repo_avatar(int(repo.id), plan.avatar)
         raise
     return view
 
@@ -110,12 +123,12 @@ def _owner(doer: Account, name: str) -> Account:
 
 def _plan(caller: Caller, template: RepoView, new: RepoView,
           option: GenerateRepoOption) -> Plan:
-    plan = Plan()
     source = template.repo
-    if _asked(option, "avatar") and source.avatar:
-        raise InvalidInput("copying a template's avatar is not supported yet")
+    plan = Plan(template_id=int(source.id))
     if _asked(option, "webhooks"):
-        raise InvalidInput("copying a template's webhooks is not supported yet")
+        plan.hooks = webhooks.hooks_to_copy(template)
+    if _asked(option, "avatar"):
+        plan.avatar = source.avatar or ""
     if _asked(option, "git_content") and not source.empty:
         plan.files = template_files(template, new)
     if _asked(option, "topics"):
@@ -217,3 +230,18 @@ def _write(caller: Caller, view: RepoView, plan: Plan) -> None:
     for rule in plan.rules:
         protection.create_branch_rule(repos.view_of(repos.repo_by_id(int(repo.id)), caller,
                                                     view.owner), caller, rule)
+    if plan.hooks or plan.avatar:
+        _copy_hooks_and_avatar(author, repo, plan)
+
+
+def _copy_hooks_and_avatar(author: Account, repo: Repo, plan: Plan) -> None:
+    """The hook copies and the avatar's digest in one commit, the picture's object
+    copied first so that the item never names a missing one."""
+    if plan.avatar:
+        avatars.copy_repo_avatar(plan.template_id, plan.avatar, int(repo.id))
+    with unit_of_work.writing():
+        webhooks.stage_hook_copies(author, plan.hooks, int(repo.id))
+        if plan.avatar:
+            repos.stage_repo_fields(repo, {"avatar": plan.avatar})
+    if plan.avatar:
+        repo.avatar = plan.avatar

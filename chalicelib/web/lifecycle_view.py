@@ -67,7 +67,8 @@ def migration_values(status: dict) -> dict:
             state = "done"
         elif step == current:
             reached = True
-            state = "failed" if status["status"] == "failed" else "running"
+            # A queued task's step waits for a worker; only a running task's runs.
+            state = {"failed": "failed", "queued": "waiting"}.get(status["status"], "running")
         else:
             state = "waiting" if reached else "done"
         steps.append({"name": STEP_NAMES.get(step, step), "state": state,

@@ -15,6 +15,7 @@ userEditHook, userDeleteHook.
 | ``branch_filters`` | Hooks' branch filters (``branch_filter``): gobwas/glob patterns without separators, as Forgejo matches … |
 | ``chat`` | Chat hooks' messages, made from the Forgejo payload as Forgejo's converters make them … |
 | ``consumers`` | Webhook delivery's two jobs. |
+| ``copies`` | A repository's webhooks copied to another repository: ``generateRepo``'s ``webhooks`` … |
 | ``deliveries`` | Webhook delivery: every payload reaches every hook that subscribed, in order per hook, even when the … |
 | ``delivery_routes`` | A hook's deliveries (GitHub's delivery API, which Forgejo lacks: documented in docs/compatibility.md) and … |
 | ``delivery_store`` | Webhook deliveries in the table: each delivery's record (its payload, state and attempts), the queue of a … |
@@ -40,7 +41,7 @@ userEditHook, userDeleteHook.
 | routes (thin handlers) | ``routes``, ``delivery_routes``, ``user_hook_routes`` |
 | consumer of domain events | ``consumers`` (the ``webhooks`` consumer: every event a hook wants becomes a delivery; ``app.py`` runs the delivery queue's function) |
 | records (what receivers get) | ``formats`` (Forgejo, Gitea, Slack, Discord … bodies), ``payloads`` (Forgejo's payloads per event), ``release_payloads``, ``review_payloads`` (code review), ``chat`` |
-| rules | ``service`` (hooks: who may manage which, validation, events), ``deliveries`` (the ordered, retried queue per hook), ``history`` (delivery history, redelivery), ``sender`` (one HTTP attempt through the SSRF guard) |
+| rules | ``service`` (hooks: who may manage which, validation, events), ``deliveries`` (the ordered, retried queue per hook), ``history`` (delivery history, redelivery), ``sender`` (one HTTP attempt through the SSRF guard), ``copies`` (a template's hooks for a generated repository) |
 | storage | ``store`` (hook items), ``delivery_store`` (deliveries, leases, history) |
 
 Registered by ``chalicelib/areas.py`` (routes) and ``chalicelib/jobs/consumers.py``
@@ -67,6 +68,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "send_test_push":      "hook_test",
     "redeliver":           "history",
     "hook_record":         "hook_records.hook",
+    # generateRepo's ``webhooks`` (chalicelib/repo_admin/generation.py).
+    "hooks_to_copy":       "copies",
+    "stage_hook_copies":   "copies",
     "CreateHookOption":    "options",
     "EditHookOption":      "options",
     "hook_option":         "options",

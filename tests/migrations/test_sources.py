@@ -22,15 +22,7 @@ from tests.migrations.fake_services import (
     U2,
     U3,
 )
-
-
-@pytest.fixture
-def local_networks_allowed(monkeypatch):
-    monkeypatch.setenv("NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS", "true")
-    settings_module.reset_settings_cache()
-    yield
-    monkeypatch.delenv("NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS")
-    settings_module.reset_settings_cache()
+from tests.repo_admin.test_migrations import local_networks_allowed  # noqa: F401
 
 
 @pytest.fixture

@@ -1,12 +1,18 @@
 """A repository generated from a template, through the API and checked with a real
 ``git clone`` against the local server: the template's files in one new commit, the
 files its ``.forgejo/template`` names expanded (text and paths), that file left out;
-bad input a 4xx with no repository made."""
+its webhooks listed on the new repository with their settings, its avatar served with
+the same bytes; bad input a 4xx with no repository made."""
 from __future__ import annotations
 
+import base64
 import datetime
+import io
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from PIL import Image
 
 from tests.repo_admin.test_transfer_api import clone_url, git, git_env, server  # noqa: F401
 
@@ -93,3 +99,63 @@ def test_bad_generations_are_refused_and_make_nothing(server, template):  # noqa
     r = client.call("POST", f"/repos/{template}/generate", token=bob, json={
         "owner": "bob", "name": "from-alice", "git_content": True})
     assert r.status_code == 201 and r.json()["full_name"] == "bob/from-alice"
+
+
+def test_webhooks_and_the_avatar_are_copied(server):  # noqa: F811
+    client, alice, bob = server.client, server.tokens["alice"], server.tokens["bob"]
+    assert client.call("POST", "/user/repos", token=alice, json={
+        "name": "hooked", "auto_init": True}).status_code == 201
+    assert client.call("PATCH", "/repos/alice/hooked", token=alice,
+                       json={"template": True}).status_code == 200
+    sent = [{"type": "gitea", "active": True, "events": ["issues", "push"],
+             "branch_filter": "main", "authorization_header": "Bearer ci",
+             "config": {"url": "https://ci.example.com/hook", "content_type": "form",
+                        "secret": "s3cr3t"}},
+            {"type": "slack", "active": False, "events": ["release"],
+             "config": {"url": "https://chat.example.com/x", "content_type": "json",
+                        "channel": "#builds"}}]
+    for body in sent:
+        r = client.call("POST", "/repos/alice/hooked/hooks", token=alice, json=body)
+        assert r.status_code == 201, r.text
+    out = io.BytesIO()
+    Image.new("RGB", (48, 32), (200, 40, 90)).save(out, format="PNG")
+    assert client.call("POST", "/repos/alice/hooked/avatar", token=alice, json={
+        "image": base64.b64encode(out.getvalue()).decode()}).status_code == 204
+
+    # A reader who does not administer the template may not copy its hooks: 403, no repo.
+    r = client.call("POST", "/repos/alice/hooked/generate", token=bob, json={
+        "owner": "bob", "name": "hooked-copy", "webhooks": True})
+    assert r.status_code == 403 and "message" in r.json()
+    assert client.call("GET", "/repos/bob/hooked-copy", token=bob).status_code == 404
+
+    r = client.call("POST", "/repos/alice/hooked/generate", token=alice, json={
+        "owner": "alice", "name": "hooked-copy", "webhooks": True, "avatar": True})
+    assert r.status_code == 201, r.text
+    made = r.json()
+
+    def listed(repo):
+        r = client.call("GET", f"/repos/alice/{repo}/hooks", token=alice)
+        assert r.status_code == 200
+        return [{key: hook[key] for key in ("type", "active", "events", "branch_filter",
+                                              "authorization_header", "config")}
+                for hook in r.json()]
+
+    copies, originals = listed("hooked-copy"), listed("hooked")
+    assert copies == originals and len(copies) == 2
+    assert (copies[0]["config"]["url"], copies[0]["config"]["content_type"],
+            copies[0]["branch_filter"], copies[0]["authorization_header"]) == \
+        ("https://ci.example.com/hook", "form", "main", "Bearer ci")
+    assert "secret" not in copies[0]["config"]          # write-only, as on the template
+    assert (copies[1]["type"], copies[1]["active"]) == ("slack", False)
+
+    template = client.call("GET", "/repos/alice/hooked", token=alice).json()
+    assert made["avatar_url"] != template["avatar_url"]
+
+    def picture(url):
+        got = httpx.get(server.url + urlsplit(url).path, timeout=30)
+        assert got.status_code == 200 and got.headers["content-type"] == "image/png"
+        return got.content
+
+    assert picture(made["avatar_url"]) == picture(template["avatar_url"])
+    assert client.call("GET", "/repos/alice/hooked-copy",
+                       token=alice).json()["avatar_url"] == made["avatar_url"]

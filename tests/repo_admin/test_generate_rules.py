@@ -1,14 +1,21 @@
 """A repository from a template, on the in-memory twin (the fast layer): the variable
 table and its transformers, globs, paths; what ``generateRepo`` refuses before writing
 anything; the copied git content (one commit, expanded files, the template file left
-out), topics, labels and branch rules; and that a failure part-way leaves nothing."""
+out), topics, labels, branch rules, webhooks (with their secrets, for the template's
+admins) and the avatar; and that a failure part-way leaves nothing."""
 from __future__ import annotations
 
+import base64
 import datetime
+import io
 
 import pytest
+from PIL import Image
 
-from chalicelib import issues, protection, repos
+from chalicelib import issues, protection, repos, webhooks
+from chalicelib.avatars import links, object_store
+from chalicelib.avatars import service as avatars_service
+from chalicelib.avatars.options import UpdateRepoAvatarOption
 from chalicelib.errors import (
     ConflictError,
     InvalidInput,
@@ -18,6 +25,9 @@ from chalicelib.errors import (
 from chalicelib.repo_admin import generation, service, template_vars
 from chalicelib.repo_admin.lifecycle_options import GenerateRepoOption
 from chalicelib.repo_admin.options import EditRepoOption
+from chalicelib.settings import overridden
+from chalicelib.webhooks import copies
+from chalicelib.webhooks import store as hook_store
 from tests import memory_scene as scene
 
 pytestmark = pytest.mark.fast
@@ -30,6 +40,12 @@ TEMPLATE = template_vars.Side(owner="alice", name="go-service_template", descrip
                               https_url="http://h/alice/go-service_template.git",
                               ssh_url="git@h:alice/go-service_template.git")
 VALUES = template_vars.variables(NEW, TEMPLATE, datetime.date(2026, 3, 7))
+
+
+def png(size) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, (30, 140, 60)).save(out, format="PNG")
+    return out.getvalue()
 
 
 @pytest.mark.parametrize("name, value", [
@@ -171,10 +187,103 @@ def test_a_failure_part_way_leaves_nothing(people, monkeypatch):
     assert scene.fresh(alice).num_repos == 1
 
 
-def test_webhooks_and_avatars_are_refused_not_half_done(people):
+def hook_on(alice, template, url, **fields):
+    return webhooks.create_hook(alice, webhooks.repo_hook_scope(template),
+                                webhooks.CreateHookOption(**{"type": "forgejo", "config": {
+                                    "url": url, "content_type": "json"}, **fields}))
+
+
+def stored_hooks(repo_id):
+    return hook_store.hooks_of("repo", int(repo_id))
+
+
+def settings_of(hook):
+    return {name: getattr(hook, name) for name in copies.COPIED}
+
+
+def test_webhooks_are_copied_with_their_settings_and_secret(people):
     alice = people["alice"]
     template = template_of(alice)
-    with pytest.raises(InvalidInput, match="webhooks is not supported"):
-        generate(alice, template, git_content=True, webhooks=True)
-    generate(alice, template, git_content=True, avatar=True)     # no avatar: nothing to copy
-    assert repos.repo_by_name("alice", "made") is not None
+    with overridden({"NIMBUS__WEBHOOK__ALLOWED_HOST_LIST": "loopback"}):
+        hook_on(alice, template, "http://127.0.0.1:9/ci", events=["issues", "push"],
+                branch_filter="{main,release/*}", authorization_header="Bearer ci-token",
+                active=True, config={"url": "http://127.0.0.1:9/ci", "content_type": "form",
+                                     "secret": "s3cr3t"})
+    hook_on(alice, template, "https://chat.example.com/hook", type="slack", active=False,
+            config={"url": "https://chat.example.com/hook", "content_type": "json",
+                    "channel": "#builds", "username": "bot"})
+    # The loopback URL is refused for a new hook now; the copy is made anyway, as
+    # Forgejo copies (every delivery is checked at connect time).
+    with pytest.raises(InvalidInput):
+        hook_on(alice, template, "http://127.0.0.1:9/other")
+    made = generate(alice, template, webhooks=True)
+    originals, copied = stored_hooks(template.repo.id), stored_hooks(made.repo.id)
+    assert [settings_of(h) for h in copied] == [settings_of(h) for h in originals]
+    assert copied[0].secret == "s3cr3t" and copied[0].authorization_header == "Bearer ci-token"
+    assert (copied[0].content_type, copied[0].branch_filter, copied[1].hook_type,
+            copied[1].active) == ("form", "{main,release/*}", "slack", False)
+    assert {h.owner_id for h in copied} == {int(made.repo.id)}
+    assert not {h.id for h in copied} & {h.id for h in originals}
+    assert len(stored_hooks(template.repo.id)) == 2            # the template keeps its own
+
+
+def test_only_the_templates_admins_copy_its_webhooks(people):
+    alice, bob = people["alice"], people["bob"]
+    template = template_of(alice)
+    hook_on(alice, template, "https://ci.example.com/x", config={
+        "url": "https://ci.example.com/x", "content_type": "json", "secret": "s3cr3t"})
+    with pytest.raises(PermissionDenied, match="webhooks needs admin access"):
+        generate(bob, template, git_content=True, webhooks=True)
+    assert repos.repo_by_name("bob", "made") is None
+    made = generate(bob, template, git_content=True)            # the rest they may copy
+    assert stored_hooks(made.repo.id) == []
+    root = generate(people["root"], template, name="rooted", webhooks=True)
+    assert [h.secret for h in stored_hooks(root.repo.id)] == ["s3cr3t"]
+
+
+def test_the_avatar_is_copied(people):
+    alice = people["alice"]
+    template = template_of(alice)
+    avatars_service.update_repo_avatar(template, UpdateRepoAvatarOption(
+        image=base64.b64encode(png((40, 30))).decode()))
+    digest = repos.repo_by_id(int(template.repo.id)).avatar
+    made = generate(alice, template, avatar=True)
+    assert made.repo.avatar == digest == repos.repo_by_id(int(made.repo.id)).avatar
+    key = links.avatar_key(links.REPOSITORY, int(made.repo.id), digest)
+    source = links.avatar_key(links.REPOSITORY, int(template.repo.id), digest)
+    assert object_store.read(key.object_key) == object_store.read(source.object_key)
+    assert avatars_service.served(key.path) == avatars_service.served(source.path)
+
+
+def test_a_template_with_no_hooks_and_no_avatar_still_works(people):
+    alice = people["alice"]
+    template = template_of(alice)
+    made = generate(alice, template, webhooks=True, avatar=True)
+    stored = repos.repo_by_id(int(made.repo.id))
+    assert stored is not None and stored.avatar == "" and stored_hooks(stored.id) == []
+
+
+def test_a_failure_copying_hooks_and_avatar_leaves_nothing(people, monkeypatch):
+    alice = people["alice"]
+    template = template_of(alice)
+    hook_on(alice, template, "https://ci.example.com/x")
+    avatars_service.update_repo_avatar(template, UpdateRepoAvatarOption(
+        image=base64.b64encode(png((20, 20))).decode()))
+    digest = repos.repo_by_id(int(template.repo.id)).avatar
+    made_ids, stage_fields = [], repos.stage_repo_fields
+
+    def broken(repo, fields):       # fails once the hook copies are staged
+        if "avatar" not in fields:
+            return stage_fields(repo, fields)
+        made_ids.append(int(repo.id))
+        raise RuntimeError("the table failed")
+
+    monkeypatch.setattr(repos, "stage_repo_fields", broken)
+    with pytest.raises(RuntimeError):
+        generate(alice, template, git_content=True, webhooks=True, avatar=True)
+    assert repos.repo_by_name("alice", "made") is None
+    assert scene.fresh(alice).num_repos == 1
+    (repo_id,) = made_ids
+    assert stored_hooks(repo_id) == []
+    assert object_store.read(links.avatar_key(links.REPOSITORY, repo_id, digest)
+                             .object_key) is None

@@ -5,47 +5,19 @@ private repositories only for those who may read them; bad input is a 4xx with
 nothing changed."""
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from chalicelib.local.runtime import LocalRuntime
 from tests.git_cli import git_home_env
 from tests.git_cli import run_git as git
+from tests.local_server import runtime_with_events, seat_people
 
-TIMEOUT = 60
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "eve": "eve-password"}
-
-
-class Client:
-    def __init__(self, url):
-        self.url = url
-
-    def call(self, method, path, token=None, auth=None, **kwargs):
-        headers = {"Authorization": f"token {token}"} if token else {}
-        return httpx.request(method, f"{self.url}/api/v1{path}", headers=headers, auth=auth,
-                             timeout=TIMEOUT, **kwargs)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("transfer"),
-                      access_log=False) as runtime:
-        from chalicelib.accounts.service import ensure_admin
-
-        ensure_admin("boss", "boss-password", "boss@example.com")
-        client = Client(runtime.url)
-        runtime.tokens = {}
-        for name, password in PASSWORDS.items():
-            client.call("POST", "/admin/users", auth=("boss", "boss-password"), json={
-                "username": name, "email": f"{name}@example.com", "password": password,
-                "must_change_password": False})
-            runtime.tokens[name] = client.call(
-                "POST", f"/users/{name}/tokens", auth=(name, password),
-                json={"name": "all", "scopes": ["all"]}).json()["sha1"]
-        runtime.read_only = client.call(
-            "POST", "/users/alice/tokens", auth=("alice", PASSWORDS["alice"]),
-            json={"name": "ro", "scopes": ["read:repository"]}).json()["sha1"]
-        runtime.client = client
+    with runtime_with_events(tmp_path_factory.mktemp("transfer")) as runtime:
+        seat_people(runtime, PASSWORDS)
         yield runtime
 
 

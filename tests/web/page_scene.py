@@ -1,5 +1,6 @@
 """The scene the page-wide web tests share: a local runtime (as `make run` serves it)
-with alice's ``garden`` and the ``acme`` organization, and a path for every GET page
+with alice's ``garden``, the ``acme`` organization and two project migrations of hers
+that are not done (``moving`` queued, ``stalled`` failed), and a path for every GET page
 (``AUDITED`` for everyone, ``SIGNED`` for alice signed in).  Used by the accessibility
 audit (tests/web/test_accessibility.py) and the forms' bad-input sweep
 (tests/web/test_form_input.py).
@@ -89,6 +90,10 @@ SIGNED: dict[str, tuple[str, ...]] = {
     # The wiki's forms are the same operations as its pages (``?action=``), for writers.
     "webWiki?action=_new": (f"{R}/wiki/?action=_new",),
     "webWikiPage?action=_edit": (f"{R}/wiki/Home?action=_edit",),
+    # A project migration that is not done: its migrating page stands at the address,
+    # for its doer (alice) only: one queued, one failed (with Retry and Delete).
+    # The queued page without its self-reload (a reload during the audit would cut it).
+    "webRepoHome?migrating": ("/alice/moving?refresh=off", "/alice/stalled"),
 }
 # GET routes that are not pages a person reads: bytes, redirects, stylesheets.
 NOT_PAGES = {
@@ -162,6 +167,73 @@ def _ssh_key() -> str:
         serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
 
 
+def _git(*args: str, cwd: Path | None = None) -> None:
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Src", "GIT_AUTHOR_EMAIL": "src@example.com",
+           "GIT_COMMITTER_NAME": "Src", "GIT_COMMITTER_EMAIL": "src@example.com",
+           "GIT_TERMINAL_PROMPT": "0"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                   timeout=TIMEOUT)
+
+
+@contextmanager
+def _git_remote():
+    """A source repository (one commit on main) served by C git's ``http-backend`` on
+    loopback, for as long as the migrations are being made: its URL."""
+    import tempfile
+
+    from tests.git_backend import serve_http_backend
+
+    with tempfile.TemporaryDirectory(prefix="scene-remote-") as folder:
+        root, work = Path(folder) / "served", Path(folder) / "work"
+        root.mkdir()
+        _git("init", "-q", "--bare", "-b", "main", str(root / "plants.git"))
+        _git("init", "-q", "-b", "main", str(work))
+        (work / "seeds.txt").write_text("seeds\n")
+        _git("add", ".", cwd=work)
+        _git("commit", "-q", "-m", "first", cwd=work)
+        _git("push", "-q", str(root / "plants.git"), "main", cwd=work)
+        server, url = serve_http_backend(root)
+        try:
+            yield f"{url}/plants.git"
+        finally:
+            server.shutdown()
+
+
+def _migrations(url: str) -> None:
+    """alice's project migrations ``moving`` (queued: nothing runs it, the runtime has
+    no event pipeline) and ``stalled`` (its first turn, run here, fails at the labels:
+    the source refuses them).  The fake source, the loopback allowance and the queueing
+    without an inline turn hold only while they are made."""
+    from chalicelib import migrations
+    from chalicelib.errors import InvalidInput
+    from chalicelib.settings import overridden
+    from tests.migrations.project_fakes import FakeSource
+
+    api = httpx.Client(base_url=url + "/api/v1", auth=("alice", USERS["alice"]),
+                       timeout=TIMEOUT)
+    refusing = FakeSource(fail_on="labels", fail_with=InvalidInput)
+    sources = {"moving": FakeSource(), "stalled": refusing}
+    settings = {"NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS": "true",
+                "NIMBUS__MIGRATIONS__INLINE_SECONDS": "0"}
+    with _git_remote() as remote, overridden(settings):
+        try:
+            # The fake source's refusal quotes this token: the page shows it masked.
+            for name, source in sources.items():
+                migrations.use_source_opener(lambda *a, source=source, **kw: source)
+                made = api.post("/repos/migrate", json={
+                    "clone_addr": remote, "repo_name": name, "service": "gitea",
+                    "auth_token": "s3cret-token-value", "issues": True, "labels": True,
+                    "milestones": True})
+                assert made.status_code == 201, (name, made.status_code, made.text)
+            migrations.use_source_opener(lambda *a, **kw: refusing)
+            assert migrations.run_migration_step("alice", "stalled", 1) == "failed"
+        finally:
+            migrations.use_source_opener(None)
+
+
 @contextmanager
 def scene_runtime(data_dir: Path):
     """The runtime with the users and the scene (``runtime.scene``: the numbers and ids
@@ -176,6 +248,7 @@ def scene_runtime(data_dir: Path):
                              "password": password, "must_change_password": False},
                        timeout=TIMEOUT).raise_for_status()
         runtime.scene = _scene(runtime.url)
+        _migrations(runtime.url)
         yield runtime
 
 

@@ -271,6 +271,8 @@ def test_project_migration_shows_its_migrating_page(api, scene, remote, source, 
     assert page.status == 200 and "Migrating from" in body
     assert 'data-reload-after="5"' in body and '<meta http-equiv="refresh"' not in body
     assert "s3cret" not in body and "Issues" in body
+    # Queued: no step runs yet, every one waits for a worker.
+    assert "<td>running</td>" not in body and "<td>Git data</td><td>waiting</td>" in body
     assert 'data-reload-after' not in text(alice.get("/alice/moved?refresh=off"))
     # Only the doer and the owner's admins see it; the API still answers 404.
     assert scene["carol"].get("/alice/moved").status == 404

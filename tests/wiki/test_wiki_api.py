@@ -1,4 +1,4 @@
-"""The wiki API as a client sees it (the ``api`` fixture under moto): Forgejo's records
+"""The wiki API as a client sees it (the ``api`` fixture): Forgejo's records
 with their fields and types, who may read and write, bad input answered 4xx with
 nothing written, and the Repository record's ``has_wiki_contents``."""
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-SPEC = json.loads((Path(__file__).resolve().parents[3] / "shared/spec/forgejo-swagger.v1.json")
+# Forgejo's definitions as the repository keeps them (from its API description).
+SPEC = json.loads((Path(__file__).resolve().parents[1] / "fixtures/forgejo_definitions.json")
                   .read_text())
 TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list}
 
