@@ -52,5 +52,5 @@ def scenarios() -> dict:
     }
 
 
-BUDGETS = {"repoMigrationStatus": {"token": 3}, "repoMigrationRetry": {"token": 4},
-           "repoMigrationDelete": {"token": 23}}
+BUDGETS = {("repoMigrationStatus", "token"): 3, ("repoMigrationRetry", "token"): 4,
+           ("repoMigrationDelete", "token"): 23}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 
+from scenarios_git import receive_pack_body, upload_pack_body
 from scenarios_repos import DEMO
 from scene import Req, Scene, after
 
@@ -31,6 +32,25 @@ def wiki_page(s: Scene) -> str:
     return made["sub_url"]
 
 
+def wiki_head(s: Scene, repo: str = "demo") -> str:
+    """The tip of alice's ``repo``'s wiki branch (read as git reads it)."""
+    from chalicelib import repos, wiki
+
+    with wiki.open_wiki_git(repos.repo_by_name("alice", repo)) as git:
+        return git.refs[b"refs/heads/main"].decode()
+
+
+def wiki_push(s: Scene) -> list[Req]:
+    """A fast-forward push of one new page to a fresh repository's wiki."""
+    repo = s.new_repo()
+    s.must("POST", f"/repos/alice/{repo}/wiki/new", "token",
+           {"title": "Home", "content_base64": _b64("first")}, expect=201)
+    body = receive_pack_body({"Pushed.md": s.unique("pushed ").encode()}, wiki_head(s, repo))
+    return [Req("POST", f"/alice/{repo}.wiki.git/git-receive-pack", "token", data=body,
+                content_type="application/x-git-receive-pack-request",
+                expect_body=b"ok refs/heads/main")]
+
+
 def scenarios() -> dict:
     """operationId -> scenario (a function of the scene returning its requests)."""
     return {
@@ -50,6 +70,13 @@ def scenarios() -> dict:
             {"content_base64": _b64("edited")}, 200)]),
         "repoDeleteWikiPage": lambda s: after(demo_wiki(s), [Req(
             "DELETE", f"{DEMO}/wiki/page/{wiki_page(s)}", "token", expect=204)]),
+        # git on the wiki: what a clone of it asks, then a push of a page.
+        "gitWikiInfoRefs": lambda s: after(demo_wiki(s), [
+            Req("GET", "/alice/demo.wiki.git/info/refs?service=git-upload-pack")]),
+        "gitWikiUploadPack": lambda s: after(demo_wiki(s), [Req(
+            "POST", "/alice/demo.wiki.git/git-upload-pack", data=upload_pack_body(wiki_head(s)),
+            content_type="application/x-git-upload-pack-request", expect_body=b"PACK")]),
+        "gitWikiReceivePack": wiki_push,
     }
 
 
@@ -70,4 +97,10 @@ BUDGETS = {
     ("repoCreateWikiPage", "token"): 9,
     ("repoEditWikiPage", "token"): 10,
     ("repoDeleteWikiPage", "token"): 8,
+    # git: as the repository's own (the preloads, its refs, its pack list); a push
+    # stores its pack (two PutObject, one PutItem) and moves the branch with the
+    # repository's flag by compare-and-swap (one transaction).
+    ("gitWikiInfoRefs", "anon"): 4,
+    ("gitWikiUploadPack", "anon"): 4,
+    ("gitWikiReceivePack", "token"): 7,
 }

@@ -194,13 +194,25 @@ def moto_scene(prefix: str, hook=None):
     from moto import mock_aws
 
     from chalicelib import aws
+    from chalicelib.local.aws_requests import serialized_mock_aws
     from chalicelib.store import table
     from infra.bootstrap import ensure_resources
 
-    with mock_aws(), tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+    # moto as ``make run`` and the tests run it (chalicelib/local/aws_requests.py): a
+    # transaction costs the items it names, not a copy of the whole table (which grew
+    # with every scenario, to minutes and gigabytes over the full run).
+    with mock_aws(), serialized_mock_aws(), tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         aws.reset_clients()
         table.configure()
         ensure_resources()
+        # Ids come in blocks (one UpdateItem per 16 ids of a sequence, store/ids.py): a
+        # cost of the process, amortized, which would otherwise fall on whichever
+        # operation happened to empty a block, and move when a scenario is added.  One
+        # block per sequence for the whole run: each is drawn while the scene is built
+        # or by the first operation that makes that kind of thing.
+        from chalicelib.store import ids
+        ids.reset()
+        ids.BLOCK = 1 << 20
         if hook is not None:
             aws.add_call_hook(hook)
         from app import app

@@ -23,7 +23,10 @@ granted right no call used unless it names the reason):
   rights include what Lambda's poller calls with the role.
 - SSM: the instance signing key and the web session key, each created on first use
   (PutParameter); the signing key wherever commits are made (the event worker merges
-  scheduled pull requests).
+  scheduled pull requests).  The session key also seals the credentials repositories
+  keep for other servers (repo_admin/secrets.py): the API seals them (and may make the
+  key), the event worker and the mirror sync only unseal them (GetParameter: a sealed
+  value exists only once the key does).
 """
 from __future__ import annotations
 
@@ -106,6 +109,13 @@ def _signing_key(settings) -> dict:
                   parameter(settings.aws.SIGNING_KEY_PARAMETER))
 
 
+def _session_key_read(settings) -> dict:
+    """Unsealing stored remote credentials (push mirrors, pull mirrors, a project
+    migration's token) reads the key the API made when it sealed them."""
+    return _allow(["ssm:GetParameter"],
+                  parameter(web_session.key_parameter(settings.aws.SIGNING_KEY_PARAMETER)))
+
+
 def _api(settings) -> list[dict]:
     # A migration that fails removes what it stored (migrations.discard_git_side): its
     # pool's items in batches, the pool's listing and objects.
@@ -151,12 +161,19 @@ def _statements(function: str, settings) -> list[dict]:
         # attachments, and wake webhook lanes.  A scheduled merge (the checks of its
         # head turned green) writes its merge commit's pack and signs it.
         # A fork's Git LFS needs are its parent's (lfs/needs.py reads them in batches).
+        # Project migrations run here as queued turns (migrations/steps.py): git and the
+        # wiki fetched into packs/, release attachments stored, Git LFS objects (with
+        # ``lfs``) stored as verify does and recorded with their items conditioned on
+        # the pool's (ConditionCheckItem); the stored token unsealed.  Push mirrors
+        # that sync on commit push after a push, their credentials unsealed.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
-                        "DeleteItem", "BatchWriteItem", indexes=True),
+                        "DeleteItem", "BatchWriteItem", "ConditionCheckItem", indexes=True),
                 _consume(EVENTS_QUEUE), _allow(["s3:GetObject"], objects("events/")),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
-                _allow(["s3:DeleteObject"], objects("archives/", "attachments/")),
-                _signing_key(settings), _send(WEBHOOK_QUEUE)]
+                _allow(["s3:DeleteObject"], objects("archives/")),
+                _allow(["s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
+                _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
+                _signing_key(settings), _session_key_read(settings), _send(WEBHOOK_QUEUE)]
     if function == "WebhookWorker":
         # A lane's lease is taken, renewed and released by conditional writes and deletes.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
@@ -170,14 +187,22 @@ def _statements(function: str, settings) -> list[dict]:
         # A mirror with ``lfs`` stores the objects its new pointers name as verify does:
         # the bytes to lfs/incoming/, moved to their key (a copy, then a delete), and
         # each object's item conditioned on its pool's (ConditionCheckItem).
+        # Pull mirrors' and push mirrors' credentials are sealed: unsealing reads the
+        # session key; due push mirrors push from the packs.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
                         "DeleteItem", "ConditionCheckItem"),
                 *_packs("GetObject", "PutObject", listing=True),
-                _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/"))]
+                _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
+                _session_key_read(settings)]
+    if function == "MigrationResume":
+        # Stale tasks from the index, each queued again: the task rewritten on
+        # condition of its version, with its event in the outbox (one transaction).
+        return _table("PutItem", indexes=True)
     if function == "PackCompaction":
         # ConditionCheckItem: claiming an orphan is conditioned on its pack item, and
         # retiring more than 49 packs on the new pack's.  GetItem: a publication that
-        # finds its name being swept waits for the sweep to end.
+        # finds its name being swept waits for the sweep to end.  Each repository's
+        # wiki is a pool of its own under packs/ (packs/wiki-<id>/), compacted alike.
         return [*_table("GetItem", "Query", "PutItem", "UpdateItem", "DeleteItem",
                         "ConditionCheckItem", indexes=True),
                 *_packs("GetObject", "PutObject", "DeleteObject", listing=True)]

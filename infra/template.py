@@ -18,7 +18,8 @@ from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definit
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
 FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction", "OutboxRelay", "OutboxSweep",
-                  "EventWorker", "WebhookWorker", "WebhookSweep", "QuotaCheck", "LfsCollect")
+                  "EventWorker", "WebhookWorker", "WebhookSweep", "QuotaCheck", "LfsCollect",
+                  "MigrationResume")
 # The stream invokes the relay for new outbox items only (store/outbox.py): other writes
 # cost no invocation.
 OUTBOX_STREAM_FILTER = {"eventName": ["INSERT"],

@@ -2,16 +2,25 @@
 scheduled until the checks pass (the event worker merges and signs), a deleted
 repository with cached archives and release attachments (the event worker removes
 them), a pool of sixty packs with orphaned uploads and a publication that races a sweep
-(compaction), and a mirror sync whose pack list names packs swept since it was read.
+(compaction), and a mirror sync whose pack list names packs swept since it was read;
+push mirrors and a pull mirror behind Basic auth (their credentials sealed with the
+session key), a project migration run as queued turns from an in-memory source, and a
+wiki of several packs.
 
 What is set up here runs outside any function's role (the state a stack would be in);
 what the functions then do runs under enforcement in the test.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import time
 import types
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.iam_harness import Stack
 
 PACKS_TO_RETIRE = 60   # more than one retirement transaction holds (49 packs)
 ORPHANS = 2
@@ -128,6 +137,40 @@ def publication_racing_a_sweep(monkeypatch):
         yield raced
 
 
+def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch) -> dict:
+    """Two daily runs of compaction.  The first retires demo's sixty-odd packs (more than
+    one transaction holds), publishes their garbage while another run's sweep of the same
+    name ends, sweeps orphaned uploads and compacts demo's wiki (a pool of its own); the
+    second sweeps what the first retired.
+    Returns the mirror pool's pack list from before them: packs now swept."""
+    from chalicelib import clock
+    from chalicelib.gitstore import packdb
+    from chalicelib.repos import store as repo_store
+    from tests.iam_harness import schedule_event
+
+    demo_pool = int(repo_store.get("alice", "demo").pool_id)
+    orphans = many_packs_and_orphans(demo_pool)
+    wiki = wiki_packs(int(repo_store.get("alice", "demo").id))
+    assert len(wiki) >= 2, wiki
+    retiring, stale = packdb.list_packs(demo_pool), packdb.list_packs(mirror_pool)
+    assert len(retiring) > PACKS_TO_RETIRE and stale
+    for days in (2, 4):
+        racing = publication_racing_a_sweep(monkeypatch) if days == 2 else \
+            contextlib.nullcontext([])
+        with clock.frozen(time.time() + days * 86400), racing as raced, \
+                stack.run_as("PackCompaction"):
+            assert pack_compaction(schedule_event(), None)["compacted"] >= 1
+        if days == 2:
+            assert raced and not set(retiring) & set(packdb.list_packs(demo_pool))
+            # The wiki's own pool was compacted too (its refs only under REFS#wiki-<id>).
+            assert not set(wiki) & set(wiki_packs(
+                int(repo_store.get("alice", "demo").id)))
+            assert not set(orphans) & set(s3_keys(f"packs/{demo_pool}/"))
+    swept = s3_keys(f"packs/{mirror_pool}/")
+    assert not [name for name in stale if any(name in key for key in swept)]
+    return stale
+
+
 @contextlib.contextmanager
 def listing_read_before_a_sweep(monkeypatch, pool_id: int, stale: dict):
     """The mirror sync's first list of ``pool_id`` still names ``stale`` packs, which a
@@ -191,3 +234,90 @@ def lfs_objects(api, must, token: str, push_body) -> str:
     return oids[0]
 
 
+
+
+# --- remotes behind Basic auth, project migrations, wikis -----------------------------
+
+PULL_AUTH = ("puller", "s3cret-pull-pass")
+PUSH_AUTH = ("pusher", "s3cret-push-pass")
+PUSH_TARGETS = ("onpush", "scheduled")
+
+
+@contextlib.contextmanager
+def guarded_remotes(source_root: Path, scratch: Path, git):
+    """C git's http-backend behind Basic auth twice: the pull mirror's source (the same
+    bare repositories as ``source_root``) and empty targets for push mirrors.  Yields
+    {"pull": base URL, "push": base URL, "targets": {name: bare path}}."""
+    from tests.git_backend import serve_http_backend
+
+    root = scratch / "push-targets"
+    root.mkdir()
+    targets = {}
+    for name in PUSH_TARGETS:
+        targets[name] = root / f"{name}.git"
+        git("init", "-q", "--bare", "-b", "main", str(targets[name]))
+        git("-C", str(targets[name]), "config", "http.receivepack", "true")
+    pulls, pull_url = serve_http_backend(source_root, credentials=PULL_AUTH)
+    pushes, push_url = serve_http_backend(root, credentials=PUSH_AUTH)
+    try:
+        yield {"pull": pull_url, "push": push_url, "targets": targets}
+    finally:
+        pulls.shutdown()
+        pushes.shutdown()
+
+
+def add_push_mirrors(api, must, token: str, repo: str, guarded: dict) -> None:
+    """One push mirror that syncs on every push (the event worker's ``push-mirrors``
+    consumer) and one on a schedule, due at once (the mirror sync)."""
+    for name in PUSH_TARGETS:
+        must(api.post(f"{repo}/push_mirrors", token=token, json={
+            "remote_address": f"{guarded['push']}/{name}.git",
+            "remote_username": PUSH_AUTH[0], "remote_password": PUSH_AUTH[1],
+            "sync_on_commit": name == "onpush",
+            "interval": "0" if name == "onpush" else "10m"}))
+
+
+def push_mirrors_synced(repo_id: int, git, guarded: dict) -> None:
+    """Both mirrors pushed without an error, and each target has our branches."""
+    from chalicelib import contents
+    from chalicelib.repo_admin import push_mirror_store
+
+    mirrors = push_mirror_store.list_mirrors(repo_id)
+    assert len(mirrors) == 2 and all(m.last_update and not m.last_error for m in mirrors), \
+        [(m.remote_address, m.last_error) for m in mirrors]
+    ours = {b.name for b in contents.branch_infos(repo_id, consistent=True)}
+    for bare in guarded["targets"].values():
+        theirs = {line.split("refs/heads/", 1)[1] for line in
+                  git("for-each-ref", "--format=%(refname)", "refs/heads/",
+                      cwd=bare).splitlines()}
+        assert theirs and theirs <= ours, (bare, theirs, ours)
+
+
+def start_project_migration(api, must, token: str, name: str, clone_addr: str) -> None:
+    """A project migration (gitea, with its wiki and releases) whose first turn is
+    queued (``INLINE_SECONDS`` 0), the token sealed with the session key."""
+    made = must(api.post("/repos/migrate", token=token, json={
+        "clone_addr": clone_addr, "repo_name": name, "service": "gitea",
+        "auth_token": "s3cret-token-value", "releases": True, "wiki": True}), 201)
+    assert made["full_name"] == f"alice/{name}"
+    status = must(api.get(f"/repos/alice/{name}/migration", token=token))
+    assert status["status"] == "queued", status
+
+
+def migration_status(api, must, token: str, name: str) -> dict:
+    return must(api.get(f"/repos/alice/{name}/migration", token=token))
+
+
+def wiki_pages(api, must, token: str, repo: str) -> None:
+    """Two wiki commits: two packs in the wiki's own pool, for compaction."""
+    for title in ("Home", "Second"):
+        must(api.post(f"{repo}/wiki/new", token=token, json={
+            "title": title, "message": f"add {title}",
+            "content_base64": base64.b64encode(f"# {title}\n".encode()).decode()}), 201)
+
+
+def wiki_packs(repo_id: int) -> list[str]:
+    from chalicelib.gitstore import packdb
+    from chalicelib.wiki.gitrepo import wiki_id_of
+
+    return sorted(packdb.list_packs(wiki_id_of(repo_id)))

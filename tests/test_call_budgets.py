@@ -29,9 +29,8 @@ def _run_bench() -> dict:
 def _bench_once(tmp_path_factory) -> dict:
     """The bench's output, run once per test session.  Under xdist the tests below may be
     spread over several workers, each with this module's fixture: the first to get the
-    lock runs the bench (about 5 minutes and 12 GB at its peak: two at once can exhaust
-    the machine's memory) and leaves its output for the others in the session's
-    directory, shared by the workers."""
+    lock runs the bench (about 30 seconds) and leaves its output for the others in the
+    session's directory, shared by the workers."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return _run_bench()
     shared = tmp_path_factory.getbasetemp().parent / "aws_calls_bench.json"

@@ -112,9 +112,11 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
     monkeypatch.setattr(compaction, "compact_pool", compact)
     with pytest.raises(ClientError, match="AccessDenied"):
         schedules.compact_packs()
-    assert ran == [1, 2, 3]
+    # Each pool, then the wiki of each repository on it (a wiki is a pool of its own),
+    # each tried whatever the one before did.
+    assert ran == [1, "wiki-1", 2, "wiki-2", 3, "wiki-3"]
     monkeypatch.setattr(repos, "every_pool", lambda: _pools(2, 3))
-    assert schedules.compact_packs() == 1
+    assert schedules.compact_packs() == 3
 
 
 def test_mirror_sync_runs_every_mirror_then_fails_on_a_denial(monkeypatch):

@@ -7,7 +7,6 @@ why it has to be, is in ``tests/iam_harness.py``; here the functions run and are
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import sys
 import time
@@ -18,8 +17,15 @@ import pytest
 
 from chalicelib import clock
 from tests import iam_paths
-from tests.iam_harness import (Authorizer, Stack, consume, rendered_roles, schedule_event,
-                               stream_records, unused_rights)
+from tests.iam_harness import (
+    Authorizer,
+    Stack,
+    consume,
+    rendered_roles,
+    schedule_event,
+    stream_records,
+    unused_rights,
+)
 from tests.repo_admin.test_migrations import git, local_networks_allowed, remote  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +66,7 @@ def must(response, status: int = 200):
     return response.json if "json" in response.headers.get("content-type", "") else None
 
 
-def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's value
+def drive_api(api, stack: Stack, remote, guarded: dict) -> dict:  # noqa: F811 - the fixture's value
     """One request per AWS-touching path of the API, each as its user would send it;
     the pull request whose merge waits for its checks and the repository to delete."""
     from tests.conftest import ADMIN
@@ -71,7 +77,6 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
                           json={"name": "t", "scopes": ["all"]}), 201)["sha1"]
     must(api.get("/user", token=token))
     # An avatar uploaded, served, then replaced (the old picture deleted from S3).
-    import base64
     import io
 
     from PIL import Image
@@ -92,6 +97,9 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
     # A fresh stack: the first signed commit creates the instance signing key.
     must(api.post("/user/repos", token=token, json={"name": "demo", "auto_init": True}), 201)
     repo = "/repos/alice/demo"
+    # Credentials sealed with the session key; the pushes below reach the first mirror.
+    iam_paths.add_push_mirrors(api, must, token, repo, guarded)
+    iam_paths.wiki_pages(api, must, token, repo)
     head = must(api.get(f"{repo}/branches/main"))["commit"]["id"]
     for n in range(3):   # several packs, for compaction below
         body = bench_git().receive_pack_body({f"pushed{n}.txt": f"pushed {n}\n".encode()}, head)
@@ -135,27 +143,39 @@ def drive_api(api, stack: Stack, remote) -> dict:  # noqa: F811 - the fixture's 
     must(api.get("/user/quota", token=token))
     lfs_oid = iam_paths.lfs_objects(api, must, token, bench_git().receive_pack_body)
     must(api.post("/repos/migrate", token=token, json={
-        "clone_addr": remote["url"], "repo_name": "mirror", "mirror": True,
+        "clone_addr": f"{guarded['pull']}/src.git", "repo_name": "mirror", "mirror": True,
+        "auth_username": iam_paths.PULL_AUTH[0], "auth_password": iam_paths.PULL_AUTH[1],
         "mirror_interval": "10m"}), 201)
+    iam_paths.start_project_migration(api, must, token, "proj", remote["url"])
     must(api.post("/user/repos", token=token, json={"name": "gone", "auto_init": True}), 201)
     gone = iam_paths.archive_and_attach(api, must, form, token, "/repos/alice/gone")
     return {"scheduled": scheduled, "gone": gone, "lfs": lfs_oid}
 
 
-def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
-    from app import (event_worker, lfs_collect, mirror_sync, outbox_relay, outbox_sweep,
-                     pack_compaction, quota_check, webhook_sweep, webhook_worker)
-    from chalicelib.signing import service as signing
-    from chalicelib.settings import get_settings
-    from chalicelib.repo_admin.models import MirrorDue
-    from chalicelib.repo_admin.models import keys
+def run_stack(api, stack: Stack, remote, guarded: dict, monkeypatch) -> None:  # noqa: F811
+    from app import (
+        event_worker,
+        lfs_collect,
+        migration_resume,
+        mirror_sync,
+        outbox_relay,
+        outbox_sweep,
+        pack_compaction,
+        quota_check,
+        webhook_sweep,
+        webhook_worker,
+    )
     from chalicelib.http import sessions as web_session
+    from chalicelib.migrations.service import LEASE_SECONDS
+    from chalicelib.repo_admin.models import MirrorDue, keys
+    from chalicelib.settings import get_settings
+    from chalicelib.signing import service as signing
 
     # Keys cached by an earlier test in this process would skip SSM: start cold.
     signing.reset_cache()
     web_session.reset_key_cache()
     with stack.run_as("APIHandler"):
-        made = drive_api(api, stack, remote)
+        made = drive_api(api, stack, remote, guarded)
     # In AWS every POST goes to the streaming function (infra/template.py): git transfers.
     with stack.run_as("StreamHandler"):
         transfer = bench_git()
@@ -189,6 +209,12 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
         assert handled >= len(records)
     # The green status completed the scheduled merge, signed with the key the worker made.
     assert api.get(f"/repos/alice/demo/pulls/{made['scheduled']}").json["merged"] is True
+    token = must(api.post("/users/alice/tokens", auth=("alice", "secret-pass-1"),
+                          json={"name": "check", "scopes": ["all"]}), 201)["sha1"]
+    done = iam_paths.migration_status(api, must, token, "proj")
+    assert done["status"] == "done" and done["counts"]["releases"] == 1, done
+    assert done["counts"]["wiki"] >= 1, done     # the source wiki fetched into its pool
+    assert iam_paths.s3_keys(f"attachments/{api.get('/repos/alice/proj').json['id']}/")
     # A deletion once the repository's own events are handled: the worker purges the
     # pool (its packs in S3).
     with stack.run_as("APIHandler"):
@@ -196,12 +222,18 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
                               json={"name": "delete", "scopes": ["all"]}), 201)["sha1"]
         must(api.delete("/repos/alice/gone", token=token), 204)
         assert api.get("/repos/alice/demo/raw/streamed.txt").body == b"streamed\n"
+        # A migration whose worker dies (its lease runs out): the job queues it again,
+        # and the worker runs the new turn (the first event finds the version moved).
+        iam_paths.start_project_migration(api, must, token, "stale", remote["url"])
+    with clock.frozen(time.time() + LEASE_SECONDS + 60), stack.run_as("MigrationResume"):
+        assert migration_resume(schedule_event(), None)["resumed"] == 1
     records = stream_records()
     with stack.run_as("OutboxRelay"):
         assert outbox_relay({"Records": records}, None)["published"] == len(records)
     with stack.run_as("EventWorker"):
         while consume(urls[settings.EVENTS_QUEUE], event_worker):
             pass
+    assert iam_paths.migration_status(api, must, token, "stale")["status"] == "done"
     # The cleanup removed the deleted repository's cached archives and attachments.
     assert not iam_paths.s3_keys(f"archives/{made['gone']}/")
     assert not iam_paths.s3_keys(f"attachments/{made['gone']}/")
@@ -218,7 +250,11 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     git("push", "-q", str(remote["bare"]), "main", cwd=remote["work"])
     with stack.run_as("MirrorSync"):
         assert mirror_sync(schedule_event(), None)["synced"] == 1
-    stale = run_compactions(stack, pack_compaction, int(mirror.pool_id), monkeypatch)
+    assert git("rev-parse", "main", cwd=remote["bare"]) == \
+        must(api.get("/repos/alice/mirror/branches/main"))["commit"]["id"]
+    # The push on commit (event worker) and the scheduled push (mirror sync) went out.
+    iam_paths.push_mirrors_synced(int(repo_store.get("alice", "demo").id), git, guarded)
+    stale = iam_paths.run_compactions(stack, pack_compaction, int(mirror.pool_id), monkeypatch)
     # The mirror's next sync still holds a list naming the packs the second run swept.
     MirrorDue(*keys.mirror_due(mirror.id), repo_pk=mirror.pk, due=1).save()
     (remote["work"] / "newer.txt").write_text("newer\n")
@@ -243,32 +279,6 @@ def run_stack(api, stack: Stack, remote, monkeypatch) -> None:  # noqa: F811
     demo.update(actions=[type(demo).quota_size.set(1)])   # drift for the check to repair
     with stack.run_as("QuotaCheck"):
         assert quota_check(schedule_event(), None)["corrected"] >= 1
-
-
-def run_compactions(stack: Stack, pack_compaction, mirror_pool: int, monkeypatch) -> dict:
-    """Two daily runs of compaction.  The first retires demo's sixty-odd packs (more than
-    one transaction holds), publishes their garbage while another run's sweep of the same
-    name ends, and sweeps orphaned uploads; the second sweeps what the first retired.
-    Returns the mirror pool's pack list from before them: packs now swept."""
-    from chalicelib.gitstore import packdb
-    from chalicelib.repos import store as repo_store
-
-    demo_pool = int(repo_store.get("alice", "demo").pool_id)
-    orphans = iam_paths.many_packs_and_orphans(demo_pool)
-    retiring, stale = packdb.list_packs(demo_pool), packdb.list_packs(mirror_pool)
-    assert len(retiring) > iam_paths.PACKS_TO_RETIRE and stale
-    for days in (2, 4):
-        racing = iam_paths.publication_racing_a_sweep(monkeypatch) if days == 2 else \
-            contextlib.nullcontext([])
-        with clock.frozen(time.time() + days * 86400), racing as raced, \
-                stack.run_as("PackCompaction"):
-            assert pack_compaction(schedule_event(), None)["compacted"] >= 1
-        if days == 2:
-            assert raced and not set(retiring) & set(packdb.list_packs(demo_pool))
-            assert not set(orphans) & set(iam_paths.s3_keys(f"packs/{demo_pool}/"))
-    swept = iam_paths.s3_keys(f"packs/{mirror_pool}/")
-    assert not [name for name in stale if any(name in key for key in swept)]
-    return stale
 
 
 @pytest.fixture
@@ -315,6 +325,11 @@ NOT_EXERCISED = {
        "its sync fetches (tests/lfs/test_lfs_migrate.py); this run's mirror has none"
        for action, *tail in (("dynamodb:ConditionCheckItem",), ("s3:GetObject", "lfs/*"),
                              ("s3:PutObject", "lfs/*"), ("s3:DeleteObject", "lfs/*"))},
+    **{("EventWorker", action, *tail): "a project migration with lfs stores and records "
+       "the LFS objects it fetches as a mirror's sync does "
+       "(tests/migrations/test_migration_instances.py); this run's source has none"
+       for action, *tail in (("dynamodb:ConditionCheckItem",), ("s3:GetObject", "lfs/*"),
+                             ("s3:PutObject", "lfs/*"), ("s3:DeleteObject", "lfs/*"))},
     ("OutboxSweep", "s3:PutObject"): "a large event the sweep publishes goes through S3, "
                                      "as the relay's did in this run",
     ("WebhookWorker", "dynamodb:DeleteItem"): "a delivered item and a released lane are "
@@ -338,12 +353,36 @@ NOT_EXERCISED = {
 }
 
 
-def test_every_function_runs_on_its_own_policy(api, stack, remote,  # noqa: F811
+@pytest.fixture
+def guarded(remote, tmp_path):  # noqa: F811
+    with iam_paths.guarded_remotes(remote["bare"].parent, tmp_path, git) as servers:
+        yield servers
+
+
+@pytest.fixture
+def project_source(remote, monkeypatch):  # noqa: F811
+    """Project migrations read an in-memory source (git from the real remote) and queue
+    their first turn instead of running it in the request."""
+    from chalicelib import migrations
+    from chalicelib.settings import reset_settings_cache
+    from tests.migrations.project_fakes import FakeSource
+
+    monkeypatch.setenv("NIMBUS__MIGRATIONS__INLINE_SECONDS", "0")
+    reset_settings_cache()
+    migrations.use_source_opener(lambda *a, **kw: FakeSource(
+        issues_n=0, pulls_n=0, wiki_url=remote["url"]))
+    yield
+    migrations.use_source_opener(None)
+    monkeypatch.delenv("NIMBUS__MIGRATIONS__INLINE_SECONDS")
+    reset_settings_cache()
+
+
+def test_every_function_runs_on_its_own_policy(api, stack, remote, guarded,  # noqa: F811
                                                 local_networks_allowed,  # noqa: F811
-                                                quota_enabled, monkeypatch):
+                                                quota_enabled, project_source, monkeypatch):
     made = stack()
     try:
-        run_stack(api, made, remote, monkeypatch)
+        run_stack(api, made, remote, guarded, monkeypatch)
     except Exception:
         # A denial the code turned into another error is the news, not that error.
         if not made.authorizer.denied:
@@ -362,6 +401,10 @@ def test_every_function_runs_on_its_own_policy(api, stack, remote,  # noqa: F811
     assert any(a == "ssm:PutParameter" for a, _ in api_calls), sorted(api_calls)
     assert any(a == "sqs:SendMessage" for a, _ in made.authorizer.used("EventWorker"))
     assert any(a == "s3:DeleteObject" for a, _ in made.authorizer.used("PackCompaction"))
+    # Stored credentials unsealed with the session key by the worker and the mirror sync.
+    for function in ("EventWorker", "MirrorSync"):
+        assert any(a == "ssm:GetParameter" and arn.endswith("/web-session-key")
+                   for a, arn in made.authorizer.used(function)), function
 
 
 @pytest.mark.parametrize("action", ["ssm:PutParameter", "s3:PutObject", "dynamodb:PutItem"])
@@ -417,5 +460,5 @@ def test_packaged_template_passes_cfn_lint(packaged):
     import subprocess
 
     done = subprocess.run([str(ROOT / ".venv/bin/cfn-lint"), str(packaged)],
-                          capture_output=True, text=True, timeout=300)
+                          check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,6 +1,7 @@
 """The periodic jobs and how often they run (app.py and the local runtime read this)."""
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from typing import Callable
@@ -32,15 +33,19 @@ def compact_packs() -> int:
 
     compacted, denied = 0, None
     for pool in repos.every_pool():
-        try:
-            if compaction.compact_pool(int(pool.pk.split("#", 1)[1]), sorted(pool.repo_ids or ())):
-                compacted += 1
-            # Each repository's wiki is a pool of its own (chalicelib/wiki/gitrepo.py).
-            compacted += sum(wiki.compact_wiki(int(repo_id)) for repo_id in sorted(pool.repo_ids or ()))
-        except Exception as exc:  # noqa: BLE001 - one bad pool must not stop the others
-            log.exception("compaction of pool %s failed", pool.pk)
-            if aws.is_access_denied(exc):
-                denied = denied or exc
+        repo_ids = sorted(pool.repo_ids or ())
+        # Each repository's wiki is a pool of its own (chalicelib/wiki/gitrepo.py).
+        pool_id = int(pool.pk.split("#", 1)[1])
+        runs = [(pool.pk, functools.partial(compaction.compact_pool, pool_id, repo_ids)),
+                *((f"wiki of {repo_id}", functools.partial(wiki.compact_wiki, int(repo_id)))
+                  for repo_id in repo_ids)]
+        for name, run in runs:
+            try:
+                compacted += bool(run())
+            except Exception as exc:  # noqa: BLE001 - one bad pool must not stop the others
+                log.exception("compaction of pool %s failed", name)
+                if aws.is_access_denied(exc):
+                    denied = denied or exc
     if denied is not None:
         raise denied
     return compacted

@@ -31,5 +31,7 @@ def test_reads_and_writes_of_a_repository_are_served_by_separate_areas():
         assert module[read] == "chalicelib.repos.routes", read
     assert module["repoSearch"] == "chalicelib.search.routes"     # through the index
     for write in ("createCurrentUserRepo", "adminCreateRepo", "repoDelete", "createFork",
-                  "repoMigrate", "repoMirrorSync", "repoEdit"):
+                  "repoMirrorSync", "repoEdit"):
         assert module[write] == "chalicelib.repo_admin.routes", write
+    # A migration may bring a whole project: the migrations domain's route.
+    assert module["repoMigrate"] == "chalicelib.migrations.routes"
