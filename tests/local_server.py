@@ -181,3 +181,22 @@ def seat_people(runtime, passwords: dict[str, str], *, boss_token: bool = False)
         "POST", "/users/alice/tokens", auth=("alice", passwords["alice"]),
         json={"name": "ro", "scopes": ["read:repository"]}).json()["sha1"]
     runtime.client = client
+
+
+def token_clone_url(runtime, path: str, user: str | None = None) -> str:
+    """The clone URL of ``owner/name`` on a ``seat_people`` runtime, with ``user``'s
+    token in it (anonymous without)."""
+    host = runtime.url.split("://", 1)[1]
+    login = f"{user}:{runtime.tokens[user]}@" if user else ""
+    return f"http://{login}{host}/{path}.git"
+
+
+def wait_until(check, what: str, timeout: float = 30.0):
+    """``check()``'s first truthy answer, asked every 0.1 s; fails after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -5,15 +5,13 @@ body says "Closes #1" closes issue 1 when merged, and an ``issues`` webhook with
 ``closed`` arrives for both closes."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import LocalRuntime
 from chalicelib.local.webhook_worker import WebhookWorker
 from tests.environment import settings_env
-from tests.local_server import ADMIN_PASSWORD, call, git, push_url
+from tests.local_server import ADMIN_PASSWORD, call, git, push_url, wait_until
 from tests.webhook_receiver import Receiver
 
 SECRET = "references-secret"
@@ -38,16 +36,6 @@ def commit(work, name: str, message: str) -> str:
     git("add", name, cwd=work)
     git("commit", "-q", "-m", message, cwd=work)
     return git("rev-parse", "HEAD", cwd=work)
-
-
-def wait_until(check, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def issue_state(base: str, number: int) -> str:

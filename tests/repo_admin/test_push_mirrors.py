@@ -14,7 +14,7 @@ from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import LocalRuntime
 from tests.environment import settings_env
 from tests.git_backend import serve_http_backend
-from tests.local_server import ADMIN_PASSWORD, call, git, push_url
+from tests.local_server import ADMIN_PASSWORD, call, git, push_url, wait_until
 
 PASSWORD = "s3cret-mirror-pass"
 SETTINGS = {"NIMBUS__MIGRATIONS__ALLOW_LOCALNETWORKS": "true"}
@@ -49,16 +49,6 @@ def target(tmp_path):
 def refs_of(where: str) -> dict[str, str]:
     lines = git("ls-remote", "--heads", "--tags", where).splitlines()
     return {ref: sha for sha, ref in (line.split("\t") for line in lines)}
-
-
-def wait_until(check, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def new_repo(base: str, name: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 from tests.git_cli import git_home_env
 from tests.git_cli import run_git as git
 from tests.local_server import runtime_with_events, seat_people
+from tests.local_server import token_clone_url as clone_url
 
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password", "eve": "eve-password"}
 
@@ -24,12 +25,6 @@ def server(tmp_path_factory):
 @pytest.fixture
 def git_env(tmp_path):
     return git_home_env(tmp_path)
-
-
-def clone_url(server, path, user=None):
-    host = server.url.split("://", 1)[1]
-    login = f"{user}:{server.tokens[user]}@" if user else ""
-    return f"http://{login}{host}/{path}.git"
 
 
 def make_repo(server, name, **fields):
