@@ -395,3 +395,35 @@ def test_protocol_errors_are_typed(aws, cache_dir):
         assert answer[4:].startswith(b"ERR ") and b"not our ref" in answer, answer
         assert advertise(repo, "git-receive-pack").startswith(
             b"001f# service=git-receive-pack\n0000")
+
+
+def test_a_store_dropped_unclosed_keeps_no_pack_file_open(fast_api):
+    """A repository opened and dropped without ``close`` (as many reads do) lets go of
+    the pack files its lookups opened at once, not when the garbage collector comes by:
+    a process serving a repository of hundreds of packs otherwise ran out of file
+    descriptors ("Too many open files") within a few hundred requests."""
+    import base64
+    import gc
+
+    from chalicelib import repos
+    from chalicelib.gitstore import repo as gitrepo
+
+    api = fast_api
+    api.create_user("alice")
+    token = api.create_token("alice")
+    assert api.post("/user/repos", token=token, json={"name": "p", "auto_init": True}).status == 201
+    for n in range(8):      # a pack each
+        assert api.post(f"/repos/alice/p/contents/f{n}.txt", token=token, json={
+            "content": base64.b64encode(b"x").decode()}).status == 201
+    repo = repos.repo_by_name("alice", "p")
+    gc.collect()
+    gc.disable()            # what the collector would free is not what this is about
+    try:
+        before = len(os.listdir("/proc/self/fd"))
+        for _ in range(3):
+            git = gitrepo.open_repo(int(repo.id), int(repo.pool_id))
+            assert (b"0" * 40) not in git.object_store      # a miss opens every index
+            del git
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        gc.enable()

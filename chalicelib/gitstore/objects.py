@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
+import weakref
+from dataclasses import dataclass, replace
 from typing import BinaryIO, Callable, Iterable
 
 from dulwich.object_store import BucketBasedObjectStore, _bound_read_callables
@@ -113,39 +114,17 @@ class S3ObjectStore(BucketBasedObjectStore):
         pack = Pack(self.cache.path(f"{self.pool_id}/{name}"), object_format=self.object_format,
                     delta_base_cache_limit=self.delta_base_cache_limit)
         # Both load lazily: listing a pool costs no S3 call, a lookup costs the .idx.
-        pack._idx_load = lambda: self._load_index(name)
-        pack._data_load = lambda: self._load_data(name, info, pack)
+        # The loaders hold neither this store (which holds the pack) nor the pack itself
+        # (weakly): either would make a cycle, and a store dropped unclosed would keep
+        # every pack file it opened (two descriptors a pack) until the garbage collector
+        # came by; a busy process ran out of descriptors first.
+        files, held = PackFiles.of(self), weakref.ref(pack)
+        pack._idx_load = lambda: files.load_index(name)
+        pack._data_load = lambda: files.load_data(name, info, held())
         return pack
 
-    def _load_index(self, name: str):
-        return self.cache.open(
-            self._key(name, "idx"),
-            fill=lambda f: packdb.download(self.pool_id, name, "idx", f),
-            opener=lambda path: load_pack_index(path, self.object_format))
-
     def _open_data(self, path: str) -> PackData:
-        return PackData(path, object_format=self.object_format,
-                        delta_base_cache_limit=self.delta_base_cache_limit)
-
-    def _load_data(self, name: str, info: PackInfo, pack: Pack) -> PackData:
-        key = self._key(name, "pack")
-        cached = self.cache.open_cached(key, self._open_data)
-        if cached is not None:
-            return cached
-
-        def whole() -> PackData:
-            return self.cache.open(
-                key, fill=lambda f: packdb.download(self.pool_id, name, "pack", f),
-                opener=self._open_data)
-
-        if info.pack_size < self.ranged_min_bytes:
-            return whole()
-        index = pack.index
-        reader = RangeReader(lambda start, end: packdb.read_range(self.pool_id, name, start, end),
-                             info.pack_size)
-        return RangedPackData(key, self.object_format, size=info.pack_size,
-                              num_objects=len(index), checksum=index.get_pack_checksum(),
-                              reader=reader, materialize=whole)
+        return PackFiles.of(self).open_data(path)
 
     # -- writing packs ------------------------------------------------------------------
     def add_thin_pack(self, read_all: Callable[[int], bytes],
@@ -368,3 +347,52 @@ def _discard(f) -> None:
         os.unlink(f.name)
     except FileNotFoundError:
         pass
+
+
+@dataclass(frozen=True)
+class PackFiles:
+    """How a pool's pack files are opened: its index and data from the local cache,
+    downloaded once, or a large pack's data by ranged reads."""
+    pool_id: object
+    cache: object
+    object_format: object
+    delta_base_cache_limit: int | None
+    ranged_min_bytes: int
+
+    @classmethod
+    def of(cls, store: S3ObjectStore) -> PackFiles:
+        return cls(store.pool_id, store.cache, store.object_format,
+                   store.delta_base_cache_limit, store.ranged_min_bytes)
+
+    def _key(self, name: str, ext: str) -> str:
+        return f"{self.pool_id}/{name}.{ext}"
+
+    def load_index(self, name: str):
+        return self.cache.open(
+            self._key(name, "idx"),
+            fill=lambda f: packdb.download(self.pool_id, name, "idx", f),
+            opener=lambda path: load_pack_index(path, self.object_format))
+
+    def open_data(self, path: str) -> PackData:
+        return PackData(path, object_format=self.object_format,
+                        delta_base_cache_limit=self.delta_base_cache_limit)
+
+    def load_data(self, name: str, info: PackInfo, pack: Pack) -> PackData:
+        key = self._key(name, "pack")
+        cached = self.cache.open_cached(key, self.open_data)
+        if cached is not None:
+            return cached
+
+        def whole() -> PackData:
+            return self.cache.open(
+                key, fill=lambda f: packdb.download(self.pool_id, name, "pack", f),
+                opener=self.open_data)
+
+        if info.pack_size < self.ranged_min_bytes:
+            return whole()
+        index = pack.index
+        reader = RangeReader(lambda start, end: packdb.read_range(self.pool_id, name, start, end),
+                             info.pack_size)
+        return RangedPackData(key, self.object_format, size=info.pack_size,
+                              num_objects=len(index), checksum=index.get_pack_checksum(),
+                              reader=reader, materialize=whole)
