@@ -15,10 +15,17 @@ SCHEMAS = schemas.declare({"Reaction": {"user": ref("User"), "content": S, "crea
                           lists=("Reaction",))
 
 
-def reaction(content: str, created_ms: int, user: Account, viewer: Account | None) -> dict:
-    """A Reaction: who, with what, when (Forgejo's creation time, in whole seconds)."""
-    return {"user": user_record(user, viewer), "content": content,
-            "created_at": rfc3339(int(created_ms) // 1000)}
+def reaction(content: str, created_ms: int, user: Account, viewer: Account | None,
+             original_author: str = "") -> dict:
+    """A Reaction: who, with what, when (Forgejo's creation time, in whole seconds).
+    A migrated reaction whose person matched no local user (``original_author``) names
+    that person, as Forgejo's stand-in user for an original author does (id -1, no
+    e-mail), not the migrating user it is stored under."""
+    shown = user_record(user, viewer)
+    if original_author:
+        shown = dict(shown, id=-1, login=original_author, login_name="", full_name="",
+                     email="")
+    return {"user": shown, "content": content, "created_at": rfc3339(int(created_ms) // 1000)}
 
 
 # How the pages show the default reactions (Forgejo's emoji for them); any other

@@ -26,21 +26,10 @@ REMOVE_ANSWERS = {200: "empty", 403: "forbidden", 404: "notFound"}
 
 def _records(req: ApiRequest, ctx: ictx.Ctx, found) -> list[dict]:
     fresh = ictx.fresh_accounts(ctx)
-    return [_original(reaction_records.reaction(r.content, int(r.created_ms),
-                                                ictx.account_from(r.user, fresh), req.actor),
-                      getattr(r, "original_author", None))
+    return [reaction_records.reaction(r.content, int(r.created_ms),
+                                      ictx.account_from(r.user, fresh), req.actor,
+                                      getattr(r, "original_author", None) or "")
             for r in found]
-
-
-def _original(record: dict, original_author: str | None) -> dict:
-    """A migrated reaction whose person matched no local user names that person, as
-    Forgejo's stand-in user for an original author does (id -1, no e-mail), not the
-    migrating user it is stored under."""
-    if not original_author:
-        return record
-    user = dict(record["user"], id=-1, login=original_author, login_name="",
-                full_name="", email="")
-    return dict(record, user=user)
 
 
 def _page_number(req: ApiRequest) -> int:
