@@ -32,7 +32,7 @@ import _harness
 _harness.use_repo()
 
 import scenarios_web  # noqa: E402
-from scene import moto_scene  # noqa: E402
+from scene import moto_scene, settings_in_force  # noqa: E402
 
 BUDGET_BYTES = 100 * 1024
 MAX_CALLS = 6
@@ -61,15 +61,16 @@ def fetch(scene, path: str, auth: str) -> tuple[int, bytes, dict]:
     return status, body, {name.lower(): value for name, value in pairs}
 
 
-def pages(scene, only: set[str]) -> list[tuple[str, str, str]]:
-    """(operationId, auth, path) of every HTML page the web scenarios read."""
+def pages(scene, only: set[str]) -> list[tuple[str, str, str, dict | None]]:
+    """(operationId, auth, path, settings in force) of every HTML page the web
+    scenarios read."""
     found = []
     for op, make in scenarios_web.scenarios().items():
         if only and op not in only:
             continue
         for req in make(scene):
             if req.method == "GET" and req.expect == 200 and req.auth in ("anon", "session"):
-                found.append((op, req.auth, req.path))
+                found.append((op, req.auth, req.path, req.settings))
     return found
 
 
@@ -116,8 +117,9 @@ def run(only: set[str] | None = None) -> dict:
         targets = pages(scene, only or set())
         scene.session_cookie()
         fetch(scene, "/explore/repos", "session")       # per-process costs off the pages
-        for op, auth, path in targets:
-            row = measure(scene, calls, counting, op, auth, path, assets)
+        for op, auth, path, settings in targets:
+            with settings_in_force(settings):   # a page switched on for its scenario
+                row = measure(scene, calls, counting, op, auth, path, assets)
             if row:
                 rows.append(row)
     problems = []

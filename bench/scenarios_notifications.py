@@ -23,7 +23,9 @@ from scene import Req, Scene, after
 # subscription and the repository watch in one batch, one write.
 BUDGETS = {
     ("notifyGetList", "token"): 4,
-    ("notifyGetList", "basic"): 3,
+    # A password's reads are two since sign-in throttling: the name (Query) and the
+    # address's failure counters (one BatchGetItem; docs/security.md).
+    ("notifyGetList", "basic"): 4,
     ("notifyNewAvailable", "token"): 3,
     ("notifyGetThread", "token"): 3,
     ("notifyReadThread", "token"): 4,

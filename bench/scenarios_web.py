@@ -20,6 +20,7 @@ from scenarios_wiki import demo_wiki
 from scene import Req, Scene, after, settings_in_force
 
 DEMO = "/repos/alice/demo"
+OPEN_SIGN_UP = {"NIMBUS__SERVICE__DISABLE_REGISTRATION": "false"}
 WEB = "/alice/demo"
 
 
@@ -192,6 +193,16 @@ def scenarios() -> dict:
         "webCommitDiffOrPatch": lambda s: both(f"{WEB}/commit/{web_scene(s)['head']}.patch"),
         "webAsset": lambda s: [Req("GET", "/assets/nimbus.css")],
         "webLoginForm": lambda s: [Req("GET", "/user/login")],
+        # Sign-up, opened for the request (closed, it is a 404 page that reads nothing).
+        "webSignUpForm": lambda s: [Req("GET", "/user/sign_up", settings=OPEN_SIGN_UP)],
+        # The address the API's refusal names: a redirect to the form, reading nothing.
+        "webMustChangePasswordLink": lambda s: [
+            Req("GET", "/user/change_password", expect=303)],
+        # The forced password form: alice has nothing to change, so she is sent on (303)
+        # after the one read the form makes too (her session's account); the bench's
+        # sessions are hers only.  tests/web/test_must_change_password.py shows the form.
+        "webMustChangePasswordForm": lambda s: [
+            Req("GET", "/user/settings/change_password", "session", expect=303)],
         # The forms, signed in.
         "webRepoCreateForm": lambda s: [Req("GET", "/repo/create", "session"), Req(
             "GET", f"/repo/create?template_id={template_repo(s)}", "session")],
@@ -209,6 +220,11 @@ def scenarios() -> dict:
         "webUserSettings": lambda s: [Req("GET", "/user/settings", "session")],
         "webUserSettingsAccount": lambda s: [Req("GET", "/user/settings/account", "session")],
         "webUserSettingsKeys": lambda s: [Req("GET", "/user/settings/keys", "session")],
+        # Security (two-factor authentication): the session's account and one Query of
+        # its second factor's items; the enrolment form makes a secret and stores nothing.
+        "webUserSettingsSecurity": lambda s: [Req("GET", "/user/settings/security", "session")],
+        "webTwoFactorEnrollForm": lambda s: [
+            Req("GET", "/user/settings/security/two_factor/enroll", "session")],
         "webRepoSettingsBranches": lambda s: [Req("GET", f"{WEB}/settings/branches",
                                                   "session")],
         # The repository settings pages (alice is demo's owner): a collaborator, a
@@ -276,7 +292,21 @@ EXEMPT = {
     "webRepoPageNotFound": "its only answer is a 404 page that reads nothing, so it has no "
                            "success path to count (tests/web/test_web_pages.py)",
     "webLogin": "needs the sign-in form's cookie and CSRF token (tests/web/test_web_session.py)",
+    "webSignUp": "needs the sign-up form's cookie and CSRF token "
+                 "(tests/web/test_signup_pages.py)",
+    "webMustChangePassword": "a form POST needs a session cookie and its CSRF token "
+                             "(tests/web/test_must_change_password.py)",
     "webLogout": "needs a session cookie and its CSRF token (tests/web/test_web_session.py)",
+    **{op: "the second step of a sign-in needs the pending sign-in cookie a right password "
+           "sets for a user with two-factor authentication (tests/web/test_two_factor_pages.py)"
+       for op in ("webTwoFactorForm", "webTwoFactor", "webTwoFactorScratchForm",
+                  "webTwoFactorScratch")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_two_factor_pages.py)" for op in (
+        "webTwoFactorEnroll", "webTwoFactorRegenerate", "webTwoFactorDisable",
+        "webAdminUserEditPost")},
+    "webAdminUserEdit": "a site admin's page: the bench's sessions are alice's, who gets its "
+                        "404 (tests/web/test_two_factor_pages.py)",
     **{op: _FORM_POST for op in (
         "webRepoCreate", "webIssueNew", "webIssueComment", "webCompareOpenPull",
         "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete",
@@ -417,6 +447,16 @@ BUDGETS = {
     ("webRepoSettingsHook", "session"): 4,
     ("webRepoSettingsKeys", "session"): 3,
     ("webLoginForm", "anon"): 2,
+    # Security settings: the session's account, then one Query of the second factor's
+    # items (whether it is on, the recovery codes left); the enrolment form makes its
+    # secret and seals it (the session key, cached), reading nothing more.
+    ("webUserSettingsSecurity", "session"): 2,
+    ("webTwoFactorEnrollForm", "session"): 1,
+    # Sign-up as the sign-in form: the session key for its form token (SSM, once per
+    # container); the forced password form: the session's account.
+    ("webSignUpForm", "anon"): 2,
+    ("webMustChangePasswordForm", "session"): 4,
+    ("webMustChangePasswordLink", "anon"): 0,
     # Explore (repo_search.py): a page of the index (one Query, filtered by DynamoDB),
     # then one BatchGetItem of the page's repositories, their owners and, signed in,
     # her collaboration and membership for each (what the read rule decides).  Signed

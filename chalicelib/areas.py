@@ -12,6 +12,8 @@ from chalicelib.accounts import block_routes as user_blocks
 from chalicelib.accounts import follow_routes as user_follows
 from chalicelib.accounts import email_routes as user_emails
 from chalicelib.accounts import settings_routes as user_settings
+from chalicelib.oauth2 import routes as oauth2_applications
+from chalicelib.oauth2 import protocol_routes as oauth2_provider
 # Before the repositories: /repos/issues/search would read as a repository's path.
 from chalicelib.search import issue_routes as issue_search
 from chalicelib.repos import routes as repos
@@ -65,6 +67,7 @@ from chalicelib.activity import routes as activity
 from chalicelib.reviews import routes as reviews
 from chalicelib.pulls import routes as pulls
 from chalicelib.signing import key_routes as signing_key_routes
+from chalicelib.signing import gpg_verify_routes as gpg_key_verification
 from chalicelib.markup import routes as markdown
 from chalicelib.signing import routes as signing_routes
 from chalicelib.statuses import routes as statuses
@@ -96,7 +99,10 @@ from chalicelib.web import org_pages, org_team_pages, org_settings   # /org/… 
 from chalicelib.web import settings_repo, settings_collaborators, settings_hooks  # /{owner}/{repo}/settings…
 from chalicelib.web import settings_keys
 from chalicelib.web import lifecycle_pages, migrate_pages   # /settings/transfer, /repo/migrate…
+from chalicelib.web import signup_pages, password_pages  # /user/sign_up, /user/settings/change_password
 from chalicelib.web import settings_user, settings_account, settings_user_keys  # /user/settings…
+from chalicelib.web import settings_security, admin_user_pages  # /user/settings/security…, /admin/users/{id}/edit
+from chalicelib.web import oauth2_pages   # /login/oauth/…, /user/settings/applications/oauth2…
 from chalicelib.web import notification_pages   # /notifications before /{username}
 from chalicelib.web import account_pages, assets, pages, repo_pages, issue_pages
 from chalicelib.web import pull_pages   # /pulls/{n}, /commits, /files (issue_pages imports it)

@@ -266,3 +266,28 @@ def is_access_denied(exc: BaseException | None) -> bool:
             return True
         exc = getattr(exc, "cause", None) or exc.__cause__ or exc.__context__
     return False
+
+
+def read_secret(name: str) -> str | None:
+    """An SSM SecureString's value, or None when the parameter does not exist."""
+    ssm = client("ssm")
+    try:
+        return ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
+    except ssm.exceptions.ParameterNotFound:
+        return None
+
+
+def kept_secret(name: str, make: Callable[[], str], description: str) -> str:
+    """The SSM SecureString ``name``, made with ``make()`` on first use.  Written without
+    ``Overwrite``: when two containers make one at the same time, the loser reads the
+    winner's, so every container ends up with the same value."""
+    found = read_secret(name)
+    if found is not None:
+        return found
+    ssm, fresh = client("ssm"), make()
+    try:
+        ssm.put_parameter(Name=name, Value=fresh, Type="SecureString", Overwrite=False,
+                          Description=description)
+        return fresh
+    except ssm.exceptions.ParameterAlreadyExists:
+        return read_secret(name)

@@ -2,6 +2,7 @@
 
     python -m chalicelib.cli admin user create --username U --password P --email E [--admin]
     python -m chalicelib.cli admin user generate-access-token --username U [--scopes all]
+    python -m chalicelib.cli admin user reset-2fa --username U
     python -m chalicelib.cli admin repair [--dry-run]
     python -m chalicelib.cli push-bundle <remote> [<refspec>...]   (large pushes)
 
@@ -246,6 +247,22 @@ def _generate_token(args) -> int:
     return 0
 
 
+def _reset_two_factor(args) -> int:
+    """Remove a user's two-factor authentication (they lost their authenticator and
+    their recovery codes): the rule a site admin's page calls, the operator acting."""
+    from chalicelib import accounts
+    from chalicelib.errors import ServiceError
+
+    try:
+        user = accounts.reset_two_factor(None, args.username)
+    except ServiceError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    print(f"two-factor authentication removed for {user.login}: they sign in with their "
+          "password alone")
+    return 0
+
+
 def _repair(args) -> int:
     """Fix stored records that break today's input rules (repair)."""
     from chalicelib import repair
@@ -351,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--scopes", default="all", help="comma-separated, e.g. read:user,write:repository")
     token.add_argument("--token-name", default="cli")
     token.set_defaults(run=_generate_token)
+
+    reset_2fa = commands.add_parser("reset-2fa", help="remove a user's two-factor "
+                                    "authentication (lost authenticator and recovery codes)")
+    reset_2fa.add_argument("--username", required=True)
+    reset_2fa.set_defaults(run=_reset_two_factor)
 
     repair = things.add_parser("repair", help="find and fix records that break the input rules")
     repair.add_argument("--dry-run", action="store_true", help="only list what would change")

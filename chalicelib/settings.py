@@ -19,6 +19,7 @@ import os
 from typing import Iterator, Mapping
 from urllib.parse import urlsplit
 
+from chalicelib.settings_checks import validate
 from chalicelib.settings_sources import ENV_PREFIX, SettingsError, convert, env_overrides, read_ini
 
 __all__ = ["ENV_PREFIX", "SettingsError", "Settings", "get_settings", "load_settings",
@@ -125,6 +126,11 @@ class SecuritySettings:
     MIN_PASSWORD_LENGTH: int = 8
     # scrypt cost parameter (a power of two); 2**14 with r=8 takes ~40 ms and 16 MiB.
     PASSWORD_HASH_COST: int = 16384
+    # Failed sign-ins per client address, and per name from one address, in a sliding
+    # window of seconds; 0 turns a limit off (docs/security.md, "Sign-in throttling").
+    LOGIN_FAILURES_PER_ADDRESS: int = 20
+    LOGIN_FAILURES_PER_ACCOUNT_ADDRESS: int = 10
+    LOGIN_FAILURE_WINDOW: int = 900
 
 
 @_section("service")
@@ -135,6 +141,20 @@ class ServiceSettings:
     NO_REPLY_ADDRESS: str = ""
     # Whether an issue may depend on an issue of another repository (Forgejo's default).
     ALLOW_CROSS_REPOSITORY_DEPENDENCIES: bool = True
+    # /user/sign_up (accounts/signup.py); REGISTER_EMAIL_CONFIRM on is refused: no mail.
+    DISABLE_REGISTRATION: bool = True
+    REGISTER_EMAIL_CONFIRM: bool = False
+
+
+@_section("oauth2")
+class OAuth2Settings:
+    """Nimbus as an OAuth2 / OpenID Connect provider (chalicelib/oauth2), Forgejo's keys:
+    access tokens live ACCESS_TOKEN_EXPIRATION_TIME seconds, refresh tokens
+    REFRESH_TOKEN_EXPIRATION_TIME hours; an authorization code AUTHORIZATION_CODE_SECONDS."""
+    ENABLED: bool = True
+    ACCESS_TOKEN_EXPIRATION_TIME: int = 3600
+    REFRESH_TOKEN_EXPIRATION_TIME: int = 730
+    AUTHORIZATION_CODE_SECONDS: int = 600
 
 
 @_section("api")
@@ -272,6 +292,7 @@ class RateLimitSettings:
     ADDRESS_BURST: int = 120
     CREDENTIAL_PER_MINUTE: int = 1200
     CREDENTIAL_BURST: int = 240
+    SIGN_UPS_PER_HOUR: int = 10     # accounts per address at /user/sign_up, ENABLED or not
 
 
 @_section("ui")
@@ -290,7 +311,7 @@ _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, Api
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
              WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
              ReleaseSettings, QuotaDefaultSettings, PictureSettings, UiSettings, IssueSettings,
-             MirrorSettings)
+             MirrorSettings, OAuth2Settings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,6 +335,7 @@ class Settings:
     ui: UiSettings
     issue: IssueSettings
     mirror: MirrorSettings
+    oauth2: OAuth2Settings
 
     @property
     def app_url(self) -> str:
@@ -331,35 +353,6 @@ class Settings:
     @property
     def no_reply_address(self) -> str:
         return self.service.NO_REPLY_ADDRESS or "noreply." + self.domain
-
-
-def _validate(settings: Settings) -> None:
-    root = urlsplit(settings.server.ROOT_URL)
-    if root.scheme not in ("http", "https") or not root.netloc:
-        raise SettingsError(f"[server] ROOT_URL: expected an http(s) URL, got {settings.server.ROOT_URL!r}")
-    if settings.signing.FORMAT not in ("openpgp", "ssh"):
-        raise SettingsError(f"[repository.signing] FORMAT: expected openpgp or ssh, got {settings.signing.FORMAT!r}")
-    if not 1 <= settings.api.MAX_RESPONSE_ITEMS or not 1 <= settings.api.DEFAULT_PAGING_NUM:
-        raise SettingsError("[api] MAX_RESPONSE_ITEMS and DEFAULT_PAGING_NUM must be at least 1")
-    cost = settings.security.PASSWORD_HASH_COST
-    if cost < 2 or cost & (cost - 1):
-        raise SettingsError(f"[security] PASSWORD_HASH_COST: expected a power of two, got {cost}")
-    limits = settings.ratelimit
-    if min(limits.ADDRESS_PER_MINUTE, limits.ADDRESS_BURST, limits.CREDENTIAL_PER_MINUTE,
-           limits.CREDENTIAL_BURST) < 1:
-        raise SettingsError("[ratelimit] *_PER_MINUTE and *_BURST must be at least 1")
-    if settings.attachment.MAX_SIZE < 0:
-        raise SettingsError(f"[attachment] MAX_SIZE: expected MiB >= 0, got {settings.attachment.MAX_SIZE}")
-    if settings.api.STATUS_ROUTES not in ("seed", "forgejo"):
-        raise SettingsError(f"[api] STATUS_ROUTES: expected seed or forgejo, got {settings.api.STATUS_ROUTES!r}")
-    if not 1 <= settings.server.SSH_PORT <= 65535:
-        raise SettingsError(f"[server] SSH_PORT: out of range: {settings.server.SSH_PORT}")
-    if settings.server.LFS_MAX_FILE_SIZE < 0:
-        raise SettingsError("[server] LFS_MAX_FILE_SIZE: expected bytes >= 0 (0: no limit), "
-                            f"got {settings.server.LFS_MAX_FILE_SIZE}")
-    if settings.server.LFS_LOCKS_PAGING_NUM < 1:
-        raise SettingsError("[server] LFS_LOCKS_PAGING_NUM: expected at least 1, "
-                            f"got {settings.server.LFS_LOCKS_PAGING_NUM}")
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -381,7 +374,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if not built["server"].ROOT_URL.endswith("/"):
         built["server"] = built["server"].replace(ROOT_URL=built["server"].ROOT_URL + "/")
     settings = Settings(**built)
-    _validate(settings)
+    validate(settings)
     return settings
 
 

@@ -30,6 +30,7 @@ granted right no call used unless it names the reason):
 """
 from __future__ import annotations
 
+from chalicelib import oauth2
 from chalicelib.http import sessions as web_session
 
 # chalice package names each function's role after the function (``<Name>Role``; the
@@ -132,10 +133,12 @@ def _api(settings) -> list[dict]:
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
             # Test deliveries and redeliveries wake the hook's lane.
             _send(WEBHOOK_QUEUE),
-            # The instance signing key and the web sessions' key, each made on first use.
+            # The instance signing key, the web sessions' key and the OpenID Connect ID
+            # token key (chalicelib/oauth2/jwt_keys.py), each made on first use.
             _allow(["ssm:GetParameter", "ssm:PutParameter"],
                    [parameter(settings.aws.SIGNING_KEY_PARAMETER),
-                    parameter(web_session.key_parameter(settings.aws.SIGNING_KEY_PARAMETER))])]
+                    parameter(web_session.key_parameter(settings.aws.SIGNING_KEY_PARAMETER)),
+                    parameter(oauth2.jwt_key_parameter(settings.aws.SIGNING_KEY_PARAMETER))])]
 
 
 def _relay(*, query: bool) -> list[dict]:

@@ -151,6 +151,7 @@ def moto_world(twin: bool | None = None):
 
     with mock_aws(), serialized_mock_aws(), search_kept_current():
         from chalicelib import aws as aws_clients
+        from chalicelib import oauth2
         from chalicelib.http import sessions as web_sessions
         from chalicelib.store import ids, table
         from infra.bootstrap import ensure_resources
@@ -159,6 +160,7 @@ def moto_world(twin: bool | None = None):
         table.configure()
         ids.reset()
         web_sessions.reset_key_cache()
+        oauth2.reset_jwt_key_cache()   # the ID token key, like the session key
         ensure_resources()
         try:
             yield

@@ -264,7 +264,7 @@ class Stack:
     def run_as(self, function: str):
         from moto.core.authorization import enable_iam_authentication
 
-        from chalicelib import aws
+        from chalicelib import aws, oauth2
         from chalicelib.http import sessions as web_sessions
         from chalicelib.signing import service as signing
         from chalicelib.webhooks import deliveries as webhook_deliveries
@@ -283,6 +283,7 @@ class Stack:
             env.setattr(webhook_deliveries, "_queue_urls", {})
             signing.reset_cache()
             web_sessions.reset_key_cache()
+            oauth2.reset_jwt_key_cache()   # the ID token key, like the session key
             aws.reset_clients()
             table.configure()
             self.authorizer.function = function

@@ -316,6 +316,23 @@ def wiki_pages(api, must, token: str, repo: str) -> None:
             "content_base64": base64.b64encode(f"# {title}\n".encode()).decode()}), 201)
 
 
+def oauth2_tokens(api, must, token: str) -> None:
+    """An OAuth2 application, alice's consent and a code exchanged for tokens with an
+    ID token (the first one makes the ID token key), then a refresh."""
+    from tests.oauth2.test_provider import REDIRECT, code_for, exchange, token_request
+    from tests.web.test_web_actions import WebUser
+
+    app = must(api.post("/user/applications/oauth2", token=token, json={
+        "name": "ci", "redirect_uris": [REDIRECT]}), 201)
+    code, verifier = code_for(WebUser(api).sign_in("alice"), app)
+    issued = must(exchange(api, app, code, verifier))
+    assert issued["id_token"]
+    must(token_request(api, {"grant_type": "refresh_token",
+                             "refresh_token": issued["refresh_token"]},
+                       auth=(app["client_id"], app["client_secret"])))
+    must(api.request("GET", "/login/oauth/keys", raw=True))
+
+
 def wiki_packs(repo_id: int) -> list[str]:
     from chalicelib.gitstore import packdb
     from chalicelib.wiki.gitrepo import wiki_id_of

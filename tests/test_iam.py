@@ -100,6 +100,7 @@ def drive_api(api, stack: Stack, remote, guarded: dict) -> dict:  # noqa: F811 -
     # Credentials sealed with the session key; the pushes below reach the first mirror.
     iam_paths.add_push_mirrors(api, must, token, repo, guarded)
     iam_paths.wiki_pages(api, must, token, repo)
+    iam_paths.oauth2_tokens(api, must, token)
     head = must(api.get(f"{repo}/branches/main"))["commit"]["id"]
     for n in range(3):   # several packs, for compaction below
         body = bench_git().receive_pack_body({f"pushed{n}.txt": f"pushed {n}\n".encode()}, head)

@@ -99,7 +99,7 @@ def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
     models = {n.split("/")[2] for n in names if n.startswith("botocore/data/") and n.count("/") > 2}
     assert models == set(package.aws_services()) >= {"dynamodb", "s3", "sqs", "ssm"}
     # infra/README.md gives the measured size.
-    assert built.zipped <= 20e6 and built.unpacked < 60e6, (built.zipped, built.unpacked)
+    assert built.zipped <= 20e6 and built.unpacked < 62e6, (built.zipped, built.unpacked)
 
 
 def test_zip_holds_exactly_the_locked_distributions(names):

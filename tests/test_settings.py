@@ -47,6 +47,23 @@ def test_bad_values_fail_clearly(env, fragment):
     assert fragment in str(err.value)
 
 
+def test_sign_up_is_closed_by_default_and_mail_confirmation_is_refused():
+    """Nimbus sends no mail: a configuration asking sign-ups to confirm their address
+    would make accounts nobody could ever activate, so it does not load."""
+    s = load_settings({})
+    assert s.service.DISABLE_REGISTRATION is True and s.service.REGISTER_EMAIL_CONFIRM is False
+    assert load_settings({"NIMBUS__SERVICE__DISABLE_REGISTRATION": "false"}) \
+        .service.DISABLE_REGISTRATION is False
+    for env in ({"NIMBUS__SERVICE__REGISTER_EMAIL_CONFIRM": "true"},
+                {"NIMBUS__SERVICE__REGISTER_EMAIL_CONFIRM": "true",
+                 "NIMBUS__SERVICE__DISABLE_REGISTRATION": "false"}):
+        with pytest.raises(SettingsError, match=r"\[service\] REGISTER_EMAIL_CONFIRM: "
+                                                "Nimbus sends no mail"):
+            load_settings(env)
+    with pytest.raises(SettingsError, match=r"\[ratelimit\] .*SIGN_UPS_PER_HOUR"):
+        load_settings({"NIMBUS__RATELIMIT__SIGN_UPS_PER_HOUR": "0"})
+
+
 def test_readme_documents_what_a_first_user_trips_on():
     """The README says how to allow a local webhook receiver (every value
     ``ALLOWED_HOST_LIST`` takes, with an example), that ``make test`` may install

@@ -30,6 +30,7 @@ Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 | ``follow_store`` | Users following users, in the table. |
 | ``follows`` | Users following users (Forgejo's ``models/user/follow.go`` and the API's ``user/follower.go``): follow, … |
 | ``key_store`` | SSH public keys of users. |
+| ``login_throttle`` | Sign-in throttling: failed password (and second factor) attempts counted per client address and per … |
 | ``models`` | The accounts domain's items in the table: its models (and key layouts). |
 | ``options`` | The request bodies of the accounts domain, declared once: the edge checks them (``ApiRequest.option``) … |
 | ``passwords`` | Password hashing with scrypt (a memory-hard KDF from OpenSSL via hashlib). |
@@ -41,10 +42,15 @@ Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 | ``service`` | Users: creation, editing, deletion and visibility rules. |
 | ``settings`` | A user's own settings (getUserSettings, updateUserSettings): profile texts, language, theme, diff view … |
 | ``settings_routes`` | The signed-in user's own settings (Forgejo's ``user`` tag): read and change them. |
+| ``sign_in`` | Signing in with a password when the account may have a second factor: Basic on the API and git (Forgejo's … |
+| ``sign_in_store`` | Failed sign-ins in the table, counted per client address and per account name from that address, one item … |
+| ``signup`` | Sign-up: the account a visitor makes for themselves (Forgejo's ``SignUpPost``), for the form at … |
 | ``snapshots`` | Accounts as other records keep them: a snapshot taken when an issue, comment, review or event was … |
 | ``store`` | Users and organizations (accounts) in the table. |
 | ``token_store`` | Access tokens. |
 | ``tokens`` | Personal access tokens: creation (secret shown once), listing, deletion, lookup. |
+| ``two_factor`` | Two-factor sign-in with TOTP (RFC 6238 through ``pyotp``) and recovery codes (Forgejo's … |
+| ``two_factor_store`` | Users' second factors in the table: the TOTP item and the recovery codes. |
 
 Registered by ``chalicelib/areas.py``.  The gateway reads ``credentials`` by name
 (``http.auth.CREDENTIALS_MODULE``).  The bottom domain: it uses no other.  Whether a user's
@@ -119,6 +125,13 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "account_index_key":           "store",
     "all_organizations":           "store.organizations",
     "create_token":                "tokens",
+    # OAuth2 access tokens (chalicelib/oauth2): token items tied to a grant.
+    "hash_token":                  "tokens",
+    "find_token":                  "tokens.lookup",
+    "stage_grant_token":           "tokens",
+    "stage_drop_token":            "tokens",
+    "token_item":                  "tokens",
+    "token_expired":               "tokens",
     "delete_token":                "tokens",
     "list_tokens":                 "tokens",
     # The user settings pages (chalicelib/web/settings_*): the services the API's
@@ -133,4 +146,25 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "delete_ssh_key":              "public_keys.delete_key",
     "public_key_record":           "records.public_key",
     "change_own_password":         "service",
+    # Signing in (the web's form and second step) and two-factor sign-in: its settings
+    # pages, the admin's reset, the CLI's, and the signing rule "twofa".
+    "SignIn":                      "login_throttle",
+    "password_sign_in":            "login_throttle",
+    "second_factor_sign_in":       "sign_in",
+    "recovery_sign_in":            "sign_in",
+    "Enrolment":                   "two_factor",
+    "TwoFactorState":              "two_factor",
+    "TwoFactorHeldBack":           "two_factor.HeldBack",
+    "has_two_factor":              "two_factor",
+    "two_factor_state":            "two_factor.state",
+    "start_two_factor":            "two_factor.start_enrolment",
+    "resume_two_factor":           "two_factor.resume_enrolment",
+    "enable_two_factor":           "two_factor.enable",
+    "regenerate_recovery_codes":   "two_factor.regenerate_codes",
+    "disable_two_factor":          "two_factor.disable",
+    "reset_two_factor":            "two_factor.reset",
+    # The sign-up page (chalicelib/web/signup_pages.py).
+    "registration_open":           "signup",
+    "sign_up":                     "signup",
+    "TooManySignUps":              "signup",
 })

@@ -62,16 +62,26 @@ class Account(Item, discriminator="account"):
     version = NumberAttribute(default=1)
     # Part of what a web session cookie is signed over: bumping it ends every session.
     session_generation = NumberAttribute(default=0)
+    # Two-factor sign-in is on (its secret and recovery codes: ``TwoFactor``,
+    # ``RecoveryCode``): a password sign-in knows it from the account it read anyway.
+    two_factor = BooleanAttribute(default=False)
 
 
 class Token(Item, discriminator="token"):
-    """Looked up by the SHA-256 of the secret (pk), so authentication is one GetItem."""
+    """Looked up by the SHA-256 of the secret (pk), so authentication is one GetItem.
+
+    An OAuth2 access token is the same item with ``grant`` set (the oauth2 domain's
+    grant it was issued under) and ``expires`` (also the table's TTL attribute): it has
+    no ``TokenRef``, so it is not among the user's listed tokens, and it is deleted with
+    its grant."""
     id = NumberAttribute()
     user_id = NumberAttribute()
     name = UnicodeAttribute()
     scopes = ListAttribute(of=UnicodeAttribute, default=list)
     last_eight = UnicodeAttribute()
     created = NumberAttribute()
+    grant = UnicodeAttribute(default="")
+    expires = NumberAttribute(null=True)
 
 
 class TokenRef(Item, discriminator="tokenref"):
@@ -146,6 +156,30 @@ class LoginRedirect(Item, discriminator="loginredirect"):
     created = NumberAttribute(default=0)
 
 
+class TwoFactor(Item, discriminator="twofactor"):
+    """A user's TOTP second factor (``A#<user>/TWOFA``): the secret, sealed with the
+    instance secret (``http.sealing``), and the last time step a code was accepted for,
+    moved forward by a conditional write so no code signs in twice."""
+    secret = UnicodeAttribute()
+    last_step = NumberAttribute(default=0)
+    created = NumberAttribute()
+
+
+class RecoveryCode(Item, discriminator="recoverycode"):
+    """One unused recovery code (``A#<user>/TWOFA#CODE#<hmac>``): only an HMAC of the
+    code is kept; using it is a delete on condition that it still exists, so a code
+    signs in once however many requests race with it."""
+    created = NumberAttribute()
+
+
+class SignInFailures(Item, discriminator="signinfailures"):
+    """Failed sign-ins from one client address in one time window
+    (``SIGNIN#<address>/W#<window>``), and of one account name from that address
+    (``…/W#<window>#<name>``): counted with ADD, gone through the table's TTL."""
+    failures = NumberAttribute(default=0)
+    expires = NumberAttribute(null=True)    # TTL
+
+
 class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     """Key layouts of the accounts domain's items (docs/data-model.md)."""
 
@@ -211,6 +245,24 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     @staticmethod
     def block(blocker_id: int, blocked_id: int) -> tuple[str, str]:
         return shared_keys.account_partition(blocker_id), f"BLOCK#{blocked_id:015d}"
+
+    @staticmethod
+    def two_factor(user_id: int) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), "TWOFA"
+
+    @staticmethod
+    def recovery_code(user_id: int, digest: str) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"TWOFA#CODE#{digest}"
+
+    # The second factor and its recovery codes: one Query of the account's partition.
+    TWO_FACTOR_PREFIX = "TWOFA"
+    RECOVERY_CODE_PREFIX = "TWOFA#CODE#"
+
+    @staticmethod
+    def sign_in_failures(address: str, window: int, lower_name: str = "") -> tuple[str, str]:
+        """The address's count in ``window``; with ``lower_name``, that name's from it."""
+        sk = f"W#{window:012d}" + (f"#{lower_name}" if lower_name else "")
+        return f"SIGNIN#{address}", sk
 
     # Prefixes of items that live in an account's partition.
     TOKEN_PREFIX = "TOKEN#"

@@ -12,7 +12,8 @@ from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
 
 __all__ = ["Token", "TokenRef", "NAME_TAKEN", "new_token", "lookup_key", "get_by_hash",
-           "get_ref", "list_for_user", "stage_create", "stage_delete"]
+           "get_ref", "list_for_user", "stage_create", "stage_delete", "stage_grant_token",
+           "lookup_item"]
 
 # Label of the staged put that fails when the user already has a token of that name.
 NAME_TAKEN = "token name"
@@ -58,3 +59,17 @@ def stage_delete(ref: TokenRef) -> None:
     uow = unit_of_work.current()
     uow.delete(ref, label=NAME_TAKEN)
     uow.delete(Token(*keys.token(ref.token_hash)), label="token")
+
+
+def stage_grant_token(*, user_id: int, token_hash: str, name: str, scopes: list[str],
+                      created: int, expires: int, grant: str) -> None:
+    """An OAuth2 access token: the lookup item only (no ``TokenRef``: it is the grant's,
+    not one of the user's listed tokens), expiring at ``expires``."""
+    token = Token(*keys.token(token_hash), id=0, user_id=user_id, name=name, scopes=scopes,
+                  last_eight="", created=created, grant=grant, expires=expires)
+    unit_of_work.current().put(token, label="token", must_not_exist=True)
+
+
+def lookup_item(token_hash: str) -> Token:
+    """The lookup item's key alone: what deleting a token (or a purge) needs."""
+    return Token(*keys.token(token_hash))

@@ -105,8 +105,36 @@ def owner_id(candidates: Iterable[str]) -> int | None:
     return None
 
 
+def stage_grant_token(user_id: int, secret: str, *, name: str, scopes: list[str],
+                      lifetime: int, grant: str) -> int:
+    """Stage an OAuth2 access token for ``secret`` (the oauth2 domain's grant ``grant``);
+    returns when it expires."""
+    now = clock.seconds()
+    store.stage_grant_token(user_id=user_id, token_hash=hash_token(secret), name=name,
+                            scopes=scopes, created=now, expires=now + lifetime, grant=grant)
+    return now + lifetime
+
+
+def stage_drop_token(token_hash: str) -> None:
+    """Stage the delete of the token with that hash (an OAuth2 token rotated or revoked)."""
+    unit_of_work.current().delete(store.lookup_item(token_hash), label="token")
+
+
+def token_item(token_hash: str):
+    """The token lookup item's key, for a record that owns the token (a purge deletes it)."""
+    return store.lookup_item(token_hash)
+
+
+def token_expired(token: Token) -> bool:
+    """An OAuth2 access token past its end (personal tokens have none)."""
+    return bool(token.expires) and int(token.expires) <= clock.seconds()
+
+
 def authenticate(secret: str) -> tuple[Token, Account] | None:
-    """The token and its owner, or None when the secret opens nothing."""
+    """The token and its owner, or None when the secret opens nothing (an OAuth2 access
+    token past its expiry opens nothing either, even before the TTL removes it)."""
     token = lookup(secret)
+    if token is not None and token_expired(token):
+        token = None
     owner = account_by_id(int(token.user_id)) if token is not None else None
     return (token, owner) if owner is not None else None

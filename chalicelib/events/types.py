@@ -76,6 +76,29 @@ class TokenDeleted(Event):
     token_id: int = 0
 
 
+# OAuth2 applications (chalicelib/oauth2): the application's id; the actor is its owner.
+@dataclass(frozen=True)
+class OAuth2ApplicationCreated(Event):
+    app_id: int = 0
+
+
+@dataclass(frozen=True)
+class OAuth2ApplicationEdited(Event):
+    app_id: int = 0
+
+
+@dataclass(frozen=True)
+class OAuth2ApplicationDeleted(Event):
+    app_id: int = 0
+
+
+@dataclass(frozen=True)
+class OAuth2GrantRevoked(Event):
+    """A user took back an application's access (or a replayed token made Nimbus do so)."""
+    user_id: int = 0
+    app_id: int = 0
+
+
 # Organizations and teams ------------------------------------------------------------------
 # action: created | edited | deleted (organizations, teams); added | removed (members).
 

@@ -3,7 +3,10 @@
 Credentials, in Forgejo's order: ``?token=``/``?access_token=`` (unless disabled),
 then ``Authorization: token|bearer <t>``, then ``Authorization: Basic`` with a token as
 password (or as user name with an empty/``x-oauth-basic`` password) or a real
-user:password.  ``Sudo`` lets a site admin act as another user.
+user:password.  ``Sudo`` lets a site admin act as another user.  A Basic password is
+checked by the accounts domain's sign-in rule: failed attempts are counted per address
+(429 with ``Retry-After`` past the limit), and an account with two-factor sign-in needs
+the ``X-Forgejo-OTP`` header's code on the API and is refused on git (tokens work).
 
 Which of those a route takes is its declaration (``Route.credentials``,
 docs/security.md): API routes take tokens and passwords and never read the session
@@ -21,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from chalicelib.http import scopes
 from chalicelib.http import sessions as web_sessions
-from chalicelib.http.errors import Forbidden, Unauthorized
+from chalicelib.http.errors import Forbidden, PlainTextError, Unauthorized
 from chalicelib.http.message import ApiRequest
+from chalicelib.http.ratelimit import TooManyRequests
 from chalicelib.http.router import GIT, SESSION, WRITE_METHODS, Route
 
 if TYPE_CHECKING:
@@ -59,10 +63,14 @@ class Credential:
 
     ``scheme``: "" (none), "token" (``secret`` is the token), "basic" (``username`` and
     ``secret`` the password) or "invalid" (a malformed header: 401 when authorizing).
+    A Basic one also carries the client's address (its failed sign-ins are counted by
+    address) and the one-time code of ``X-Forgejo-OTP``/``X-Gitea-OTP``.
     """
     scheme: str = ""
     secret: str = field(default="", repr=False)    # kept out of logs and tracebacks
     username: str = ""
+    address: str = ""
+    otp: str = field(default="", repr=False)
 
     @property
     def token_candidates(self) -> tuple[str, ...]:
@@ -105,7 +113,9 @@ def read_credential(req: ApiRequest, settings) -> Credential:
         username, password = base64.b64decode(value, validate=True).decode("utf-8").split(":", 1)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return INVALID_CREDENTIAL
-    return Credential("basic", password, username)
+    # Forgejo's getOtpHeader: X-Forgejo-OTP when given, else X-Gitea-OTP.
+    otp = (req.headers.get("x-forgejo-otp") or req.headers.get("x-gitea-otp") or "").strip()
+    return Credential("basic", password, username, address=req.source_ip, otp=otp)
 
 
 def credential_of(req: ApiRequest, settings) -> Credential:
@@ -146,8 +156,13 @@ def session_user_id(req: ApiRequest) -> int | None:
 
 
 def credential_keys(credential: Credential) -> list:
-    """Table keys authentication will read first: the token items."""
-    return _accounts().preload_keys(credential.token_candidates)
+    """Table keys authentication will read first: the token items, and for a Basic
+    password the sign-in failure counters of its name and address."""
+    found = _accounts().preload_keys(credential.token_candidates)
+    if credential.scheme == "basic" and credential.secret not in TOKEN_PLACEHOLDER_PASSWORDS:
+        found += _accounts().password_keys(credential.username, credential.secret,
+                                           credential.address)
+    return found
 
 
 def caller_keys(credential: Credential) -> tuple[int | None, list]:
@@ -165,26 +180,35 @@ def _from_token(secret: str) -> Principal:
     return Principal(user=user, via="token", scopes=list(token.scopes))
 
 
-def _from_basic(credential: Credential, settings) -> Principal:
+def _from_basic(credential: Credential, settings, git: bool = False) -> Principal:
     if credential.secret in TOKEN_PLACEHOLDER_PASSWORDS:
         return _from_token(credential.username)
     if _accounts().lookup(credential.secret) is not None:
         return _from_token(credential.secret)
     if not settings.service.ENABLE_BASIC_AUTHENTICATION:
         raise _bad_credentials("basic authentication is disabled")
-    user = _accounts().check_password_login(credential.username, credential.secret)
-    if user is None:
-        raise _bad_credentials()
-    return Principal(user=user, via="password")
+    # Throttled per address, and the second factor asked as Forgejo asks it.
+    signed = _accounts().basic_sign_in(credential.username, credential.secret,
+                                       address=credential.address, otp=credential.otp, git=git)
+    if signed.throttled:
+        message = "too many failed sign-in attempts from your address: try again later"
+        headers = {"Retry-After": str(signed.retry_after)}
+        raise PlainTextError(429, message, headers) if git else TooManyRequests(message,
+                                                                               headers=headers)
+    if signed.account is None:
+        if git and signed.refusal:
+            raise PlainTextError(401, signed.refusal)     # git prints it to the user
+        raise _bad_credentials(signed.refusal or "invalid username, password or token")
+    return Principal(user=signed.account, via="password")
 
 
-def authenticate(credential: Credential, settings) -> Principal | None:
+def authenticate(credential: Credential, settings, route: Route | None = None) -> Principal | None:
     if credential.scheme == "":
         return None
     if credential.scheme == "token":
         return _from_token(credential.secret)
     if credential.scheme == "basic":
-        return _from_basic(credential, settings)
+        return _from_basic(credential, settings, git=route is not None and route.credentials == GIT)
     raise _bad_credentials()
 
 
@@ -231,7 +255,7 @@ def authorize(req: ApiRequest, route: Route, settings) -> None:
         # A form changes things on the strength of a session and its CSRF token only:
         # a token riding along must not stand in for either.
         raise Unauthorized("API tokens are not accepted by web forms: sign in instead")
-    principal = authenticate(credential, settings)
+    principal = authenticate(credential, settings, route)
     if principal is None and route.accepts_session:
         principal = _session_principal(req)
     if principal is not None:

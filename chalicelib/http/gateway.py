@@ -15,7 +15,7 @@ import zlib
 from typing import Any
 
 from chalicelib import errors as service_errors
-from chalicelib.http import auth, input_rules, ratelimit, renames, route_index
+from chalicelib.http import auth, input_rules, page_policy, ratelimit, renames, route_index
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse, Headers
 from chalicelib.http.request_scope import prefetch, request_scope
@@ -84,15 +84,8 @@ def _security_headers(response: ApiResponse, settings) -> None:
         h.setdefault("X-Frame-Options", settings.cors.X_FRAME_OPTIONS)
     content_type = next((v for k, v in h.items() if k.lower() == "content-type"), "")
     if content_type.lower().startswith("text/html"):
-        # Pages load script from /assets/ only, so markup that slipped into a page runs
-        # nothing.  Inline style attributes stay (templates use them); markdown may show
-        # images from anywhere.  A handler's own policy (a raw file's sandbox) wins.
-        deny = settings.cors.X_FRAME_OPTIONS.upper() == "DENY"
-        ancestors = "'none'" if deny else "'self'"
-        h.setdefault("Content-Security-Policy",
-                     "default-src 'self'; script-src 'self'; object-src 'none'; "
-                     "style-src 'self' 'unsafe-inline'; img-src 'self' https: http: data:; "
-                     f"base-uri 'self'; form-action 'self'; frame-ancestors {ancestors}")
+        # A handler's own policy (a raw file's sandbox, the consent form's) wins.
+        h.setdefault("Content-Security-Policy", page_policy.content_security_policy(settings))
     if settings.cors.ENABLED:
         h.setdefault("Access-Control-Allow-Origin", settings.cors.ALLOW_DOMAIN)
 
@@ -127,7 +120,13 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
         raise api_errors.PayloadTooLarge()
     try:
         _preload(req, route, settings)
-        auth.authorize(req, route, settings)
+        try:
+            auth.authorize(req, route, settings)
+        except api_errors.ApiError:
+            # Forgejo says this before any scope, admin or Basic-only refusal.
+            _password_change_first(req, route, settings)
+            raise
+        _password_change_first(req, route, settings)
         response = route.handler(req)
     except (api_errors.ApiError, service_errors.NotFoundError) as err:
         moved = _moved(req, route, getattr(err, "status", 404))
@@ -135,6 +134,32 @@ def _dispatch(req: ApiRequest, event: dict, settings) -> ApiResponse:
             raise
         return moved
     return _moved(req, route, response.status) or response
+
+
+# Forgejo's answers to an account that must change its password first: the API's
+# (routers/api/shared/middleware.go; AppURL ends in "/" there too, hence the two slashes,
+# which routing collapses: /user/change_password leads to the form), and git's (the
+# web's verifyAuthWithOptions, to a git client).
+MUST_CHANGE_PASSWORD = "You must change your password. Change it at: "
+MUST_CHANGE_PASSWORD_GIT = "Update your password"
+
+
+def _password_change_first(req: ApiRequest, route, settings) -> None:
+    """An account whose site admin set ``must_change_password`` is refused on the API
+    (403) and git (401) whatever it signed in with, token or password, until it has
+    changed it on the web, as Forgejo refuses it.  The account that authenticated is the
+    one checked, not the one it acts as through Sudo (Forgejo checks before Sudo).
+    Pages send it to the form instead (chalicelib/web/view.py).  No read: the account
+    is the principal's."""
+    principal = req.principal
+    account = (principal.sudo_by or principal.user) if principal is not None else None
+    if account is None or not account.must_change_password:
+        return
+    if not route.raw:
+        raise api_errors.Forbidden(MUST_CHANGE_PASSWORD + settings.app_url
+                                   + "/user/change_password", plain=True)
+    if route.credentials == GIT:
+        raise api_errors.PlainTextError(401, MUST_CHANGE_PASSWORD_GIT)
 
 
 def _moved(req: ApiRequest, route, status: int) -> ApiResponse | None:

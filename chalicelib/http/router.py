@@ -21,7 +21,9 @@ SESSION = "session"    # pages and forms: the session cookie only; API tokens ar
 DOWNLOAD = "download"  # raw, media, attachments, archives: the session, or a token with
                        # read access to ``scope`` (Forgejo's isGitRawOrAttachOrLFSPath)
 GIT = "git"            # git over HTTP: a token or Basic with ``scope``; no session cookie
-CREDENTIALS = (TOKEN, SESSION, DOWNLOAD, GIT)
+CLIENT = "client"      # the OAuth2 token endpoint: its client authenticates itself in the
+                       # handler (RFC 6749 §2.3), so no user credential is read at all
+CREDENTIALS = (TOKEN, SESSION, DOWNLOAD, GIT, CLIENT)
 
 
 class _Undeclared:
@@ -103,7 +105,7 @@ class Route:
             raise RouteDeclarationError(f"{where}: declare credentials= one of {CREDENTIALS}")
         if self.scope is UNDECLARED:
             raise RouteDeclarationError(f"{where}: declare scope= (a category, or None)")
-        if self.credentials == SESSION and self.scope is not None:
+        if self.credentials in (SESSION, CLIENT) and self.scope is not None:
             raise RouteDeclarationError(f"{where}: a page takes no token, so no scope")
         if self.credentials in (DOWNLOAD, GIT) and self.scope is None:
             raise RouteDeclarationError(f"{where}: a token must have a scope to download")
@@ -112,7 +114,7 @@ class Route:
 
     @property
     def accepts_tokens(self) -> bool:
-        return self.credentials != SESSION
+        return self.credentials not in (SESSION, CLIENT)
 
     @property
     def accepts_session(self) -> bool:

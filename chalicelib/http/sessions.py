@@ -47,31 +47,16 @@ def key_parameter(signing_parameter: str | None = None) -> str:
     return signing.rsplit("/", 1)[0] + "/web-session-key"
 
 
-def _ssm_read(ssm, name: str) -> str | None:
-    try:
-        return ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
-    except ssm.exceptions.ParameterNotFound:
-        return None
-
-
 def signing_key() -> bytes:
     if _key:
         return _key[0]
     with _lock:
         if _key:
             return _key[0]
-        from chalicelib.aws import client
+        from chalicelib import aws
 
-        ssm, name = client("ssm"), key_parameter()
-        value = _ssm_read(ssm, name)
-        if value is None:
-            fresh = secrets.token_urlsafe(48)
-            try:
-                ssm.put_parameter(Name=name, Value=fresh, Type="SecureString", Overwrite=False,
-                                  Description="Nimbus web session signing key")
-                value = fresh
-            except ssm.exceptions.ParameterAlreadyExists:
-                value = _ssm_read(ssm, name)
+        value = aws.kept_secret(key_parameter(), lambda: secrets.token_urlsafe(48),
+                                "Nimbus web session signing key")
         _key.append(value.encode())
         return _key[0]
 

@@ -67,11 +67,13 @@ def get_node_info(req: ApiRequest) -> ApiResponse:
     """NodeInfo 2.1, as Forgejo answers with ``[federation] SHARE_USER_STATISTICS``
     off: counting users, posts and comments would read every one of them, which no
     request here may do, so ``usage`` holds no counts (Forgejo omits them then too).
-    No self-registration exists (site admins create accounts); no federation."""
+    ``openRegistrations``: whether /user/sign_up is open (``[service]
+    DISABLE_REGISTRATION`` off), as Forgejo's registration button; no federation."""
     return ApiResponse.json({
         "version": "2.1",
         "software": {"name": "nimbus", "version": f"{API_COMPAT_VERSION}+nimbus-{__version__}",
                      "repository": "", "homepage": ""},
         "protocols": [], "services": {"inbound": [], "outbound": []},
-        "openRegistrations": False, "usage": {"users": {}}, "metadata": {},
+        "openRegistrations": not get_settings().service.DISABLE_REGISTRATION,
+        "usage": {"users": {}}, "metadata": {},
     })

@@ -54,6 +54,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "organization_ids_of":  "store",
     "member_key":           "store",
     "memberships_of":       "store.organizations_of",
+    "teams_of_user":        "people.teams_of",
     "is_team_member":       "team_store.is_member",
     "list_team_members":    "team_store.list_members",
     "list_teams":           "team_store",

@@ -86,3 +86,40 @@ def keys_by_ids(wanted_ids: Iterable[str]) -> dict[str, GPGKeyItem]:
         if item is not None:
             found[kid] = item
     return found
+
+
+# Verification by signed token (``gpg_verification``) --------------------------------
+
+def link_keys(key_id: str) -> list[tuple[str, str]]:
+    """The id link of a (sub)key id: what a request reads first to find the key."""
+    return [id_link_key(key_id)]
+
+
+def owned_key_keys(user_id: int, key_id: str) -> list[tuple[str, str]]:
+    """The key item the (already read) id link names, when ``user_id`` owns it."""
+    link = unit_of_work.get(GPGKeyIdLink, id_link_key(key_id))
+    if link is None or int(link.owner_id) != int(user_id):
+        return []
+    return [(keys.account_partition(int(user_id)), link.key_sk)]
+
+
+def owned_key(user_id: int, key_id: str) -> GPGKeyItem | None:
+    """The key of ``user_id`` holding the primary or subkey id ``key_id`` (None when no
+    key holds it or another user's does): the link, then the key, each served from the
+    request's reads when the route preloaded them."""
+    found = owned_key_keys(user_id, key_id)
+    return unit_of_work.get(GPGKeyItem, found[0]) if found else None
+
+
+def stage_verified(item: GPGKeyItem, subkeys: str | None = None) -> None:
+    """Mark the key verified, or (``subkeys``: its subkey list with one subkey's flag
+    set) only that subkey.  Conditional: the key must still be there as read, so a key
+    deleted meanwhile is not brought back as a fragment and a subkey list changed
+    meanwhile is not overwritten."""
+    still_there = GPGKeyItem.pk.exists() & (GPGKeyItem.key_id == item.key_id)
+    if subkeys is None:
+        unit_of_work.current().update(item, [GPGKeyItem.verified.set(True)],
+                                      label="gpg key", condition=still_there)
+        return
+    unit_of_work.current().update(item, [GPGKeyItem.subkeys.set(subkeys)], label="gpg key",
+                                  condition=still_there & (GPGKeyItem.subkeys == item.subkeys))

@@ -24,3 +24,20 @@ class CreateGPGKeyOption(Option):
 
     armored_public_key: str | None | UnsetType = UNSET
     armored_signature: IgnoredText | UnsetType = UNSET
+
+
+class VerifyGPGKeyOption(Option):
+    """userVerifyGPGKey.  Forgejo's binding requires both fields and names them by their
+    Go names: a missing, null, blank or non-text one is the rule's ``[KeyID]: Required``
+    or ``[Signature]: Required`` (the key id first).  Forgejo publishes only ``key_id``
+    as required."""
+    max_lengths: ClassVar[Mapping[str, int]] = {"key_id": 64,
+                                                "armored_signature": input_rules.BODY_MAX}
+    single_line: ClassVar[frozenset[str]] = frozenset({"key_id"})
+    swagger_required = ("key_id",)
+    texts: ClassVar[dict[tuple[str, str], str]] = {
+        ("KeyId", "type"): "[KeyID]: Required",
+        ("ArmoredSignature", "type"): "[Signature]: Required"}
+
+    key_id: str | None | UnsetType = UNSET
+    armored_signature: str | None | UnsetType = UNSET

@@ -26,14 +26,16 @@ def _time(seconds: int) -> str:
 
 
 def gpg_key_record(item) -> dict:
-    """A GPGKey record (Forgejo's field set; subkeys share the primary's e-mails list)."""
+    """A GPGKey record (Forgejo's field set).  A subkey is verified on its own, when a
+    token signed by it was verified under its id (Forgejo's subkey rows): verifying the
+    primary key leaves its subkeys' flags as they were, as in Forgejo."""
     emails = [{"email": e, "verified": True} for e in json.loads(item.emails)]
     subkeys = [{
         "id": 0, "primary_key_id": item.key_id, "key_id": s["key_id"],
         "public_key": s.get("public_key", ""), "emails": [], "subkeys": [],
         "can_sign": s["can_sign"], "can_encrypt_comms": s["can_encrypt_comms"],
         "can_encrypt_storage": s["can_encrypt_storage"], "can_certify": s["can_certify"],
-        "verified": bool(item.verified), "created_at": _time(s["created"]),
+        "verified": bool(s.get("verified", False)), "created_at": _time(s["created"]),
         "expires_at": _time(s["expires"]),
     } for s in json.loads(item.subkeys)]
     return {

@@ -112,31 +112,17 @@ def generate_pgp_key(name: str, email: str) -> str:
         return str(key)
 
 
-def _ssm_read(ssm, name: str) -> str | None:
-    try:
-        return ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
-    except ssm.exceptions.ParameterNotFound:
-        return None
-
-
 def _load_or_create_pgp(create: bool) -> str | None:
     """The armored private key from SSM; with ``create``, generate and store one if none."""
-    from chalicelib.aws import client
+    from chalicelib import aws
 
     settings = get_settings()
     name = settings.aws.SIGNING_KEY_PARAMETER
-    ssm = client("ssm")
-    found = _ssm_read(ssm, name)
-    if found is not None or not create:
-        return found
-    armored = generate_pgp_key(settings.signing.SIGNING_NAME, settings.signing.SIGNING_EMAIL)
-    try:
-        ssm.put_parameter(Name=name, Value=armored, Type="SecureString", Overwrite=False,
-                          Description="Nimbus instance OpenPGP signing key (armored)")
-        return armored
-    except ssm.exceptions.ParameterAlreadyExists:
-        # Another container generated one at the same time: everyone uses the winner's.
-        return _ssm_read(ssm, name)
+    if not create:
+        return aws.read_secret(name)
+    return aws.kept_secret(
+        name, lambda: generate_pgp_key(settings.signing.SIGNING_NAME, settings.signing.SIGNING_EMAIL),
+        "Nimbus instance OpenPGP signing key (armored)")
 
 
 def _openpgp_key(create: bool) -> InstanceKey | None:
@@ -247,6 +233,14 @@ def _actor_has_pubkey(actor) -> bool:
     return bool(accounts.ssh_keys_of(actor)) or gpg_keys.has_keys(actor)
 
 
+def _actor_has_two_factor(actor) -> bool:
+    """Forgejo's ``twofa``: the actor signs in with a second factor (the flag on their
+    account: no read)."""
+    from chalicelib import accounts
+
+    return actor is not None and accounts.has_two_factor(actor)
+
+
 def decide(rules: tuple[str, ...], actor) -> tuple[bool, str]:
     """(sign?, reason) for the rules understood by initial and CRUD commits."""
     for rule in rules:
@@ -256,8 +250,8 @@ def decide(rules: tuple[str, ...], actor) -> tuple[bool, str]:
             return True, ""
         if rule == "pubkey" and (actor is None or not _actor_has_pubkey(actor)):
             return False, "pubkey"
-        if rule == "twofa":
-            return False, "twofa"  # no second factors exist here, so the rule never holds
+        if rule == "twofa" and not _actor_has_two_factor(actor):
+            return False, "twofa"
     return True, ""
 
 

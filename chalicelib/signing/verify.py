@@ -95,6 +95,21 @@ def _instance_key():
         return None
 
 
+def _owner_vouched(item, issuer: str, email: str) -> bool:
+    """A key verified by a signed token (the primary key, or the subkey that signed)
+    vouches for every address of its owner, not only those its user ids name (Forgejo's
+    ``checkKeyEmails``): the address's claim (read with the page's e-mails) names the
+    key's owner."""
+    import json
+
+    verified = bool(item.verified) or any(
+        sub.get("verified") and sub["key_id"] == issuer for sub in json.loads(item.subkeys))
+    if not verified:
+        return False
+    owner, _ = _committer_account(email)
+    return owner is not None and int(owner.id) == int(item.user_id)
+
+
 def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
     data = payload.encode("utf-8")
     issuer = _pgp_issuer(signature)
@@ -120,7 +135,7 @@ def verify_gpg(signature: str, payload: str, committer_email: str) -> dict:
         import json
 
         emails = json.loads(item.emails)
-        if committer_email.lower() in emails:
+        if committer_email.lower() in emails or _owner_vouched(item, issuer, committer_email):
             key = _parse_armored_public(item.content)
             candidates = [key, *key.subkeys.values()]
             if any(_pgp_ok(k, signature, data) for k in candidates

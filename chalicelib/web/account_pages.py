@@ -1,26 +1,55 @@
-"""Sign in and out: ``GET/POST /user/login``, ``POST /user/logout``.
+"""Sign in and out: ``GET/POST /user/login``, ``POST /user/logout``, and the second step
+of a sign-in with two-factor authentication: ``GET/POST /user/two_factor`` (a code of
+the authenticator) and ``GET/POST /user/two_factor/scratch`` (a recovery code), at
+Forgejo's paths.
 
 Signing out ends the session server-side (the account's session generation moves on),
 so a copy of the cookie kept from before is refused too; it ends the user's sessions in
 other browsers as well.
 
-The password check is the API's basic-auth one (``accounts.check_password_login``);
-an e-mail address is first mapped to its login.  A failed sign-in re-shows the form
-with one message whatever was wrong, so the form does not tell which names exist.
+The password check is the API's Basic one (``accounts.password_sign_in``: throttled per
+client address, docs/security.md); an e-mail address is first mapped to its login.  A
+failed sign-in re-shows the form with one message whatever was wrong, so the form does
+not tell which names exist; an address held back gets the form with status 429 and
+``Retry-After``.  For an account with two-factor sign-in on, the right password signs
+nobody in: it leaves a pending sign-in (``sign_in_pending``: a signed cookie of a few
+minutes, bound to this browser's visitor session) and the second step asks the code;
+only then is the session issued.  ``redirect_to`` is carried through both steps, inside
+the signed value.
 """
 from __future__ import annotations
 
+import math
+
 from chalicelib import accounts, webhooks
 from chalicelib.http.message import ApiRequest, ApiResponse
+from chalicelib.web import sign_in_pending
+from chalicelib.web.actions_forms import posted
 from chalicelib.web.view import Web, page, redirect, render, site_target
 
 FAILED = "Username or password is incorrect."
+WRONG_CODE = "The code is not correct, or it was used already."
+WRONG_RECOVERY_CODE = "The recovery code is not correct, or it was used already."
+# The second step's two forms: address, the accounts rule that checks it, the refusal.
+STEPS = {"totp": ("/user/two_factor", "second_factor_sign_in", WRONG_CODE),
+         "scratch": ("/user/two_factor/scratch", "recovery_sign_in", WRONG_RECOVERY_CODE)}
 
 
 def _login_name(given: str) -> str:
     if "@" in given:
         return webhooks.usernames([given]).get(given.lower(), "")
     return given
+
+
+def _held_back(seconds: int) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    return (f"Too many failed sign-in attempts from your address. Try again in {minutes} "
+            f"minute{'s' if minutes > 1 else ''}.")
+
+
+def _throttled(response: ApiResponse, seconds: int) -> ApiResponse:
+    response.headers["Retry-After"] = str(seconds)
+    return response
 
 
 @page("GET", "/user/login", "webLoginForm", anonymous=True)
@@ -33,19 +62,28 @@ def login_form(req: ApiRequest, web: Web) -> ApiResponse:
 
 @page("POST", "/user/login", "webLogin", anonymous=True)
 def login(req: ApiRequest, web: Web) -> ApiResponse:
-    form = {k: v[-1] for k, v in req.form().items()}
+    form = posted(req)
     given = (form.get("user_name") or "").strip()
     password = form.get("password") or ""
     target = site_target(form.get("redirect_to"))
-    account = None
-    if given and password:
-        name = _login_name(given)
-        account = accounts.check_password_login(name or given, password)
+    shown = {"title": "Sign in", "form_csrf": web.csrf, "redirect_to": target,
+             "user_name": given}
+    name = (_login_name(given) or given) if given else ""
+    signed = accounts.password_sign_in(name, password, address=req.source_ip)
+    if signed.throttled:
+        return _throttled(render(web, "login.html", status=429,
+                                 error=_held_back(signed.retry_after), **shown),
+                          signed.retry_after)
+    account = signed.account
     if account is not None and (account.prohibit_login or not account.active):
         account = None
     if account is None:
-        return render(web, "login.html", status=200, title="Sign in", form_csrf=web.csrf,
-                      error=FAILED, redirect_to=target, user_name=given)
+        return render(web, "login.html", status=200, error=FAILED, **shown)
+    if accounts.has_two_factor(account):
+        response = redirect(STEPS["totp"][0])
+        response.multi_headers.setdefault("Set-Cookie", []).append(
+            sign_in_pending.issue(account, web.session, target))
+        return response
     web.sign_in(account)
     return redirect(target)
 
@@ -58,3 +96,81 @@ def logout(req: ApiRequest, web: Web) -> ApiResponse:
         accounts.end_sessions(web.user)
     web.sign_out()
     return redirect("/")
+
+
+# The second step -----------------------------------------------------------------------
+
+def _pending(req: ApiRequest, web: Web):
+    """(account, target) of this browser's pending sign-in, or None: no cookie, expired,
+    altered, another browser's, or the account changed (password, disabled, second
+    factor removed) since the password was given."""
+    claimed = sign_in_pending.claimed_user(req.headers)
+    if claimed is None or web.session is None:
+        return None
+    account = accounts.account_by_id(claimed[0])
+    if account is None or account.prohibit_login or not account.active \
+            or not accounts.has_two_factor(account) \
+            or not sign_in_pending.verified(req.headers, account, web.session):
+        return None
+    return account, claimed[2]
+
+
+def _start_again(web: Web) -> ApiResponse:
+    """Back to the password: nothing pending (or no longer) in this browser."""
+    response = redirect("/user/login")
+    response.multi_headers.setdefault("Set-Cookie", []).append(sign_in_pending.clear())
+    return response
+
+
+def _step_form(web: Web, step: str, *, status: int = 200, error: str = "") -> ApiResponse:
+    return render(web, "two_factor.html", status=status, title="Two-factor authentication",
+                  form_csrf=web.csrf, step=step, action=STEPS[step][0], error=error)
+
+
+def _show_step(req: ApiRequest, web: Web, step: str) -> ApiResponse:
+    if web.user is not None:
+        return redirect("/")
+    if _pending(req, web) is None:
+        return _start_again(web)
+    return _step_form(web, step)
+
+
+def _take_step(req: ApiRequest, web: Web, step: str, field: str) -> ApiResponse:
+    if web.user is not None:
+        return redirect("/")
+    pending = _pending(req, web)
+    if pending is None:
+        return _start_again(web)
+    account, target = pending
+    _, rule, wrong = STEPS[step]
+    signed = getattr(accounts, rule)(account, posted(req).get(field, "").strip(),
+                                     address=req.source_ip)
+    if signed.throttled:
+        return _throttled(_step_form(web, step, status=429, error=_held_back(signed.retry_after)),
+                          signed.retry_after)
+    if signed.account is None:
+        return _step_form(web, step, error=wrong)
+    web.sign_in(signed.account)
+    response = redirect(target)
+    response.multi_headers.setdefault("Set-Cookie", []).append(sign_in_pending.clear())
+    return response
+
+
+@page("GET", "/user/two_factor", "webTwoFactorForm", anonymous=True)
+def two_factor_form(req: ApiRequest, web: Web) -> ApiResponse:
+    return _show_step(req, web, "totp")
+
+
+@page("POST", "/user/two_factor", "webTwoFactor", anonymous=True)
+def two_factor(req: ApiRequest, web: Web) -> ApiResponse:
+    return _take_step(req, web, "totp", "passcode")
+
+
+@page("GET", "/user/two_factor/scratch", "webTwoFactorScratchForm", anonymous=True)
+def scratch_form(req: ApiRequest, web: Web) -> ApiResponse:
+    return _show_step(req, web, "scratch")
+
+
+@page("POST", "/user/two_factor/scratch", "webTwoFactorScratch", anonymous=True)
+def scratch(req: ApiRequest, web: Web) -> ApiResponse:
+    return _take_step(req, web, "scratch", "token")

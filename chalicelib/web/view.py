@@ -7,6 +7,9 @@
   ``Route.credentials``, docs/security.md), who acts as a password login would (every
   scope), so services see the same caller the API would see for that user;
 - checks the CSRF token of every POST (403 when missing or wrong);
+- sends a user whose site admin set ``must_change_password`` to the password form
+  (``CHANGE_PASSWORD``) before any other page, as Forgejo does; the pages a visitor
+  may always open (``anonymous``: sign-in and sign-out, assets) and the form stay open;
 - turns service errors into HTML error pages with the API's status codes (a private
   repository is a 404 page, exactly as the API answers 404), and any other exception
   into an HTML 500 page naming the request id (the exception goes to the log);
@@ -53,6 +56,8 @@ MIN_COMPRESS = 1024
 FLASH: contextvars.ContextVar[str] = contextvars.ContextVar("nimbus_web_flash", default="")
 STALE_FORM = "The form had expired (its security token was stale or missing): nothing was " \
              "saved. Check it and send it again."
+# Forgejo's address of the form a user must fill in first (chalicelib/web/password_pages.py).
+CHANGE_PASSWORD = "/user/settings/change_password"
 _STATUS = ((errors.NotFoundError, 404), (errors.PermissionDenied, 403),
            (errors.InvalidInput, 422), (errors.BadInput, 400), (errors.ConflictError, 409),
            (errors.AlreadyExists, 422), (errors.ArchivedRepository, 423))
@@ -209,6 +214,12 @@ def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
             # After a POST the form is gone: the visitor comes back to the start page.
             back = req.raw_path if req.method == "GET" else "/"
             response = redirect("/user/login?" + urlencode({"redirect_to": back}))
+        elif not anonymous and _must_change_password(req, web):
+            # Back to this page (its query too: an OAuth2 authorization's parameters)
+            # once changed; after a POST the form is gone.
+            query = "?" + urlencode(req.query, doseq=True) if req.query else ""
+            back = {"redirect_to": req.raw_path + query} if req.method == "GET" else {}
+            response = redirect(CHANGE_PASSWORD + ("?" + urlencode(back) if back else ""))
         else:
             response = func(req, web)
     except errors.ServiceError as err:
@@ -222,6 +233,13 @@ def serve(req: ApiRequest, func: Callable, *, anonymous: bool = False,
     if web.new_cookie:
         response.multi_headers.setdefault("Set-Cookie", []).append(web.new_cookie)
     return response
+
+
+def _must_change_password(req: ApiRequest, web: Web) -> bool:
+    """Whether the signed-in user must change the password before this page (the
+    account is the one the gateway read: no read)."""
+    return web.user is not None and bool(web.user.must_change_password) \
+        and req.path != CHANGE_PASSWORD
 
 
 def _server_error(web: Web, exc: Exception) -> ApiResponse:
@@ -286,7 +304,8 @@ def base_values(web: Web) -> dict:
     return {"app_name": settings.server.APP_NAME, "app_url": settings.app_url,
             "me": web.user, "csrf": web.csrf if web.user is not None else "",
             "css_url": asset_url("nimbus.css"), "js_url": asset_url("nimbus.js"),
-            "request_path": web.req.raw_path, "web": web, "flash": FLASH.get()}
+            "request_path": web.req.raw_path, "web": web, "flash": FLASH.get(),
+            "sign_up_open": not settings.service.DISABLE_REGISTRATION}
 
 
 def render(web: Web, template: str, *, status: int = 200, **values) -> ApiResponse:

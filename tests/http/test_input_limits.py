@@ -56,6 +56,8 @@ def scene(api, monkeypatch):
         "type": "gitea", "config": {"url": "https://example.com/h", "content_type": "json"},
         "events": ["issues"], "active": True}).json
     key = api.post(f"{R}/keys", token=alice, json={"title": "ci", "key": ssh_key()}).json
+    app = api.post("/user/applications/oauth2", token=alice, json={
+        "name": "ci", "redirect_uris": ["https://ci.example/cb"]}).json
     assert api.post("/orgs", token=alice, json={"username": "acme"}).status == 201
     team = api.post("/orgs/acme/teams", token=alice, json={"name": "devs",
                                                            "permission": "write"}).json
@@ -88,7 +90,8 @@ def scene(api, monkeypatch):
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
            "tag_protections": 1, "reviews": 1, "threads": 1,
-           "git": 1}    # git hooks: refused while hooks are disabled
+           "git": 1,    # git hooks: refused while hooks are disabled
+           "oauth2": app["id"]}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}
     monkeypatch.delenv("NIMBUS__QUOTA__ENABLED")
     reset_settings_cache()

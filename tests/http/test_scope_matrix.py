@@ -20,8 +20,17 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.http.router import (DOWNLOAD, GIT, SESSION, TOKEN, UNDECLARED, WRITE_METHODS,
-                                   Route, RouteDeclarationError)
+from chalicelib.http.router import (
+    CLIENT,
+    DOWNLOAD,
+    GIT,
+    SESSION,
+    TOKEN,
+    UNDECLARED,
+    WRITE_METHODS,
+    Route,
+    RouteDeclarationError,
+)
 from chalicelib.http.routes import load_routes
 from chalicelib.http.scopes import CATEGORIES
 from tests.conftest import basic
@@ -137,7 +146,7 @@ def covers(route: Route, level: str, category: str) -> bool:
 
 def test_every_route_declares_who_may_call_it():
     for route in routes():
-        assert route.credentials in (TOKEN, SESSION, DOWNLOAD, GIT), route_id(route)
+        assert route.credentials in (TOKEN, SESSION, DOWNLOAD, GIT, CLIENT), route_id(route)
         assert route.scope is not UNDECLARED, route_id(route)
         if not route.raw:
             assert route.credentials == TOKEN, route_id(route)
@@ -176,6 +185,9 @@ def test_route_answers_each_credential_as_declared(world, route):
                     assert resp.status == 401, where
                 else:
                     assert resp.status == anonymous.status, where
+            elif route.credentials == CLIENT:
+                # The OAuth2 client authenticates itself: a user's token is no one.
+                assert resp.status == anonymous.status, where
             elif route.basic_auth_only:
                 assert resp.status == 401, where      # a password, never a token
             elif not covers(route, level, category):

@@ -92,14 +92,16 @@ def test_generation_race_keeps_the_first_key(api, monkeypatch):
 
     winner = signing.generate_pgp_key("Nimbus", "noreply@nimbus.invalid")
     client("ssm").put_parameter(Name="/nimbus/signing-key", Value=winner, Type="SecureString")
-    real = signing._ssm_read  # noqa: SLF001
+    from chalicelib import aws
+
+    real = aws.read_secret
     calls = []
 
-    def racing_read(ssm, name):  # the first read misses: the other container wins meanwhile
+    def racing_read(name):  # the first read misses: the other container wins meanwhile
         calls.append(name)
-        return None if len(calls) == 1 else real(ssm, name)
+        return None if len(calls) == 1 else real(name)
 
-    monkeypatch.setattr(signing, "_ssm_read", racing_read)
+    monkeypatch.setattr(aws, "read_secret", racing_read)
     key = signing.signing_key()
     assert len(calls) == 2   # put_parameter failed with ParameterAlreadyExists, then re-read
     assert key.public_text == signing._pgp_from_armor(winner).public_text  # noqa: SLF001

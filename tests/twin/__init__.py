@@ -42,6 +42,7 @@ def world() -> Iterator[World]:
     """Install a fresh twin for the duration, pointing Nimbus at fresh resources (what
     tests/conftest.py's ``moto_world`` does under moto)."""
     from chalicelib import aws as aws_clients
+    from chalicelib import oauth2
     from chalicelib.http import sessions as web_sessions
     from chalicelib.settings import get_settings
     from chalicelib.store import ids, table
@@ -54,6 +55,7 @@ def world() -> Iterator[World]:
         table.configure()
         ids.reset()
         web_sessions.reset_key_cache()
+        oauth2.reset_jwt_key_cache()   # the ID token key, like the session key
         ensure_resources()
         yield state
     finally:

@@ -51,6 +51,8 @@ AUDITED: dict[str, tuple[str, ...]] = {
     "webWikiPage": (f"{R}/wiki/Home", f"{R}/wiki/Home?action=_revision"),
     "webWikiPages": (f"{R}/wiki/_pages",),
     "webWikiSearch": (f"{R}/wiki/search?q=home",),
+    # Open in this scene (``SIGN_UP_OPEN``); alice, signed in, is sent to the start page.
+    "webSignUpForm": ("/user/sign_up",),
 }
 SIGNED: dict[str, tuple[str, ...]] = {
     "webRepoCreateForm": ("/repo/create",),
@@ -79,6 +81,8 @@ SIGNED: dict[str, tuple[str, ...]] = {
     "webUserSettings": ("/user/settings",),
     "webUserSettingsAccount": ("/user/settings/account",),
     "webUserSettingsKeys": ("/user/settings/keys",),
+    "webUserSettingsSecurity": ("/user/settings/security",),
+    "webTwoFactorEnrollForm": ("/user/settings/security/two_factor/enroll",),
     "webRepoFileNewForm": (f"{R}/_new/main/docs",),
     "webRepoFileUploadForm": (f"{R}/_upload/main/docs",),
     "webRepoFileEditForm": (f"{R}/_edit/main/app.py",),
@@ -94,6 +98,12 @@ SIGNED: dict[str, tuple[str, ...]] = {
     # for its doer (alice) only: one queued, one failed (with Retry and Delete).
     # The queued page without its self-reload (a reload during the audit would cut it).
     "webRepoHome?migrating": ("/alice/moving?refresh=off", "/alice/stalled"),
+    # OAuth2: alice's applications, one of them, and its consent page.
+    "webOAuth2Applications": ("/user/settings/applications/oauth2",),
+    "webOAuth2ApplicationEditForm": ("/user/settings/applications/oauth2/{oauth2_app}",),
+    "webOAuthAuthorize": ("/login/oauth/authorize?response_type=code&client_id={oauth2_client}"
+                          "&redirect_uri=https%3A%2F%2Fci.example.com%2Fcallback"
+                          "&scope=openid+profile+email&state=audit",),
 }
 # GET routes that are not pages a person reads: bytes, redirects, stylesheets.
 NOT_PAGES = {
@@ -103,7 +113,24 @@ NOT_PAGES = {
     "webCommitDiffOrPatch": "a text diff",
     "webAsset": "a stylesheet or script",
     "webCompareChoose": "a redirect to /compare/{base}...{head}",
+    # A sign-in's second step exists only after a 2FA user's right password, and the
+    # admin's page only to a site admin: for the audit's users, a redirect to the sign-in
+    # form and a 404 page.  tests/web/test_two_factor_accessibility.py audits them.
+    "webTwoFactorForm": "a redirect for the audit's users (tests/web/"
+                        "test_two_factor_accessibility.py audits the step)",
+    "webTwoFactorScratchForm": "a redirect for the audit's users (tests/web/"
+                               "test_two_factor_accessibility.py audits the step)",
+    "webAdminUserEdit": "a 404 page for the audit's users (tests/web/"
+                        "test_two_factor_accessibility.py audits it as a site admin)",
+    "webMustChangePasswordLink": "a redirect to /user/settings/change_password",
+    # Shown only to a user a site admin asked for a new password, before any other page;
+    # the audit's users have none to change (they are sent to the start page).  Its
+    # fields are the account settings' password form's (webUserSettingsAccount).
+    "webMustChangePasswordForm": "a redirect for the audit's users (tests/web/"
+                                 "test_must_change_password.py shows the form)",
 }
+# Sign-up is closed by default; the scene opens it so that its form is audited.
+SIGN_UP_OPEN = {"NIMBUS__SERVICE__DISABLE_REGISTRATION": "false"}
 
 
 def _b64(text: str) -> str:
@@ -155,8 +182,11 @@ def _scene(url: str) -> dict:
         must("POST", f"{repo}/wiki/new", {"title": title, "content_base64": _b64(text)})
     template = must("POST", "/user/repos", {"name": "seeds", "auto_init": True,
                                             "template": True})
+    app = must("POST", "/user/applications/oauth2", {
+        "name": "Garden CI", "redirect_uris": ["https://ci.example.com/callback"]})
     return {"issue": issue["number"], "pull": pull["number"], "sha": sha,
-            "milestone": milestone["id"], "hook": hook["id"], "template": template["id"]}
+            "milestone": milestone["id"], "hook": hook["id"], "template": template["id"],
+            "oauth2_app": app["id"], "oauth2_client": app["client_id"]}
 
 
 def _ssh_key() -> str:
@@ -238,7 +268,10 @@ def _migrations(url: str) -> None:
 def scene_runtime(data_dir: Path):
     """The runtime with the users and the scene (``runtime.scene``: the numbers and ids
     the paths name)."""
-    with LocalRuntime(port=0, data_dir=data_dir, access_log=False) as runtime:
+    from chalicelib.settings import overridden
+
+    with overridden(SIGN_UP_OPEN), \
+            LocalRuntime(port=0, data_dir=data_dir, access_log=False) as runtime:
         from chalicelib.accounts.service import ensure_admin
 
         ensure_admin("boss", "boss-password", "boss@example.com")
