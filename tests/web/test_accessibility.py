@@ -62,18 +62,24 @@ def _overflow(browser: Browser, path: str) -> list[str]:
     return [f"{path}: {wide} px wider than a {NARROW[0]} px window"] if wide > 0 else []
 
 
+def axe_violations(driver) -> str:
+    """axe-core's violations on the open page, as JSON (an error of axe itself is one
+    critical violation)."""
+    driver.execute_script(AXE.read_text(encoding="utf-8"))
+    driver.set_script_timeout(TIMEOUT)
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then(r => done(JSON.stringify(r.violations)), e => done(JSON.stringify("
+        "[{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}])));", TAGS)
+
+
 def _audit(browser: Browser, path: str) -> tuple[list[str], list[str]]:
     """(serious or critical violations and overflow in a narrow window, requests that
     left for another host)."""
     browser.open(path)
     driver = browser.driver
-    driver.execute_script(AXE.read_text(encoding="utf-8"))
-    driver.set_script_timeout(TIMEOUT)
-    found = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
-        ".then(r => done(JSON.stringify(r.violations)), e => done(JSON.stringify("
-        "[{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}])));", TAGS)
+    found = axe_violations(driver)
     violations = [
         f"{path}: {v['id']} ({v['impact']}): {v['help']} at "
         + "; ".join(" ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])

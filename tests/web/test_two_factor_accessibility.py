@@ -15,7 +15,7 @@ import pyotp
 import pytest
 
 from tests.browser_support import Browser, require_browser
-from tests.web.test_accessibility import AXE, BLOCKING, TAGS, TIMEOUT
+from tests.web.test_accessibility import AXE, BLOCKING, TIMEOUT, axe_violations
 
 PASSWORD = "alice-password"
 
@@ -48,13 +48,7 @@ def server(tmp_path_factory):
 def audit(browser: Browser) -> list[str]:
     """Serious or critical violations on the open page, and requests to another host."""
     driver = browser.driver
-    driver.execute_script(AXE.read_text(encoding="utf-8"))
-    driver.set_script_timeout(TIMEOUT)
-    found = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
-        ".then(r => done(JSON.stringify(r.violations)), e => done(JSON.stringify("
-        "[{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}])));", TAGS)
+    found = axe_violations(driver)
     where = browser.path
     problems = [f"{where}: {v['id']} ({v['impact']}): {v['help']}"
                 for v in json.loads(found) if v.get("impact") in BLOCKING]
