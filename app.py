@@ -52,35 +52,36 @@ def proxy():  # pragma: no cover - see root()
 
 
 # Scheduled functions: thin wrappers around chalicelib/jobs (the local runtime runs the
-# same jobs from background threads).
+# same jobs from background threads).  Each run is recorded for /admin/cron, which can
+# also start one: an invocation whose event says so (chalicelib/jobs/cron.py).
 from chalice import Rate  # noqa: E402
 
-from chalicelib.jobs import schedules  # noqa: E402
+from chalicelib.jobs import cron  # noqa: E402
 
 
 @app.schedule(Rate(10, unit=Rate.MINUTES), name="mirror_sync")
 def mirror_sync(event):
-    return {"synced": schedules.sync_mirrors()}
+    return {"synced": cron.run_scheduled("mirror_sync", event)}
 
 
 @app.schedule(Rate(1, unit=Rate.DAYS), name="pack_compaction")
 def pack_compaction(event):
-    return {"compacted": schedules.compact_packs()}
+    return {"compacted": cron.run_scheduled("pack_compaction", event)}
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS), name="lfs_collect")
 def lfs_collect(event):
-    return {"collected": schedules.collect_lfs()}
+    return {"collected": cron.run_scheduled("lfs_collect", event)}
 
 
 @app.schedule(Rate(1, unit=Rate.DAYS), name="quota_check")
 def quota_check(event):
-    return {"corrected": schedules.check_quota()}
+    return {"corrected": cron.run_scheduled("quota_check", event)}
 
 
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="migration_resume")
 def migration_resume(event):
-    return {"resumed": schedules.resume_migrations()}
+    return {"resumed": cron.run_scheduled("migration_resume", event)}
 
 
 # Domain events (chalicelib/store/outbox.py -> jobs/relay.py -> the events queue ->
@@ -100,9 +101,7 @@ def outbox_relay(event, context):
 
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="outbox_sweep")
 def outbox_sweep(event):
-    from chalicelib.jobs import relay
-
-    return {"published": relay.sweep()}
+    return {"published": cron.run_scheduled("outbox_sweep", event)}
 
 
 @app.on_sqs_message(queue=get_settings().aws.EVENTS_QUEUE, batch_size=10, name="event_worker")
@@ -127,9 +126,7 @@ def webhook_worker(event):
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="webhook_sweep")
 def webhook_sweep(event):
-    from chalicelib import webhooks
-
-    return {"woken": webhooks.sweep_deliveries()}
+    return {"woken": cron.run_scheduled("webhook_sweep", event)}
 
 
 gc.freeze()

@@ -14,8 +14,18 @@ Inputs, all printed with the figures:
     streaming function's MemorySize in infra/template.py (clones);
   * S3 requests and bytes: counted during a clone of a repository of incompressible
     files pushed for the purpose; bytes stored per byte pushed from the bucket;
-  * prices: PRICES below (AWS list prices, us-east-1, as published; no free tier
-    except CodeCommit's, which is part of its per-user price).
+  * prices: PRICES below and bench/cost_edge.py's (AWS list prices, us-east-1, as
+    published);
+  * free allowances: those that decide between the two ways to serve the API
+    (cost_edge.py: 100 GB a month of transfer out of AWS regions; CloudFront's 1 TB and
+    10 million requests) and CloudWatch's (10 alarm metrics, 10 custom metrics, 3
+    dashboards, 5 GB of logs), and CodeCommit's (part of its per-user price).  Not
+    applied: Lambda's 1 million requests and 400,000 GB-s, SQS's million requests and
+    DynamoDB's 25 GB a month, which would take most of the Lambda, queue and table
+    items off this team's bill: the month errs high.
+
+The month is shown for both topologies (cost_edge.py): clients at API Gateway's URL,
+and the custom domain's CloudFront distribution in front of it (infra/domain.py).
 
 DynamoDB capacity is derived from the counted calls, with items assumed within one
 unit (reads <= 4 KB, writes <= 1 KB): a strongly consistent read or a key of a batch
@@ -31,9 +41,10 @@ import sys
 import time
 from collections import Counter
 
-import aws_calls  # noqa: F401 - fixes the environment (as the call-count bench runs)
-import scenarios_git
 import _harness
+import aws_calls  # noqa: F401 - fixes the environment (as the call-count bench runs)
+import cost_edge
+import scenarios_git
 from _harness import REPO_ROOT
 from aws_calls import SCENARIOS
 from scene import Scene, moto_scene, settings_in_force
@@ -53,7 +64,6 @@ PRICES = {
     "s3_put": 0.005 / 1e3,                   # PUT, COPY, POST, LIST
     "s3_gb_month": 0.023,                    # S3 Standard, first 50 TB
     "sqs_request": 0.40 / 1e6,               # standard queue, per 64 KB chunk
-    "transfer_out_gb": 0.09,                 # to the internet, first 10 TB/month
     # Comparisons.
     "codecommit_user_month": 1.00,           # each active user past the first 5
     "t4g_small_hour": 0.0168,                # EC2 on-demand, Linux, 2 vCPU 2 GiB
@@ -88,11 +98,16 @@ WEBHOOK = {"invocations": 1, "seconds": 0.3, "sqs_requests": 3, "write_units": 2
 # Scheduled functions (app.py): per day, with assumed durations and memory.
 SCHEDULES = (("webhook_sweep", 1440, 0.1, 1024), ("outbox_sweep", 288, 0.1, 1024),
              ("mirror_sync", 144, 0.2, 2048), ("pack_compaction", 1, 10.0, 2048),
-             ("quota_check", 1, 10.0, 2048))
+             ("quota_check", 1, 10.0, 2048), ("lfs_collect", 24, 0.2, 1024),
+             ("migration_resume", 288, 0.1, 1024))
+# A scheduled run takes its task and releases it: two conditional writes.
+CRON_WRITES = 2
 # The team: 10 people, 100 repositories, per day.
 TEAM = {"users": 10, "repositories": 100, "repository_mb": 50, "pushes": 60,
         "clones": 150, "clone_mb": 20, "api_requests": 5000, "webhooks": 300,
         "table_gb": 1.0}
+# A webhook delivery's payload (a push event with its commits), assumed.
+WEBHOOK_BYTES = 8_000
 CLONE_MB = 8          # the repository cloned to measure per-GB costs
 REPEATS = 3
 
@@ -164,7 +179,9 @@ def operation_costs(scene: Scene, meter: Meter, mix=MIX) -> list[dict]:
         ddb = [(name, params) for service, name, params in calls if service == "dynamodb"]
         reads, writes = capacity(ddb)
         names = Counter(f"{service}:{name}" for service, name, _ in calls)
+        sent = len(json.dumps(req.body)) if req.body is not None else len(req.data or b"")
         rows.append({"operation": op, "auth": auth, "share": share,
+                     "answer_bytes": len(body), "request_bytes": sent,
                      "seconds": statistics.median(seconds[1:]), "calls": sum(names.values()),
                      "breakdown": dict(names), "read_units": reads, "write_units": writes,
                      "s3_get": names["s3:GetObject"] + names["s3:HeadObject"],
@@ -227,8 +244,7 @@ def clone_costs(scene: Scene, meter: Meter, stream_memory_gb: float) -> dict:
     gb = len(answer) / 1e9
     duration = statistics.median(seconds[1:])
     p = PRICES
-    per_gb = {
-        "transfer_out": p["transfer_out_gb"],
+    per_gb = {   # in AWS; what leaving it costs depends on the topology (cost_edge.py)
         "lambda_streamed": p["lambda_streamed_gb"],
         "lambda_duration": duration / gb * stream_memory_gb * p["lambda_gb_second"],
         "s3_get": (names["s3:GetObject"] + names["s3:HeadObject"]) / gb * p["s3_get"],
@@ -236,21 +252,51 @@ def clone_costs(scene: Scene, meter: Meter, stream_memory_gb: float) -> dict:
     return {"pushed_bytes": sum(map(len, files.values())), "stored_bytes": stored_bytes,
             "push_seconds": push_seconds, "push_calls": dict(Counter(
                 f"{s}:{n}" for s, n, _ in push_calls)),
-            "clone_bytes": len(answer), "clone_seconds": duration,
+            "clone_bytes": len(answer), "clone_request_bytes": len(body),
+            "clone_seconds": duration,
             "clone_calls": dict(names), "per_gb": per_gb,
             "per_gb_total": sum(per_gb.values()),
             "seconds_per_gb": duration / gb}
 
 
-def month(git: dict[str, dict], per_request: float, clone: dict, memory_gb: float) -> dict:
-    """A month (30 days) of the TEAM, by item, and the two comparisons."""
+def volumes(rows: list[dict], git: dict[str, dict], clone: dict) -> dict:
+    """A month's requests and bytes through the API's front door, and its log lines."""
+    t, days = TEAM, 30
+    share = sum(r["share"] for r in rows)
+    answer = sum(r["answer_bytes"] * r["share"] for r in rows) / share
+    sent = sum(r["request_bytes"] * r["share"] for r in rows) / share
+    api, pushes, clones = (t["api_requests"] * days, t["pushes"] * days, t["clones"] * days)
+    refs = git["gitInfoRefs"]["answer_bytes"]
+    events = api * sum(r["events"] * r["share"] for r in rows) / share + pushes
+    runs = days * sum(n for _, n, _, _ in SCHEDULES)
+    webhooks = t["webhooks"] * days
+    return {
+        "requests": api + 2 * (pushes + clones),
+        "answers_gb": (api * answer + (pushes + clones) * refs
+                       + pushes * git["gitReceivePack"]["answer_bytes"]) / 1e9
+        + clones * t["clone_mb"] / 1e3,
+        "bodies_gb": (api * sent + pushes * git["gitReceivePack"]["request_bytes"]
+                      + clones * clone["clone_request_bytes"]) / 1e9,
+        "webhooks_gb": webhooks * WEBHOOK_BYTES / 1e9,
+        # A request's line; per event the relay's and two consumers'; a lane run per
+        # delivery; a line per scheduled run (an idle one too, without metrics).
+        "log_lines": api + 2 * (pushes + clones) + 3 * events + webhooks + runs,
+        "invocations": api + 2 * (pushes + clones) + 2 * events + webhooks + runs,
+    }
+
+
+def month(rows: list[dict], git: dict[str, dict], per_request: float, clone: dict,
+          memory_gb: float) -> dict:
+    """A month (30 days) of the TEAM, by item, in both topologies, and the comparisons."""
+    from infra import alarms, template
+
     p, t, days = PRICES, TEAM, 30
     clone_gb = t["clones"] * t["clone_mb"] / 1e3 * days
     refs = sum(request_dollars(git["gitInfoRefs"], memory_gb).values())
     # A push (the measured one: one small commit): refs, then receive-pack.
     pushes = t["pushes"] * days * (refs + sum(request_dollars(git["gitReceivePack"],
                                                               memory_gb).values()))
-    # A clone: refs, then upload-pack (its request, then the per-GB costs).
+    # A clone: refs, then upload-pack (its request, then the per-GB costs in AWS).
     upload = git["gitUploadPack"]
     clones = (t["clones"] * days * (refs + p["apigw_rest_request"] + p["lambda_request"]
                                     + upload["read_units"] * p["dynamodb_read_unit"])
@@ -261,19 +307,30 @@ def month(git: dict[str, dict], per_request: float, clone: dict, memory_gb: floa
         + WEBHOOK["sqs_requests"] * p["sqs_request"]
         + WEBHOOK["write_units"] * p["dynamodb_write_unit"]
         + WEBHOOK["read_units"] * p["dynamodb_read_unit"])
-    schedules = days * sum(n * (p["lambda_request"] + s * mb / 1024 * p["lambda_gb_second"])
+    # Each run also records itself for /admin/cron (chalicelib/jobs/cron.py).
+    schedules = days * sum(n * (p["lambda_request"] + s * mb / 1024 * p["lambda_gb_second"]
+                                + CRON_WRITES * p["dynamodb_write_unit"])
                            for _, n, s, mb in SCHEDULES)
     stored_gb = t["repositories"] * t["repository_mb"] / 1e3 * (
         clone["stored_bytes"] / clone["pushed_bytes"])
     items = {
         "API requests": t["api_requests"] * days * per_request,
         "pushes": pushes,
-        "clones (incl. transfer out)": clones,
+        "clones (in AWS)": clones,
         "webhook deliveries": webhooks,
         "scheduled functions": schedules,
         "S3 storage": stored_gb * p["s3_gb_month"],
         "DynamoDB storage": t["table_gb"] * p["dynamodb_gb_month"],
     }
+    moved = volumes(rows, git, clone)
+    functions = (*template.FUNCTION_NAMES, template.STREAM_FUNCTION)
+    watched, how = cost_edge.monitoring(
+        alarm_metrics=alarms.alarm_metric_count(functions), operations=len(MIX) + len(GIT),
+        log_lines=moved["log_lines"], invocations=moved["invocations"])
+    edge = cost_edge.transfer(answers_gb=moved["answers_gb"], bodies_gb=moved["bodies_gb"],
+                              webhooks_gb=moved["webhooks_gb"], requests=moved["requests"])
+    scaled = cost_edge.scaled(moved, clone_gb)
+    common = sum(items.values()) + sum(watched.values())
     git_requests = (t["pushes"] + t["clones"]) * days * 2
     codecommit_users = max(0, t["users"] - 5)
     codecommit = {
@@ -283,13 +340,17 @@ def month(git: dict[str, dict], per_request: float, clone: dict, memory_gb: floa
                     f"(this team: {t['repositories'] * t['repository_mb'] / 1e3:.0f} GB, "
                     f"{git_requests} requests)",
     }
+    free_out = cost_edge.FREE["transfer_out_gb"]
     vm = {"t4g.small on-demand": p["t4g_small_hour"] * HOURS_PER_MONTH,
           "EBS gp3 20 GB": 20 * p["ebs_gp3_gb_month"],
           "public IPv4": p["public_ipv4_hour"] * HOURS_PER_MONTH,
-          "transfer out (same clones)": clone_gb * p["transfer_out_gb"]}
-    return {"items": items, "total": sum(items.values()), "clone_gb": clone_gb,
-            "stored_gb": stored_gb, "codecommit": codecommit, "vm": vm,
-            "vm_total": sum(vm.values())}
+          f"transfer out (same bytes, {free_out} GB free)": max(
+              0.0, moved["answers_gb"] + moved["webhooks_gb"] - free_out)
+          * cost_edge.PRICES["transfer_out_gb"]}
+    return {"items": items, "monitoring": watched, "monitoring_how": how, "edge": edge,
+            "totals": {top: common + sum(v.values()) for top, v in edge.items()},
+            "volumes": moved, "scaled": scaled, "clone_gb": clone_gb, "stored_gb": stored_gb,
+            "codecommit": codecommit, "vm": vm, "vm_total": sum(vm.values())}
 
 
 def run() -> dict:
@@ -320,7 +381,8 @@ def run() -> dict:
     return {"memory_mb": memory_mb, "stream_memory_mb": stream_mb, "operations": rows,
             "per_million": {k: v * 1e6 for k, v in per_item.items()},
             "per_million_total": per_request * 1e6, "clone": clone,
-            "git": git, "month": month(git, per_request, clone, memory_gb), "prices": PRICES,
+            "git": git, "month": month(rows, git, per_request, clone, memory_gb),
+            "prices": {**PRICES, **cost_edge.PRICES}, "free": cost_edge.FREE,
             "team": TEAM}
 
 
@@ -353,17 +415,35 @@ def print_report(r: dict) -> None:
           f"{t['repository_mb']} MB; per day {t['pushes']} pushes, {t['clones']} clones of "
           f"{t['clone_mb']} MB, {t['api_requests']} API requests, {t['webhooks']} webhook "
           "deliveries:")
-    for item, value in m["items"].items():
-        print(f"  {item:30} ${value:8.2f}")
-    print(f"  {'Nimbus total':30} ${m['total']:8.2f}")
-    print(f"  {'AWS CodeCommit':30} ${m['codecommit']['users']:8.2f}  ($1/active user past 5; "
+    for item, value in {**m["items"], **m["monitoring"]}.items():
+        how = m["monitoring_how"].get(item)
+        print(f"  {item:38} ${value:8.2f}" + (f"  ({how})" if how else ""))
+    v = m["volumes"]
+    print(f"  served: {v['requests']:,.0f} requests, {v['answers_gb']:.1f} GB out "
+          f"({m['clone_gb']:.0f} GB of clones), {v['bodies_gb'] * 1e3:.0f} MB in, "
+          f"{v['webhooks_gb'] * 1e3:.0f} MB of webhooks")
+    names = {"direct": "API Gateway's URL", "cloudfront": "custom domain behind CloudFront"}
+    for top, edge in m["edge"].items():
+        print(f"  {names[top]}:")
+        for item, value in edge.items():
+            print(f"    {item:36} ${value:8.2f}")
+        print(f"    {'Nimbus total':36} ${m['totals'][top]:8.2f}")
+    print("  transfer and edge only, the clones scaled (free allowances; at list prices):")
+    for row in m["scaled"]:
+        print(f"    x{row['factor']:<2} {row['answers_gb']:7.0f} GB out: API Gateway's URL "
+              f"${row['direct']:7.2f} (${row['direct at list prices']:7.2f}), CloudFront "
+              f"${row['cloudfront']:7.2f} (${row['cloudfront at list prices']:7.2f})")
+    print(f"  {'AWS CodeCommit':38} ${m['codecommit']['users']:8.2f}  ($1/active user past 5; "
           f"includes {m['codecommit']['included']}; closed to new customers)")
     for item, value in m["vm"].items():
-        print(f"  {'VM: ' + item:30} ${value:8.2f}")
-    print(f"  {'VM total (Forgejo, one host)':30} ${m['vm_total']:8.2f}  (no backups, no "
+        print(f"  {'VM: ' + item:38} ${value:8.2f}")
+    print(f"  {'VM total (Forgejo, one host)':38} ${m['vm_total']:8.2f}  (no backups, no "
           "redundancy, someone patches it)")
-    print("\nlist prices used (AWS, us-east-1, as published; free tiers ignored): "
+    print("\nlist prices used (AWS, us-east-1, as published): "
           + ", ".join(f"{k} {v:g}" for k, v in r["prices"].items()))
+    print("free allowances applied (a month): "
+          + ", ".join(f"{k} {v:,}" for k, v in r["free"].items())
+          + "; not applied: Lambda's, SQS's, DynamoDB's (the month errs high)")
 
 
 def main() -> int:

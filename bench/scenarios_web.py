@@ -307,6 +307,15 @@ EXEMPT = {
         "webAdminUserEditPost")},
     "webAdminUserEdit": "a site admin's page: the bench's sessions are alice's, who gets its "
                         "404 (tests/web/test_two_factor_pages.py)",
+    # Security keys: the sign-in's key step exists only after the right password of a
+    # user with a key (tests/web/test_security_key_pages.py counts its calls: 3 for the
+    # page, 5 for the answer); the settings' key forms are form POSTs.
+    **{op: "the second step of a sign-in needs the pending sign-in cookie a right password "
+           "sets for a user with a security key (tests/web/test_security_key_pages.py "
+           "counts its calls)" for op in ("webWebAuthnForm", "webWebAuthn")},
+    **{op: "a form POST needs a session cookie and its CSRF token "
+           "(tests/web/test_security_key_pages.py)" for op in (
+        "webWebAuthnRequestRegister", "webWebAuthnRegister", "webWebAuthnDelete")},
     **{op: _FORM_POST for op in (
         "webRepoCreate", "webIssueNew", "webIssueComment", "webCompareOpenPull",
         "webPullMerge", "webReleaseNew", "webApplicationsCreate", "webApplicationsDelete",

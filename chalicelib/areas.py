@@ -28,6 +28,8 @@ from chalicelib.repo_admin import disabled_routes as repo_disabled_areas
 from chalicelib.webhooks import routes as webhook_routes
 from chalicelib.webhooks import user_hook_routes
 from chalicelib.instance import routes as instance
+from chalicelib.instance import metrics_routes as instance_metrics   # /metrics before /{username}
+from chalicelib.instance import cron_routes as instance_cron
 from chalicelib.orgs import routes as orgs
 from chalicelib.orgs import people_routes as org_people
 from chalicelib.orgs import block_routes as org_blocks

@@ -33,6 +33,10 @@ _presigners: dict[tuple[str, str], object] = {}
 log = logging.getLogger("nimbus.aws")
 # What AWS answers a call the role does not allow (S3's and the JSON protocols' codes).
 ACCESS_DENIED = ("AccessDenied", "AccessDeniedException")
+# The oldest botocore whose models take every parameter the code passes (S3 PutObject's
+# IfNoneMatch came in 1.35.2).  In Lambda the SDK is the runtime's own (infra/README.md,
+# "AWS SDK"): an older one is reported at the first client, not refused.
+OLDEST_BOTOCORE = (1, 35, 2)
 
 
 def session():
@@ -42,6 +46,10 @@ def session():
         if _session is None:
             import botocore.session
 
+            if botocore_too_old(botocore.__version__):
+                log.error("botocore %s is older than %s, the oldest whose models take every "
+                          "parameter Nimbus passes: calls using newer ones will fail",
+                          botocore.__version__, ".".join(map(str, OLDEST_BOTOCORE)))
             made = botocore.session.get_session()
             if _loader is None:
                 _loader = made.get_component("data_loader")
@@ -50,6 +58,11 @@ def session():
                 made.register_component("data_loader", _loader)
             _session = made
         return _session
+
+
+def botocore_too_old(version: str) -> bool:
+    numbers = [int(part) for part in version.split(".")[:3] if part.isdigit()]
+    return tuple(numbers) < OLDEST_BOTOCORE
 
 
 class _ServiceNames(list):

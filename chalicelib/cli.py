@@ -4,16 +4,20 @@
     python -m chalicelib.cli admin user generate-access-token --username U [--scopes all]
     python -m chalicelib.cli admin user reset-2fa --username U
     python -m chalicelib.cli admin repair [--dry-run]
+    python -m chalicelib.cli admin dump --output FILE [--include-secrets]
+    python -m chalicelib.cli admin restore FILE        (into an empty instance)
+    python -m chalicelib.cli admin deadletters list|replay [--queue events|webhooks] [--max N]
+    python -m chalicelib.cli admin health              (exit status 2 when something is behind)
     python -m chalicelib.cli push-bundle <remote> [<refspec>...]   (large pushes)
 
 With ``--local`` (the default when a local runtime is running) the command talks to the
-embedded moto of ``make run``, found through ``--data-dir``, ``NIMBUS_DATA_DIR``, or
-else among the running runtimes, whatever shell started them (and with their
-settings).  With no runtime running, a data dir holding state is served by a runtime
-started for the command when it is named (or ``--local``), or when no AWS credentials
-are configured; otherwise the command talks to AWS with the usual credentials and the
-configured table (``NIMBUS__AWS__TABLE`` …).  Every failure is one line on stderr
-and exit status 1.
+embedded moto of ``make run``, found through ``--data-dir`` (before or after the
+command), ``NIMBUS_DATA_DIR``, or else among the running runtimes, whatever shell
+started them (and with their settings).  With no runtime running, a data dir holding
+state is served by a runtime started for the command when it is named (or
+``--local``), or when no AWS credentials are configured; otherwise the command talks
+to AWS with the usual credentials and the configured table (``NIMBUS__AWS__TABLE`` …).
+Every failure is one line on stderr and exit status 1.
 """
 from __future__ import annotations
 
@@ -110,7 +114,9 @@ def find_local_runtime(data_dir: str | None) -> tuple[LocalRuntimeInfo | None, l
     alive = [(d, found) for d, found in alive if found]
     if len({found for _, found in alive}) > 1:
         raise CliError("several local runtimes are running (data dirs "
-                       + ", ".join(str(d) for d, _ in alive) + "): choose one with --data-dir")
+                       + ", ".join(str(d) for d, _ in alive) + "): choose one with "
+                       f"--data-dir DIR (before or after the command, e.g. --data-dir "
+                       f"{alive[0][0]}) or NIMBUS_DATA_DIR=DIR")
     if not alive:
         return None, candidates
     chosen, (_, endpoint) = alive[0]
@@ -342,6 +348,22 @@ def _add_push_bundle(parser: argparse.ArgumentParser) -> None:
     command.set_defaults(run=_push_bundle)
 
 
+def _data_dir_anywhere(parser: argparse.ArgumentParser) -> None:
+    """``--data-dir`` after the subcommand too (``admin user create --data-dir D …``):
+    every command below ``parser`` takes it but push-bundle (a client of the HTTP API);
+    given twice, the last one counts."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                if name == "push-bundle":
+                    continue
+                if "--data-dir" not in command._option_string_actions:
+                    command.add_argument("--data-dir", default=argparse.SUPPRESS,
+                                         help="the local runtime's data dir (as before the "
+                                         "command)")
+                _data_dir_anywhere(command)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chalicelib.cli")
     where = parser.add_mutually_exclusive_group()
@@ -394,7 +416,16 @@ def main(argv: list[str] | None = None) -> int:
         "reindex", help="index every repository and issue again (docs/search.md)")
     reindex.set_defaults(run=_search_reindex)
 
+    # dump and restore; the module imports nothing of chalicelib until a command runs
+    from chalicelib.backup import commands as backup_commands
+    backup_commands.add_parsers(things)
+
+    # dead letters and the health check (chalicelib/upkeep), imported as the above
+    from chalicelib.upkeep import commands as upkeep_commands
+    upkeep_commands.add_parsers(things)
+
     _add_push_bundle(parser)
+    _data_dir_anywhere(parser)
     args = parser.parse_args(argv)
     try:
         with contextlib.ExitStack() as stack:

@@ -1,7 +1,9 @@
 """Create or update the Nimbus stack in the AWS account of the current credentials.
 
     python -m infra.deploy --stack NAME --artifact-bucket BUCKET [--root-url URL]
-    (make deploy STACK=NAME ARTIFACT_BUCKET=BUCKET [ROOT_URL=URL])
+        [--domain NAME --certificate-arn ARN] [--alarm-topic-arn ARN]
+    (make deploy STACK=NAME ARTIFACT_BUCKET=BUCKET [ROOT_URL=URL] [DOMAIN=NAME
+        CERTIFICATE_ARN=ARN] [ALARM_TOPIC_ARN=ARN])
 
 Builds the package (infra/package.py), uploads the zip and the template to the artifact
 bucket (created when missing), and applies them through a CloudFormation change set;
@@ -10,9 +12,14 @@ then prints the API's URL and how to create the first admin.  boto3 does what
 from PyPI pins its own botocore, which would fight the one requirements.txt pins.
 
 ROOT_URL is the stack parameter ``RootUrl``: given, it is set; omitted, an existing
-stack keeps its value and a new stack gets its own API Gateway URL (known only once
-the stack exists, so the first deployment takes a second update that changes only the
-functions' ROOT_URL).
+stack keeps its value, a stack given a custom domain gets ``https://<domain>/`` (known
+before anything exists: so from the first deployment on), and a new stack without one
+gets its own API Gateway URL (known only once the stack exists, so the first deployment
+takes a second update that changes only the functions' ROOT_URL).
+
+The optional parameters (``DomainName`` with ``CertificateArn``, infra/domain.py;
+``AlarmTopicArn``, infra/alarms.py) work the same way: given, set; omitted, kept;
+``none`` clears them.
 """
 from __future__ import annotations
 
@@ -28,6 +35,14 @@ from urllib.parse import urlsplit
 from infra import package
 
 CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
+# Optional stack parameters: (template parameter, make variable).
+DOMAIN = ("DomainName", "DOMAIN")
+CERTIFICATE = ("CertificateArn", "CERTIFICATE_ARN")
+ALARM_TOPIC = ("AlarmTopicArn", "ALARM_TOPIC_ARN")
+CLEARED = "none"
+DOMAIN_NAME = re.compile(r"(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
+CERTIFICATE_ARN = re.compile(r"arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+")
+TOPIC_ARN = re.compile(r"arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\.fifo)?")
 # Stands in for ROOT_URL while a new stack does not know its own URL yet.
 PLACEHOLDER_ROOT_URL = "https://nimbus.invalid/"
 STACK_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,127}")
@@ -69,7 +84,8 @@ def session(region: str):
 def check_arguments(stack: str, bucket: str, root_url: str) -> str:
     """The normalised ROOT_URL ("" when not given); DeployError for bad arguments."""
     usage = ("usage: make deploy STACK=<stack name> ARTIFACT_BUCKET=<s3 bucket> "
-             "[ROOT_URL=https://git.example.com/]")
+             "[ROOT_URL=https://git.example.com/] [DOMAIN=git.example.com "
+             "CERTIFICATE_ARN=arn:aws:acm:us-east-1:...] [ALARM_TOPIC_ARN=arn:aws:sns:...]")
     if not stack:
         raise DeployError(f"STACK is missing\n{usage}")
     if not STACK_NAME.fullmatch(stack):
@@ -87,6 +103,52 @@ def check_arguments(stack: str, bucket: str, root_url: str) -> str:
         raise DeployError(f"ROOT_URL {root_url!r}: expected the public http(s) URL of the "
                           "instance, e.g. https://git.example.com/")
     return root_url if root_url.endswith("/") else root_url + "/"
+
+
+def check_options(domain: str = "", certificate: str = "", alarm_topic: str = "") -> dict:
+    """The optional parameters given ({parameter: value}, "" for ``none``); DeployError
+    for a bad one.  A domain needs its certificate, which CloudFront reads from
+    us-east-1 only."""
+    given = {}
+    domain = domain.strip().lower().rstrip(".")
+    if domain:
+        if domain != CLEARED and not DOMAIN_NAME.fullmatch(domain):
+            raise DeployError(f"DOMAIN {domain!r}: expected a host name such as git.example.com")
+        given[DOMAIN[0]] = "" if domain == CLEARED else domain
+    if certificate:
+        match = CERTIFICATE_ARN.fullmatch(certificate)
+        if certificate != CLEARED and not match:
+            raise DeployError(f"CERTIFICATE_ARN {certificate!r}: expected an ACM certificate "
+                              "ARN (arn:aws:acm:us-east-1:<account>:certificate/<id>)")
+        if match and match.group(1) != "us-east-1":
+            raise DeployError(f"CERTIFICATE_ARN is in {match.group(1)}: CloudFront takes "
+                              "certificates from us-east-1 only; request one there "
+                              "(infra/README.md, \"A custom domain\")")
+        given[CERTIFICATE[0]] = "" if certificate == CLEARED else certificate
+    if given.get(DOMAIN[0]) and CERTIFICATE[0] not in given:
+        raise DeployError("DOMAIN needs CERTIFICATE_ARN: the ACM certificate for "
+                          f"{given[DOMAIN[0]]} in us-east-1")
+    if alarm_topic:
+        if alarm_topic != CLEARED and not TOPIC_ARN.fullmatch(alarm_topic):
+            raise DeployError(f"ALARM_TOPIC_ARN {alarm_topic!r}: expected an SNS topic ARN")
+        given[ALARM_TOPIC[0]] = "" if alarm_topic == CLEARED else alarm_topic
+    return given
+
+
+def stack_parameters(root_url: str, options: dict, previous: dict[str, str] | None
+                     ) -> list[dict]:
+    """The change set's parameters: what was given, else the stack's previous values
+    (``previous`` is None for a new stack), else the template's defaults."""
+    chosen = dict(options)
+    if root_url:
+        chosen[package.ROOT_URL_PARAMETER] = root_url
+    elif options.get(DOMAIN[0]):
+        chosen[package.ROOT_URL_PARAMETER] = f"https://{options[DOMAIN[0]]}/"
+    elif previous is None:
+        chosen[package.ROOT_URL_PARAMETER] = PLACEHOLDER_ROOT_URL
+    found = [{"ParameterKey": k, "ParameterValue": v} for k, v in chosen.items()]
+    return found + [{"ParameterKey": k, "UsePreviousValue": True}
+                    for k in sorted(previous or ()) if k not in chosen]
 
 
 def ensure_bucket(s3, bucket: str, region: str) -> None:
@@ -139,6 +201,11 @@ def point_at_code(template: dict, bucket: str, key: str) -> dict:
 def template_url(bucket: str, key: str, region: str) -> str:
     suffix = "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
     return f"https://{bucket}.s3.{region}.{suffix}/{key}"
+
+
+def previous_parameters(cfn, stack: str) -> dict[str, str]:
+    found = cfn.describe_stacks(StackName=stack)["Stacks"][0].get("Parameters", [])
+    return {p["ParameterKey"]: p.get("ParameterValue", "") for p in found}
 
 
 def stack_status(cfn, stack: str) -> str | None:
@@ -197,8 +264,10 @@ def physical_ids(cfn, stack: str) -> dict[str, str]:
     return {r["LogicalResourceId"]: r.get("PhysicalResourceId", "") for r in found}
 
 
-def deploy(stack: str, bucket: str, root_url: str = "") -> dict[str, str]:
+def deploy(stack: str, bucket: str, root_url: str = "", **optional: str) -> dict[str, str]:
+    """``optional``: domain, certificate, alarm_topic (``check_options``)."""
     root_url = check_arguments(stack, bucket, root_url)
+    options = check_options(**optional)
     region = resolve_region()
     aws = session(region)
     cfn, s3 = aws.client("cloudformation"), aws.client("s3")
@@ -217,25 +286,26 @@ def deploy(stack: str, bucket: str, root_url: str = "") -> dict[str, str]:
     template = point_at_code(json.loads(built.template_path.read_text()), bucket, code_key)
     template_key = upload(s3, bucket, prefix, json.dumps(template).encode(), ".template.json")
     url = template_url(bucket, template_key, region)
-    if root_url:
-        root = {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": root_url}
-    elif status:
-        root = {"ParameterKey": package.ROOT_URL_PARAMETER, "UsePreviousValue": True}
-    else:
-        root = {"ParameterKey": package.ROOT_URL_PARAMETER,
-                "ParameterValue": PLACEHOLDER_ROOT_URL}
-    changed = apply_change_set(cfn, stack, "UPDATE" if status else "CREATE", [root],
+    # A redeploy keeps every parameter the template still declares and is not given.
+    declared = set(template.get("Parameters", {}))
+    previous = {k: v for k, v in previous_parameters(cfn, stack).items()
+                if k in declared} if status else None
+    parameters = stack_parameters(root_url, options, previous)
+    changed = apply_change_set(cfn, stack, "UPDATE" if status else "CREATE", parameters,
                                TemplateURL=url)
     if not changed:
         print(f"stack {stack} is up to date")
     found = outputs(cfn, stack)
+    root_url = root_url or next((p.get("ParameterValue", "") for p in parameters
+                                 if p["ParameterKey"] == package.ROOT_URL_PARAMETER
+                                 and p.get("ParameterValue") != PLACEHOLDER_ROOT_URL), "")
     if not root_url and not status:
         root_url = found.get("EndpointURL") or ""
         if not root_url:
             raise DeployError(f"stack {stack} has no EndpointURL output to use as ROOT_URL: "
                               f"run again with ROOT_URL=...")
-        apply_change_set(cfn, stack, "UPDATE", [
-            {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": root_url}],
+        apply_change_set(cfn, stack, "UPDATE", stack_parameters(
+            root_url, options, {k: "" for k in declared if k != package.ROOT_URL_PARAMETER}),
             TemplateURL=url)
     report(stack, region, found, physical_ids(cfn, stack), root_url)
     return found
@@ -250,6 +320,11 @@ def report(stack: str, region: str, found: dict[str, str], ids: dict[str, str],
         print(f"  ROOT_URL: {root_url}")
     print(f"  table:    {ids.get('NimbusTable', '?')}")
     print(f"  bucket:   {ids.get('NimbusBucket', '?')}")
+    if found.get("DashboardURL"):
+        print(f"  alarms:   {found['DashboardURL']}")
+    if found.get("DistributionDomainName"):
+        print(f"  domain:   {found.get('CustomDomainURL', '?')}  (point its DNS name at "
+              f"{found['DistributionDomainName']}: a CNAME, or a Route 53 alias)")
     print("\nCreate the first admin (your AWS credentials, straight to the stack's table):\n"
           f"  NIMBUS__AWS__REGION={region} NIMBUS__AWS__TABLE={ids.get('NimbusTable', '?')} "
           f"NIMBUS__AWS__BUCKET={ids.get('NimbusBucket', '?')} \\\n"
@@ -262,9 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stack", default="")
     parser.add_argument("--artifact-bucket", default="")
     parser.add_argument("--root-url", default="")
+    parser.add_argument("--domain", default="", help="custom domain (none: remove it)")
+    parser.add_argument("--certificate-arn", default="", help="its ACM certificate, us-east-1")
+    parser.add_argument("--alarm-topic-arn", default="", help="SNS topic for the alarms")
     args = parser.parse_args(argv)
     try:
-        deploy(args.stack, args.artifact_bucket, args.root_url)
+        deploy(args.stack, args.artifact_bucket, args.root_url, domain=args.domain,
+               certificate=args.certificate_arn, alarm_topic=args.alarm_topic_arn)
     except (DeployError, package.PackagingError) as exc:
         print(f"make deploy: {exc}", file=sys.stderr)
         return 2

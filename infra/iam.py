@@ -6,7 +6,9 @@ its defaults (logs on ``Resource: "*"``) would be replaced, not left next to our
 
 tests/test_iam.py runs each function's code under moto with IAM enforced, signed with a
 role that holds exactly the policy rendered here: a call missing from a policy fails
-that test, not the first request in a fresh stack.
+that test, not the first request in a fresh stack.  tests/test_iam_static.py follows
+every call path of the code to S3, SSM, SQS and Lambda, the paths that run does not take
+included, and fails on a grant missing from the function's role.
 
 What the code calls, per service (the test records every checked call, and fails on a
 granted right no call used unless it names the reason):
@@ -23,14 +25,17 @@ granted right no call used unless it names the reason):
   rights include what Lambda's poller calls with the role.
 - SSM: the instance signing key and the web session key, each created on first use
   (PutParameter); the signing key wherever commits are made (the event worker merges
-  scheduled pull requests).  The session key also seals the credentials repositories
-  keep for other servers (repo_admin/secrets.py): the API seals them (and may make the
-  key), the event worker and the mirror sync only unseal them (GetParameter: a sealed
-  value exists only once the key does).
+  scheduled pull requests), never by the mirror sync (its ref changes cannot reach the
+  protection rules' signature checks: contents ``prepare_unguarded_ref_changes``).  The
+  session key also seals the credentials repositories keep for other servers
+  (repo_admin/secrets.py): the API seals them, the event worker and the mirror sync
+  unseal them; any of them makes the key when it is missing (after a rotation).
+- Lambda: adminCronRun (the API's functions) invokes a cron task's own function, and
+  every cron task's function records its runs in its task's item (UpdateItem).
 """
 from __future__ import annotations
 
-from chalicelib import oauth2
+from chalicelib import instance, oauth2
 from chalicelib.http import sessions as web_session
 
 # chalice package names each function's role after the function (``<Name>Role``; the
@@ -110,10 +115,13 @@ def _signing_key(settings) -> dict:
                   parameter(settings.aws.SIGNING_KEY_PARAMETER))
 
 
-def _session_key_read(settings) -> dict:
+def _session_key_unseal(settings) -> dict:
     """Unsealing stored remote credentials (push mirrors, pull mirrors, a project
-    migration's token) reads the key the API made when it sealed them."""
-    return _allow(["ssm:GetParameter"],
+    migration's token) reads the key the API made when it sealed them.  After an
+    operator deleted the key to replace it (infra/README.md, "Rotating keys"), the first
+    function to need it makes the new one, whichever it is (http/sessions.py
+    ``signing_key``): the values sealed under the old key then read as unreadable."""
+    return _allow(["ssm:GetParameter", "ssm:PutParameter"],
                   parameter(web_session.key_parameter(settings.aws.SIGNING_KEY_PARAMETER)))
 
 
@@ -121,7 +129,10 @@ def _api(settings) -> list[dict]:
     # A migration that fails removes what it stored (migrations.discard_git_side): its
     # pool's items in batches, the pool's listing and objects.
     return [*_table(*_API_ITEMS, indexes=True), *_packs("GetObject", "PutObject", "DeleteObject", listing=True),
-            _allow(["s3:GetObject", "s3:PutObject"], objects("archives/")),
+            # An archive above the direct limit is uploaded in parts (s3transfer), which
+            # aborts the multipart upload when a part fails (contents/archives.py).
+            _allow(["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
+                   objects("archives/")),
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
             # Uploaded avatars: stored, served and replaced (chalicelib/avatars).
             _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("avatars/")),
@@ -138,7 +149,10 @@ def _api(settings) -> list[dict]:
             _allow(["ssm:GetParameter", "ssm:PutParameter"],
                    [parameter(settings.aws.SIGNING_KEY_PARAMETER),
                     parameter(web_session.key_parameter(settings.aws.SIGNING_KEY_PARAMETER)),
-                    parameter(oauth2.jwt_key_parameter(settings.aws.SIGNING_KEY_PARAMETER))])]
+                    parameter(oauth2.jwt_key_parameter(settings.aws.SIGNING_KEY_PARAMETER))]),
+            # adminCronRun starts a cron task's own function (chalicelib/instance/cron.py).
+            _allow(["lambda:InvokeFunction"],
+                   [{"Fn::GetAtt": [task.function, "Arn"]} for task in instance.CRON_TASKS])]
 
 
 def _relay(*, query: bool) -> list[dict]:
@@ -176,7 +190,7 @@ def _statements(function: str, settings) -> list[dict]:
                 _allow(["s3:DeleteObject"], objects("archives/")),
                 _allow(["s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
                 _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
-                _signing_key(settings), _session_key_read(settings), _send(WEBHOOK_QUEUE)]
+                _signing_key(settings), _session_key_unseal(settings), _send(WEBHOOK_QUEUE)]
     if function == "WebhookWorker":
         # A lane's lease is taken, renewed and released by conditional writes and deletes.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
@@ -196,7 +210,7 @@ def _statements(function: str, settings) -> list[dict]:
                         "DeleteItem", "ConditionCheckItem"),
                 *_packs("GetObject", "PutObject", listing=True),
                 _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
-                _session_key_read(settings)]
+                _session_key_unseal(settings)]
     if function == "MigrationResume":
         # Stale tasks from the index, each queued again: the task rewritten on
         # condition of its version, with its event in the outbox (one transaction).
@@ -223,9 +237,17 @@ def _statements(function: str, settings) -> list[dict]:
     return _api(settings)
 
 
+def _cron_runs(function: str) -> list[dict]:
+    """A cron task's function records each run in its task's item for /admin/cron (two
+    conditional UpdateItems: chalicelib/instance/cron_store.py)."""
+    if function not in {task.function for task in instance.CRON_TASKS}:
+        return []
+    return [_allow(["dynamodb:UpdateItem"], TABLE)]
+
+
 def policy(function: str, settings) -> dict:
     return {"Version": "2012-10-17",
-            "Statement": [*_statements(function, settings), *_logs()]}
+            "Statement": [*_statements(function, settings), *_cron_runs(function), *_logs()]}
 
 
 def roles(functions, settings) -> dict:

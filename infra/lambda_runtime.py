@@ -1,16 +1,18 @@
 """What the Lambda runtime can load: the packaging target (Python version and
-architecture), the checks that every binary in the package was built for it, and
-bytecode compiled by that runtime's own Python (infra/package.py builds with these).
+architecture), the checks that every binary in the package was built for it, its
+binaries stripped of what only debuggers read, and bytecode compiled by that runtime's
+own Python (infra/package.py builds with these).
 """
 from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
-import tempfile
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +34,7 @@ class Target:
 
     @property
     def runtime(self) -> str:
-        return "python%d.%d" % self.python
+        return "python{}.{}".format(*self.python)
 
     @property
     def platforms(self) -> list[str]:
@@ -43,15 +45,16 @@ class Target:
 
     def pip_options(self) -> list[str]:
         options = []
-        for platform in self.platforms:
-            options += ["--platform", platform]
-        return options + ["--python-version", "%d.%d" % self.python, "--implementation", "cp"]
+        for tag in self.platforms:
+            options += ["--platform", tag]
+        return options + ["--python-version", "{}.{}".format(*self.python),
+                          "--implementation", "cp"]
 
     def supported_tags(self) -> frozenset:
         from packaging import tags
 
         return frozenset(tags.cpython_tags(self.python, platforms=self.platforms)) | frozenset(
-            tags.compatible_tags(self.python, "cp%d%d" % self.python, self.platforms))
+            tags.compatible_tags(self.python, "cp{}{}".format(*self.python), self.platforms))
 
     def describe(self) -> str:
         return f"{self.runtime} on {self.arch}"
@@ -122,24 +125,110 @@ def check_archive(path: Path, target: Target) -> None:
                            for n in names), target), target)
 
 
+# ---- symbols ---------------------------------------------------------------------------
+# Wheels' binaries keep their symbol tables, some their DWARF debug information too
+# (Pillow's core module: 2.7 MB of its 3.5): what debuggers and profilers read, never
+# the dynamic loader, which needs only the dynamic symbols that `--strip-unneeded` keeps.
+
+def section_names(data: bytes) -> list[str]:
+    """The section names of an ELF64 little-endian file ([] for any other file)."""
+    if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
+        return []
+    shoff = int.from_bytes(data[0x28:0x30], "little")
+    shentsize, shnum, shstrndx = (int.from_bytes(data[at:at + 2], "little")
+                                  for at in (0x3A, 0x3C, 0x3E))
+    headers = [data[shoff + i * shentsize:shoff + (i + 1) * shentsize] for i in range(shnum)]
+    if not headers:
+        return []
+    strings = int.from_bytes(headers[shstrndx][24:32], "little")
+    names = []
+    for header in headers:
+        start = strings + int.from_bytes(header[:4], "little")
+        names.append(data[start:data.index(b"\0", start)].decode("ascii", "replace"))
+    return names
+
+
+def find_strip(target: Target) -> str | None:
+    """A strip that reads ``target``'s binaries: LLVM's reads any ELF, binutils' the
+    build machine's own architecture (unless built for more)."""
+    names = ["llvm-strip"]
+    if platform.machine() == UNAME_ARCH[target.arch]:
+        names.insert(0, "strip")
+    for name in names:
+        path = shutil.which(name)
+        if not path:
+            continue
+        try:
+            done = subprocess.run([path, "--version"], check=False, capture_output=True,
+                                  text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0 and ("GNU" in done.stdout or "LLVM" in done.stdout):
+            return path
+    return None
+
+
+def strip_binaries(root: Path, strip: str) -> list[str]:
+    """Strip every shared object under ``root`` that has symbols or debug information
+    (libraries auditwheel vendored come stripped and are left as they are)."""
+    done = []
+    for path in sorted(root.rglob("*")):
+        if not (path.is_file() and (path.name.endswith(".so") or ".so." in path.name)):
+            continue
+        if not any(name == ".symtab" or name.startswith(".debug_")
+                   for name in section_names(path.read_bytes())):
+            continue
+        stripped = subprocess.run([strip, "--strip-unneeded", str(path)],
+                                  check=False, capture_output=True, text=True)
+        if stripped.returncode != 0:
+            raise PackagingError(f"{strip} failed on {path.relative_to(root)}:\n"
+                                 f"{stripped.stderr[-2000:]}")
+        done.append(path.relative_to(root).as_posix())
+    return done
+
+
 # ---- bytecode ---------------------------------------------------------------------------
 # Lambda's code directory is read-only: without .pyc files in the zip, every cold start
 # compiles every module it imports (about half the import time of app.py).  Only the
 # runtime's own Python can write them; without one the zip is built without bytecode.
+# Compiled with -X no_debug_ranges: a traceback keeps each frame's file and line but
+# not the column marks under it, which took a fifth of the bytecode.  The app's own
+# modules are compiled without their docstrings (``bare``): nothing in the package
+# reads an app object's ``__doc__`` (tests/test_package.py checks the app for readers),
+# and the sources beside the bytecode keep them for people and tracebacks.
 
 _COMPILE = """
-import json, os, py_compile, sys
+import ast, importlib.util, json, marshal, os, sys
 out, made = sys.argv[1], []
-for source, name in json.load(sys.stdin):
+DEFINITIONS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+def without_docstrings(tree):
+    for node in ast.walk(tree):
+        first = node.body[0] if isinstance(node, DEFINITIONS) and node.body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \\
+                and isinstance(first.value.value, str):
+            # The other statements keep their line numbers; a body never goes empty.
+            node.body[:1] = [ast.copy_location(ast.Pass(), first)] if len(node.body) == 1 \\
+                else []
+    return tree
+
+for source, name, bare in json.load(sys.stdin):
     head, tail = os.path.split(name)
     cached = os.path.join(head, "__pycache__", tail[:-3] + "." + sys.implementation.cache_tag
                           + ".pyc")
+    with open(source, "rb") as file:
+        data = file.read()
     try:
-        # Unchecked hash: valid whatever the files' times in the zip, never re-validated.
-        py_compile.compile(source, cfile=os.path.join(out, cached), dfile=name, doraise=True,
-                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    except py_compile.PyCompileError:
+        tree = ast.parse(data, name)
+        code = compile(without_docstrings(tree) if bare else tree, name, "exec",
+                       dont_inherit=True)
+    except (SyntaxError, ValueError):
         continue
+    # PEP 552, unchecked hash: valid whatever the files' times in the zip, never re-read.
+    os.makedirs(os.path.dirname(os.path.join(out, cached)), exist_ok=True)
+    with open(os.path.join(out, cached), "wb") as file:
+        file.write(importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little")
+                   + importlib.util.source_hash(data) + marshal.dumps(code))
     made.append(cached)
 json.dump(made, sys.stdout)
 """
@@ -148,15 +237,15 @@ json.dump(made, sys.stdout)
 def find_python(version: tuple[int, int]) -> str | None:
     """An interpreter of ``version``: ``pythonX.Y`` on PATH or under pyenv (a pyenv shim
     on PATH answers only when that version is selected, so each candidate is asked)."""
-    name = "python%d.%d" % version
+    name = "python{}.{}".format(*version)
     pyenv = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
     candidates = [shutil.which(name), *sorted(
-        Path(pyenv).glob("versions/%d.%d*/bin/%s" % (*version, name)), reverse=True)]
+        Path(pyenv).glob("versions/{}.{}*/bin/{}".format(*version, name)), reverse=True)]
     for candidate in filter(None, candidates):
         try:
             done = subprocess.run([str(candidate), "-I", "-c",
                                    "import sys; print(*sys.version_info[:2])"],
-                                  capture_output=True, text=True, timeout=60)
+                                  check=False, capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             continue
         if done.returncode == 0 and done.stdout.split() == [str(part) for part in version]:
@@ -164,12 +253,15 @@ def find_python(version: tuple[int, int]) -> str | None:
     return None
 
 
-def compile_bytecode(python: str, sources: list[tuple[Path, str]],
-                     out: Path) -> list[tuple[Path, str]]:
-    """Compile ``sources`` (path, name in the zip) with ``python`` under ``out``."""
-    done = subprocess.run([python, "-I", "-S", "-c", _COMPILE, str(out)],
-                          input=json.dumps([[str(p), n] for p, n in sources]),
-                          capture_output=True, text=True)
+def compile_bytecode(python: str, sources: list[tuple[Path, str]], out: Path,
+                     bare: Iterable[str] = ()) -> list[tuple[Path, str]]:
+    """Compile ``sources`` (path, name in the zip) with ``python`` under ``out``; the
+    names in ``bare`` without their docstrings."""
+    bare = set(bare)
+    done = subprocess.run([python, "-I", "-S", "-X", "no_debug_ranges", "-c", _COMPILE,
+                           str(out)],
+                          input=json.dumps([[str(p), n, n in bare] for p, n in sources]),
+                          check=False, capture_output=True, text=True)
     if done.returncode != 0:
         raise PackagingError(f"compiling bytecode with {python} failed:\n{done.stderr[-2000:]}")
     return [(out / name, name) for name in json.loads(done.stdout)]
@@ -177,11 +269,13 @@ def compile_bytecode(python: str, sources: list[tuple[Path, str]],
 
 # What a cold start runs before its first request: the app, the route table (the area
 # modules' imports) and the clients every request makes.  Run by the runtime's Python
-# against the staged zip; what it imports from the dependencies gets bytecode.
+# against the staged zip, the SDK after it as the runtime places its own; what it
+# imports from the zip gets bytecode.
 _COLD_PATH = """
 import json, sys
-app_dir, site = sys.argv[1], sys.argv[2]
-sys.path[:0] = [app_dir, site]
+staged, sdk = sys.argv[1], sys.argv[2]
+sys.path.insert(0, staged)
+sys.path.append(sdk)
 import app
 from chalicelib.http.routes import load_routes
 load_routes()
@@ -190,29 +284,21 @@ for service in ("s3", "dynamodb", "sqs"):
     boto3.client(service, region_name="us-east-1", aws_access_key_id="x",
                  aws_secret_access_key="x")
 json.dump(sorted({m.__file__ for m in list(sys.modules.values())
-                  if (getattr(m, "__file__", None) or "").startswith(site + "/")}), sys.stdout)
+                  if (getattr(m, "__file__", None) or "").startswith(staged + "/")}), sys.stdout)
 """
 
 
-def cold_path_modules(python: str, site: Path, ours: list[tuple[Path, str]]
-                      ) -> list[tuple[Path, str]]:
-    """(path, name in the zip) of the dependency modules a cold start imports.
+def cold_path_modules(python: str, staged: Path, sdk: Path) -> list[str]:
+    """Names (in the zip) of the modules a cold start imports from the package staged
+    at ``staged``, with the runtime's SDK at ``sdk``.
 
     ``/var/task`` is read-only, so a module without bytecode in the zip is compiled on
-    every cold start: these are the ones that start pays for (about 0.3 s of CPU); the
-    rest of the dependencies ship as sources (infra/README.md, "Bytecode")."""
-    staged = Path(tempfile.mkdtemp(prefix="nimbus-app-"))
-    try:
-        for source, name in ours:
-            target = staged / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-        done = subprocess.run([python, "-I", "-S", "-B", "-c", _COLD_PATH, str(staged),
-                               str(site)], capture_output=True, text=True,
-                              env={"PATH": os.environ.get("PATH", ""), "HOME": str(staged)})
-    finally:
-        shutil.rmtree(staged, ignore_errors=True)
+    every cold start: these are the ones that start pays for; the rest of the
+    dependencies ship as sources (infra/README.md, "Bytecode")."""
+    done = subprocess.run([python, "-I", "-S", "-B", "-c", _COLD_PATH, str(staged), str(sdk)],
+                          check=False, capture_output=True, text=True,
+                          env={"PATH": os.environ.get("PATH", ""), "HOME": str(staged)})
     if done.returncode != 0:
         raise PackagingError(f"importing the app with {python} failed:\n{done.stderr[-2000:]}")
-    found = [Path(p) for p in json.loads(done.stdout)]
-    return [(p, p.relative_to(site).as_posix()) for p in found if p.suffix == ".py"]
+    return [Path(p).relative_to(staged).as_posix() for p in json.loads(done.stdout)
+            if p.endswith(".py")]

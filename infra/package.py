@@ -7,18 +7,18 @@
 Chalice writes the template (functions, schedules, queues, the REST API) merged with
 ``infra/template.py``; its own zip is discarded, because Chalice installs dependencies
 for the interpreter that runs it (3.11 here) while the functions run on
-``infra.template.LAMBDA_RUNTIME``.  The zip is built here instead: the pinned closure of
-``requirements-lambda.txt`` installed by pip for the template's runtime and architecture
-(manylinux wheels, whatever machine packages), pruned, plus ``app.py``, ``chalicelib``
-(without the local runtime and the operators' commands) and Chalice's runtime module,
-which Chalice itself vendors the same way, with bytecode for those alone.  A binary for
-another Python version or architecture stops the build.
+``infra.template.LAMBDA_RUNTIME``.  The zip is built here instead: of the pinned
+closure of ``requirements-lambda.txt``, installed for the template's runtime and
+architecture (infra/dependencies.py), what the app reads, but the AWS SDK the runtime
+carries; plus ``app.py``, ``chalicelib`` (without the local runtime and the operators'
+commands) and Chalice's runtime module, which Chalice itself vendors the same way; with
+bytecode for those and for what a cold start imports.  A binary for another Python
+version or architecture stops the build.
 """
 from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import json
 import os
 import re
@@ -27,19 +27,32 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from infra.lambda_runtime import (ELF_MACHINE, PackagingError, Target, check_archive,
-                                  check_tree, cold_path_modules, compile_bytecode,
-                                  find_python)
+from infra import dependencies
+from infra.dependencies import (  # noqa: F401
+    CACHE,
+    LOCK,
+    REQUIREMENTS,
+    RUNTIME_PROVIDED,
+    Installed,
+    install,
+    lock,
+    locked_requirements,
+)
+from infra.lambda_runtime import (
+    ELF_MACHINE,
+    PackagingError,
+    Target,
+    check_archive,
+    cold_path_modules,
+    compile_bytecode,
+    find_python,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-REQUIREMENTS = ROOT / "requirements.txt"
-LOCK = ROOT / "requirements-lambda.txt"
 DEFAULT_OUT = ROOT / ".chalice" / "deployments" / "package"
-# Installed dependency sets, keyed by the lock and the target: `make clean` drops them.
-CACHE = ROOT / ".venv" / "lambda-build"
 STAGE = "prod"
 ZIP_NAME = "deployment.zip"
 TEMPLATE_NAME = "sam.json"
@@ -57,31 +70,80 @@ FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
 # with the zip's own Pillow.
 #
 # PyYAML (issue templates) is read with ``yaml.safe_load``, its pure-Python loader: the
-# libyaml binding (``yaml/_yaml*``, ``_yaml``) is never loaded, 2.8 MB unpacked.
+# libyaml binding (``yaml/_yaml*``, ``_yaml``) is never loaded, 2.8 MB unpacked, nor its
+# Python side (``yaml/cyaml.py``, which yaml imports in a try and cannot load without it).
 #
 # Command lines and what only they import: dulwich's ``cli`` and ``porcelain`` (the app
 # works on dulwich's plumbing; only dulwich's own maintenance command reaches porcelain),
 # segno's ``cli``; and OAuth 1 (``oauthlib/oauth1``), which the OAuth2 provider never
 # imports: 0.9 MB unpacked.
+# Security keys (webauthn) brought pyOpenSSL, cbor2 and pyasn1-modules; what nothing
+# imports went out to keep the zip within its guard (tests/test_package_unimported.py
+# proves that no module left imports any of these, lazily or not, and runs what loads
+# by name):
+# - urllib3's pyOpenSSL shim: botocore imports it whenever pyOpenSSL is installed, which
+#   would put OpenSSL on every cold start; without it botocore takes the standard
+#   library's SSLContext, as it did before (webauthn imports OpenSSL itself);
+# - pyasn1-modules but RFC 5280, the one webauthn reads certificates with;
+# - Pillow's drivers of formats avatars never open (``Image.open`` is limited to PNG,
+#   JPEG, GIF and WebP; ``Image.init`` skips a driver that is not there), its fonts,
+#   Tk, screen grabs, PDF and image math, with their binary modules;
+# - dulwich's modules only its porcelain and servers import (both already out);
+# - mistune's plugins and directives the renderer does not name, and its Markdown and
+#   RST renderers; Pygments' formatters and styles other than the HTML formatter and
+#   the default style, and its command line;
+# - type stubs (``.pyi``), which only type checkers read, and the installers' file
+#   lists (``RECORD``: what pip uninstalls; nothing in the zip asks for a
+#   distribution's files).
+UNIMPORTED = (
+    "urllib3/contrib/pyopenssl.py", "**/*.pyi", "*.dist-info/RECORD",
+    "pyasn1_modules/pem.py", "pyasn1_modules/rfc[!5]*", "pyasn1_modules/rfc5[!2]*",
+    "pyasn1_modules/rfc52[!8]*", "pyasn1_modules/rfc528[!0]*",
+    *(f"PIL/{name}.py" for name in (
+        "AvifImagePlugin", "BdfFontFile", "BlpImagePlugin", "BufrStubImagePlugin",
+        "ContainerIO", "CurImagePlugin", "DcxImagePlugin", "DdsImagePlugin",
+        "EpsImagePlugin", "FitsImagePlugin", "FliImagePlugin", "FontFile",
+        "FpxImagePlugin", "FtexImagePlugin", "GbrImagePlugin", "GdImageFile",
+        "GribStubImagePlugin", "Hdf5StubImagePlugin", "IcnsImagePlugin", "IcoImagePlugin",
+        "ImImagePlugin", "ImageEnhance", "ImageGrab", "ImageMath", "ImageMorph",
+        "ImageStat", "ImageTk", "ImageTransform", "ImtImagePlugin", "IptcImagePlugin",
+        "Jpeg2KImagePlugin", "McIdasImagePlugin", "MicImagePlugin", "MpegImagePlugin",
+        "MspImagePlugin", "PSDraw", "PalmImagePlugin", "PcdImagePlugin", "PcfFontFile",
+        "PcxImagePlugin", "PdfImagePlugin", "PdfParser", "PixarImagePlugin",
+        "PsdImagePlugin", "QoiImagePlugin", "SgiImagePlugin", "SpiderImagePlugin",
+        "SunImagePlugin", "TarIO", "TgaImagePlugin", "WalImageFile", "WmfImagePlugin",
+        "XVThumbImagePlugin", "XbmImagePlugin", "XpmImagePlugin", "__main__",
+        "_tkinter_finder", "features", "report")),
+    "PIL/_imagingmath.*", "PIL/_imagingmorph.*",
+    *(f"dulwich/{name}" for name in (
+        "__main__.py", "aiohttp", "am.py", "bisect.py", "cloud", "diff.py", "diffstat.py",
+        "fastexport.py", "filter_branch.py", "lfs_server.py", "mailmap.py",
+        "maintenance.py", "mbox.py", "range_diff.py", "rerere.py", "stash.py",
+        "stripspace.py", "subtree.py", "web.py", "whitespace.py")),
+    "mistune/__main__.py", "mistune/directives", "mistune/toc.py",
+    "mistune/renderers/markdown.py", "mistune/renderers/rst.py",
+    *(f"mistune/plugins/{name}.py" for name in ("abbr", "math", "ruby", "speedup", "spoiler")),
+    "pygments/__main__.py", "pygments/cmdline.py", "pygments/sphinxext.py",
+    "pygments/formatters/[!_h]*.py",
+    "pygments/styles/[!_d]*.py", "pygments/styles/d[!e]*.py",
+)
 PRUNED = ("bin", "dulwich/tests", "cffi", "pycparser", "pycparser-*.dist-info",
-          "yaml/_yaml.*", "_yaml",
+          "yaml/_yaml.*", "_yaml", "yaml/cyaml.py",
           "dulwich/cli.py", "dulwich/porcelain", "segno/cli.py", "oauthlib/oauth1",
           "PIL/_avif.*", "PIL/_imagingft.*", "PIL/_imagingcms.*", "PIL/_imagingtk.*",
           "pillow.libs/libavif-*", "pillow.libs/libfreetype-*", "pillow.libs/libharfbuzz-*",
-          "pillow.libs/liblcms2-*", "pillow.libs/libpng16-*", "pillow.libs/libbrotli*")
+          "pillow.libs/liblcms2-*", "pillow.libs/libpng16-*", "pillow.libs/libbrotli*",
+          *UNIMPORTED)
 # Locked distributions the zip does not carry at all (their files are all PRUNED).
 PRUNED_DISTRIBUTIONS = ("pycparser",)
 # Never run in Lambda: the local runtime (it imports moto), and what operators run from a
 # clone (docs: README, infra/README.md): the admin command line, its bundle push for
-# large pushes, and the stored-record repair it drives.  No packaged module may import
-# them (the build checks every import, lazy ones included).
+# large pushes, the stored-record repair and the dump and restore it drives
+# (chalicelib/backup), its dead letters and health check (chalicelib/upkeep).  No
+# packaged module may import them (the build checks every import, lazy ones included).
 APP_EXCLUDED = ("chalicelib/local", "chalicelib/cli.py", "chalicelib/push_bundle.py",
-                "chalicelib/repair.py", "chalicelib/store/maintenance.py")
-# botocore ships the models of every AWS service (60% of the zip); the zip
-# keeps those the code names (aws_services) and these: PynamoDB's, and STS for credentials.
-AWS_SERVICES_ALWAYS = ("dynamodb", "sts")
-# The one place that creates clients from a variable: chalicelib.aws.client(service).
-CLIENT_FACTORY = "chalicelib/aws.py"
+                "chalicelib/repair.py", "chalicelib/store/maintenance.py",
+                "chalicelib/backup", "chalicelib/upkeep")
 ROOT_URL_PARAMETER = "RootUrl"
 ROOT_URL_VARIABLE = "NIMBUS__SERVER__ROOT_URL"
 # Zip entries carry a fixed time so the same inputs give the same bytes (and S3 key).
@@ -97,6 +159,10 @@ class Package:
     unpacked: int
     files: int
     bytecode: bool          # .pyc files of the app for the runtime's Python are included
+    stripped: bool = False  # the binaries carry no symbol tables nor debug information
+    # Installed files the zip leaves out ("PRUNED" | "unread"), and where they are.
+    left_out: dict[str, str] = field(default_factory=dict)
+    installed: Installed | None = None
 
 
 def functions(template: dict) -> dict[str, dict]:
@@ -152,7 +218,7 @@ def chalice_template(region: str | None = None) -> dict:
         done = subprocess.run(
             [str(chalice), "--project-dir", str(stage), "package", "--stage", STAGE,
              "--merge-template", str(merge), str(out)],
-            cwd=tmp, env=env, capture_output=True, text=True)
+            check=False, cwd=tmp, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             raise PackagingError("chalice package failed:\n" + done.stdout + done.stderr)
         return json.loads((out / TEMPLATE_NAME).read_text())
@@ -190,123 +256,6 @@ def check_roles(template: dict) -> None:
     if roles - used:
         raise PackagingError(f"IAM roles no function uses: {sorted(roles - used)} "
                              f"(check manage_iam_role in .chalice/config.json)")
-
-
-# ---- dependencies ----------------------------------------------------------------------
-
-def _pip(args: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise PackagingError("pip " + " ".join(args[:2]) + " failed:\n" + done.stderr[-4000:])
-
-
-def locked_requirements() -> list[str]:
-    if not LOCK.exists():
-        raise PackagingError(f"{LOCK.name} is missing: run `python -m infra.package lock`")
-    lines = [line.split("#", 1)[0].strip() for line in LOCK.read_text().splitlines()]
-    return [line for line in lines if line]
-
-
-def aws_services() -> list[str]:
-    """The AWS services the packaged code makes clients for: the string literal given to
-    every ``client(...)``/``resource(...)`` call in app.py and chalicelib."""
-    found = set(AWS_SERVICES_ALWAYS)
-    for source, name in app_files():
-        if not name.endswith(".py") or name.startswith("chalice/"):
-            continue
-        for node in ast.walk(ast.parse(source.read_text(), name)):
-            if not (isinstance(node, ast.Call) and node.args and getattr(
-                    node.func, "attr", getattr(node.func, "id", None)) in ("client", "resource")):
-                continue
-            first = node.args[0]
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                found.add(first.value)
-            elif name != CLIENT_FACTORY:
-                raise PackagingError(
-                    f"{name}:{node.lineno}: an AWS client whose service is not a string "
-                    f"literal; the package keeps only the botocore models of named services")
-    return sorted(found)
-
-
-def prune_botocore(site: Path, services: list[str]) -> None:
-    data = site / "botocore" / "data"
-    for model in data.iterdir() if data.is_dir() else ():
-        if model.is_dir() and model.name not in services:
-            shutil.rmtree(model)
-
-
-def dependencies(target: Target) -> Path:
-    """The locked dependencies installed for ``target``, as sources: no bytecode (cached
-    per lock, target, the AWS services kept and what is pruned)."""
-    pins = locked_requirements()
-    services = aws_services()
-    key = hashlib.sha256(json.dumps([pins, target.pip_options(), services,
-                                     PRUNED]).encode()).hexdigest()[:16]
-    site = CACHE / f"{target.runtime}-{target.arch}-{key}"
-    if site.is_dir():
-        return site
-    CACHE.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="site-", dir=CACHE))
-    try:
-        # --no-deps: the lock is the whole closure.  A pure-Python package published
-        # only as an sdist (PGPy) is built into a wheel by this interpreter; a binary
-        # one built that way would carry this interpreter's tags and fails check_tree.
-        _pip(["install", "--no-deps", "--no-compile", "--prefer-binary", "--quiet",
-              "--target", str(work), *target.pip_options(), *pins])
-        for pattern in PRUNED:
-            for path in list(work.glob(pattern)):
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
-        prune_botocore(work, services)
-        # Dependencies ship without bytecode (7 MB zipped for every module of every
-        # package, most never imported): see "Bytecode" in infra/README.md.
-        for cache_dir in list(work.rglob("__pycache__")):
-            shutil.rmtree(cache_dir, ignore_errors=True)
-        check_tree(work, target)
-        try:
-            work.rename(site)
-        except OSError:
-            if not site.is_dir():   # another build won the race: use its copy
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    for stale in CACHE.glob(f"{target.runtime}-{target.arch}-*"):
-        if stale != site:
-            shutil.rmtree(stale, ignore_errors=True)
-    return site
-
-
-def lock(target: Target) -> list[str]:
-    """Resolve requirements.txt for ``target`` and write the pinned closure to the lock."""
-    with tempfile.TemporaryDirectory(prefix="nimbus-lock-") as tmp:
-        report = Path(tmp) / "report.json"
-        common = ["install", "--dry-run", "--ignore-installed", "--quiet", "--report",
-                  str(report), *target.pip_options()]
-        # pip resolves dependencies for a foreign platform from wheels only; build the
-        # pure-Python packages that publish no wheel first and offer them to it.
-        _pip([*common, "--no-deps", "--prefer-binary", "-r", str(REQUIREMENTS)])
-        wheelhouse = Path(tmp) / "wheels"
-        for item in json.loads(report.read_text())["install"]:
-            if not item["download_info"]["url"].endswith(".whl"):
-                meta = item["metadata"]
-                _pip(["wheel", "--no-deps", "--quiet", "--wheel-dir", str(wheelhouse),
-                      f"{meta['name']}=={meta['version']}"])
-        for wheel in wheelhouse.glob("*.whl") if wheelhouse.exists() else ():
-            if not wheel.name.endswith("-none-any.whl"):
-                raise PackagingError(f"{wheel.name}: no {target.describe()} wheel on the index "
-                                     f"and not pure Python; pin another version")
-        _pip([*common, "--only-binary=:all:", "--find-links", str(wheelhouse),
-              "-r", str(REQUIREMENTS)])
-        items = json.loads(report.read_text())["install"]
-    pins = sorted(f"{i['metadata']['name'].lower()}=={i['metadata']['version']}" for i in items)
-    LOCK.write_text(
-        f"# The Lambda's dependencies: the closure of requirements.txt for {target.runtime} "
-        f"on {target.arch}.\n# Generated by `python -m infra.package lock`; "
-        "`make package` installs exactly these.\n" + "\n".join(pins) + "\n")
-    return pins
 
 
 # ---- the zip ---------------------------------------------------------------------------
@@ -374,7 +323,7 @@ def write_zip(path: Path, files: list[tuple[Path, str]]) -> tuple[int, int]:
             info.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
             data = source.read_bytes()
             unpacked += len(data)
-            archive.writestr(info, data, compresslevel=6)
+            archive.writestr(info, data, compresslevel=9)
     return unpacked, len(files)
 
 
@@ -382,35 +331,51 @@ def build(out_dir: Path = DEFAULT_OUT, region: str | None = None) -> Package:
     template = finish_template(chalice_template(region))
     target = target_of(template)
     python = find_python(target.python)
-    site = dependencies(target)
-    files = [(p, p.relative_to(site).as_posix()) for p in site.rglob("*") if p.is_file()]
-    if any(name.startswith("chalice/") for _, name in files):
-        raise PackagingError("chalice is in requirements-lambda.txt: the zip carries only "
-                             "its runtime module (chalice/app.py), added here")
-    taken = {name for _, name in files}
+    installed = install(target)
     ours = app_files()
     wrong = excluded_imports(ours)
     if wrong:
         raise PackagingError("packaged modules import modules the zip leaves out "
                              "(APP_EXCLUDED):\n  " + "\n  ".join(wrong))
+    known = dependencies.load_imports()
+    kept = dependencies.keep(installed, {name: path for path, name in ours}, PRUNED, known)
+    dependencies.save_imports(known, kept.imports_read)
+    if any(name.startswith("chalice/") for name in kept.files):
+        raise PackagingError("chalice is in requirements-lambda.txt: the zip carries only "
+                             "its runtime module (chalice/app.py), added here")
+    files = [(path, name) for name, path in kept.files.items()]
     for source, name in ours:
-        if name in taken:
+        if name in kept.files:
             raise PackagingError(f"{name} is both a dependency file and an app file")
         files.append((source, name))
     out_dir.mkdir(parents=True, exist_ok=True)
-    bytecode_dir = Path(tempfile.mkdtemp(prefix="nimbus-pyc-"))
+    work = Path(tempfile.mkdtemp(prefix="nimbus-pyc-"))
     try:
         if python:
-            sources = [item for item in ours if item[1].endswith(".py")]
-            sources += cold_path_modules(python, site, ours)
-            files += compile_bytecode(python, sources, bytecode_dir)
-        return _write_package(out_dir, files, template, target, bool(python))
+            files += _bytecode(python, files, {name for _, name in ours}, installed, work)
+        return _write_package(out_dir, files, template, target, bool(python), kept, installed)
     finally:
-        shutil.rmtree(bytecode_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
-def _write_package(out_dir: Path, files, template: dict, target: Target,
-                   bytecode: bool) -> Package:
+def _bytecode(python: str, files: list[tuple[Path, str]], ours: set[str],
+              installed: Installed, work: Path) -> list[tuple[Path, str]]:
+    """Bytecode of the app's modules (without docstrings) and of the dependency modules
+    a cold start imports, found by running one against the zip's files staged at
+    ``work/stage``."""
+    staged = work / "stage"
+    for source, name in files:
+        (staged / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, staged / name)
+    cold = set(cold_path_modules(python, staged, installed.runtime))
+    sources = [(path, name) for path, name in files if name.endswith(".py")
+               and (name in ours or name in cold)]
+    return compile_bytecode(python, sources, work / "pyc",
+                            bare=[name for name in ours if name.endswith(".py")])
+
+
+def _write_package(out_dir: Path, files, template: dict, target: Target, bytecode: bool,
+                   kept: dependencies.Kept, installed: Installed) -> Package:
     zip_path = out_dir / ZIP_NAME
     partial = out_dir / (ZIP_NAME + ".partial")
     unpacked, count = write_zip(partial, files)
@@ -419,7 +384,7 @@ def _write_package(out_dir: Path, files, template: dict, target: Target,
     template_path = out_dir / TEMPLATE_NAME
     template_path.write_text(json.dumps(template, indent=2) + "\n")
     return Package(zip_path, template_path, target, zip_path.stat().st_size, unpacked, count,
-                   bytecode)
+                   bytecode, installed.stripped, kept.left_out, installed)
 
 
 def _mb(size: int) -> str:
@@ -447,9 +412,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Lambda package for {made.target.describe()}: {made.zip_path}")
             print(f"  {_mb(made.zipped)} zipped, {_mb(made.unpacked)} unpacked, "
                   f"{made.files} files")
+            left = [made.installed.site / name for name in made.left_out]
+            unread = sum(1 for why in made.left_out.values() if why == "unread")
+            print(f"  left out: {len(left)} installed files, "
+                  f"{_mb(sum(path.stat().st_size for path in left))} ({unread} that nothing "
+                  f"reads, {len(left) - unread} PRUNED); and the AWS SDK, which the Lambda "
+                  f"runtime carries ({', '.join(RUNTIME_PROVIDED)})")
             if not made.bytecode:
                 print(f"  no {made.target.runtime} interpreter here (PATH or pyenv): built "
                       f"without bytecode, so cold starts compile every module")
+            if not made.stripped:
+                print("  no strip here (binutils or LLVM): binaries keep their symbols "
+                      "and debug information")
             print(f"  template: {made.template_path}")
     except PackagingError as exc:
         print(f"make package: {exc}", file=sys.stderr)

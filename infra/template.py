@@ -1,7 +1,9 @@
 """Render the CloudFormation resources that `chalice package` does not make: the table
-(with its stream and TTL), the bucket, the webhook and events queues with their
-dead-letter queues (the webhook queue drives the WebhookWorker function: chalice makes
-that mapping from app.py), and the stream's mapping to the outbox relay.  Written as a merge template
+(with its stream and TTL, point-in-time recovery on), the bucket (versioned), the webhook
+and events queues with their dead-letter queues (the webhook queue drives the
+WebhookWorker function: chalice makes that mapping from app.py), the stream's mapping to
+the outbox relay, the alarms and the dashboard (infra/alarms.py) and the optional
+custom domain behind CloudFront (infra/domain.py), with their parameters.  Written as a merge template
 (``chalice package --merge-template <file>``; infra/deploy.sh does this), from the same definitions
 ``infra/bootstrap.py`` creates locally.
 
@@ -12,8 +14,9 @@ from __future__ import annotations
 import json
 import sys
 
+from chalicelib import instance
 from chalicelib.settings import get_settings
-from infra import iam
+from infra import alarms, domain, iam
 from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definition
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
@@ -32,6 +35,32 @@ LAMBDA_RUNTIME = "python3.12"
 
 # Data outlives a stack update or deletion.
 _RETAIN = {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+# How long the bucket keeps an object's overwritten or deleted versions.
+NONCURRENT_VERSION_DAYS = 30
+# checkov's checks the packaged template does not pass, each for a reason (none is
+# about IAM).  .ci/run and tests/test_template.py run checkov with exactly these skipped.
+CHECKOV_SKIPPED = {
+    "CKV_AWS_115": "reserved concurrency: on-demand scaling is the design; a limit per "
+                   "function is an operator's choice per account, not the template's",
+    "CKV_AWS_116": "Lambda DLQ: the queue consumers dead-letter through their queues' "
+                   "redrive policies; schedules and the API have no asynchronous callers "
+                   "but adminCronRun, whose run is recorded and can be started again",
+    "CKV_AWS_117": "VPC: every dependency is an AWS API reached over its public endpoint",
+    "CKV_AWS_173": "env-var KMS: variables hold resource names only, no secrets (the keys "
+                   "live in SSM SecureStrings)",
+    "CKV_AWS_119": "table CMK: DynamoDB encrypts at rest with an AWS-owned key by default",
+    "CKV_AWS_18": "bucket access logs: they need a second bucket the stack does not own; "
+                  "every request is logged by the functions (docs/operations.md)",
+    "CKV_AWS_27": "SQS encryption: SQS-managed SSE is on for every new queue since 2022",
+    "CKV_AWS_120": "API Gateway caching: answers are per caller",
+    "CKV_AWS_73": "X-Ray: tracing is opt-in (Tracing: PassThrough)",
+    "CKV_AWS_76": "API Gateway access logs: the functions log every request they answer",
+    "CKV_AWS_68": "WAF on the custom domain: a web ACL costs $5 a month and more per rule "
+                  "and request, as much as the rest of a team's month; attach one if the "
+                  "instance draws abuse (infra/README.md)",
+    "CKV_AWS_86": "CloudFront access logs: the functions log every request CloudFront "
+                  "passes on, and nothing is cached, so every request reaches them",
+}
 
 
 def resources(settings) -> dict:
@@ -49,6 +78,7 @@ def resources(settings) -> dict:
             "AttributeDefinitions": table["AttributeDefinitions"],
             "KeySchema": table["KeySchema"],
             "GlobalSecondaryIndexes": table["GlobalSecondaryIndexes"],
+            # Restorable to any second of the last 35 days (infra/README.md, "Restoring").
             "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
             "StreamSpecification": {"StreamViewType": "NEW_IMAGE"},
             "TimeToLiveSpecification": {"AttributeName": TTL_ATTRIBUTE, "Enabled": True},
@@ -59,8 +89,17 @@ def resources(settings) -> dict:
                 "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
             "BucketEncryption": {"ServerSideEncryptionConfiguration": [
                 {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
-            # Events too large for SQS wait here for their consumers (jobs/relay.py).
+            # Every object's earlier versions are kept 30 days: an overwritten or deleted
+            # object can be restored (infra/README.md, "Restoring").  Uploads in parts
+            # that never completed are dropped.
+            "VersioningConfiguration": {"Status": "Enabled"},
             "LifecycleConfiguration": {"Rules": [
+                {"Id": "earlier-versions", "Status": "Enabled",
+                 "NoncurrentVersionExpiration": {"NoncurrentDays": NONCURRENT_VERSION_DAYS},
+                 "ExpiredObjectDeleteMarker": True},
+                {"Id": "incomplete-uploads", "Status": "Enabled",
+                 "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 2}},
+                # Events too large for SQS wait here for their consumers (jobs/relay.py).
                 {"Id": "large-events", "Status": "Enabled", "Prefix": "events/",
                  "ExpirationInDays": 14}]},
         }},
@@ -107,11 +146,31 @@ def resources(settings) -> dict:
     out["LfsCollect"]["Properties"]["Timeout"] = 900
     out["WebhookWorker"]["Properties"]["Timeout"] = 100
     out.update(streaming_resources(env, settings))
+    # adminCronRun starts a cron task's own function (chalicelib/instance/cron.py): the
+    # functions serving the API (every POST goes to the streaming one) know their names.
+    cron_functions = {"NIMBUS_CRON_FUNCTIONS": {"Fn::Sub": json.dumps(
+        {task.name: f"${{{task.function}}}" for task in instance.CRON_TASKS})}}
+    for name in ("APIHandler", STREAM_FUNCTION):
+        properties = out[name]["Properties"]
+        properties["Environment"] = {"Variables": {**properties["Environment"]["Variables"],
+                                                   **cron_functions}}
     # Bundles of large pushes that were uploaded and never applied (git_transport/large_push.py).
     out["NimbusBucket"]["Properties"]["LifecycleConfiguration"]["Rules"].append(
         {"Id": "abandoned-large-pushes", "Status": "Enabled", "Prefix": "large-push/",
          "ExpirationInDays": 2})
-    return {"Resources": out}
+    # The API is named after the stack, so its CloudWatch metrics (dimension ApiName) are
+    # this stack's alone (infra/alarms.py).
+    api = out["RestAPI"]["Properties"]
+    api["Name"] = {"Ref": "AWS::StackName"}
+    api["DefinitionBody"]["info"] = {"version": "1.0", "title": {"Ref": "AWS::StackName"}}
+    functions = (*FUNCTION_NAMES, STREAM_FUNCTION)
+    out.update(alarms.alarms(functions))
+    out.update(alarms.dashboard(functions))
+    out.update(domain.resources())
+    return {"Parameters": {**alarms.parameters(), **domain.parameters()},
+            "Conditions": {**alarms.conditions(), **domain.conditions()},
+            "Resources": out,
+            "Outputs": {**alarms.outputs(), **domain.outputs()}}
 
 
 # Streaming function (docs/git-at-scale.md) ---------------------------------------------

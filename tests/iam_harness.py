@@ -53,6 +53,10 @@ def stack_values() -> dict[str, str]:
         values[f"{logical}.Arn"] = sqs.get_queue_attributes(
             QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         values[f"{logical}.QueueName"] = name
+    # The functions' own ARNs (adminCronRun invokes a cron task's function).
+    from infra.template import FUNCTION_NAMES
+    values.update({f"{name}.Arn": f"arn:aws:lambda:{region}:{account}:function:nimbus-{name}"
+                   for name in FUNCTION_NAMES})
     return values
 
 

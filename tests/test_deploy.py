@@ -78,7 +78,9 @@ def test_destroy_needs_a_stack(capsys):
 
 STAND_IN = {
     "AWSTemplateFormatVersion": "2010-09-09",
-    "Parameters": {package.ROOT_URL_PARAMETER: {"Type": "String"}},
+    "Parameters": {package.ROOT_URL_PARAMETER: {"Type": "String"},
+                   **{name: {"Type": "String", "Default": ""} for name in (
+                       "DomainName", "CertificateArn", "AlarmTopicArn")}},
     "Resources": {
         "NimbusTable": {"Type": "AWS::DynamoDB::Table", "DeletionPolicy": "Retain",
                         "Properties": {
@@ -190,3 +192,61 @@ def test_destroy_deletes_the_stack_and_keeps_the_data(moto_stack, capsys):
     assert ddb.describe_table(TableName=table)["Table"]["TableStatus"] == "ACTIVE"
     assert destroy.main(["--stack", "nimbus"]) == 2
     assert f"make destroy: no stack nimbus in {REGION}" in capsys.readouterr().err
+
+
+CERTIFICATE = "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+TOPIC = "arn:aws:sns:eu-west-1:123456789012:nimbus-alarms"
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"domain": "git.example.com"}, "DOMAIN needs CERTIFICATE_ARN"),
+    ({"domain": "git.example.com", "certificate": CERTIFICATE.replace("us-east-1", "eu-west-1")},
+     "CERTIFICATE_ARN is in eu-west-1: CloudFront takes certificates from us-east-1 only"),
+    ({"domain": "https://git.example.com/", "certificate": CERTIFICATE}, "expected a host name"),
+    ({"domain": "git.example.com", "certificate": "my-cert"}, "expected an ACM certificate"),
+    ({"alarm_topic": "alarms@example.com"}, "expected an SNS topic ARN"),
+])
+def test_bad_options_are_refused_with_the_make_variable(options, message):
+    with pytest.raises(deploy.DeployError, match=message):
+        deploy.check_options(**options)
+
+
+def test_options_set_clear_or_keep():
+    assert deploy.check_options("Git.Example.com.", CERTIFICATE, TOPIC) == {
+        "DomainName": "git.example.com", "CertificateArn": CERTIFICATE, "AlarmTopicArn": TOPIC}
+    assert deploy.check_options("none", "none", "none") == {
+        "DomainName": "", "CertificateArn": "", "AlarmTopicArn": ""}
+    assert deploy.check_options() == {}
+    # A new stack with a domain has its ROOT_URL from the start; an existing one keeps
+    # every parameter it is not given.
+    assert deploy.stack_parameters("", {"DomainName": "git.example.com"}, None) == [
+        {"ParameterKey": "DomainName", "ParameterValue": "git.example.com"},
+        {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": "https://git.example.com/"}]
+    assert deploy.stack_parameters("", {}, {"RootUrl": "x", "AlarmTopicArn": TOPIC}) == [
+        {"ParameterKey": "AlarmTopicArn", "UsePreviousValue": True},
+        {"ParameterKey": "RootUrl", "UsePreviousValue": True}]
+
+
+def test_first_deploy_with_a_domain_needs_no_second_update(moto_stack, monkeypatch, capsys):
+    cfn = moto_stack.client("cloudformation")
+    applied = []
+    real = deploy.apply_change_set
+    monkeypatch.setattr(deploy, "apply_change_set",
+                        lambda *a, **k: applied.append(a[2]) or real(*a, **k))
+    args = ["--stack", "nimbus", "--artifact-bucket", "nimbus-artifacts"]
+    assert deploy.main([*args, "--domain", "git.example.com", "--certificate-arn", CERTIFICATE,
+                        "--alarm-topic-arn", TOPIC]) == 0
+    assert applied == ["CREATE"]
+    assert _parameters(cfn, "nimbus") == {
+        package.ROOT_URL_PARAMETER: "https://git.example.com/", "DomainName": "git.example.com",
+        "CertificateArn": CERTIFICATE, "AlarmTopicArn": TOPIC}
+    function = moto_stack.client("lambda").list_functions()["Functions"][0]
+    assert function["Environment"]["Variables"]["NIMBUS__SERVER__ROOT_URL"] == \
+        "https://git.example.com/"
+    # A redeploy that names none of them keeps them all; ``none`` clears the topic.
+    assert deploy.main(args) == 0
+    assert deploy.main([*args, "--alarm-topic-arn", "none"]) == 0
+    assert _parameters(cfn, "nimbus") == {
+        package.ROOT_URL_PARAMETER: "https://git.example.com/", "DomainName": "git.example.com",
+        "CertificateArn": CERTIFICATE, "AlarmTopicArn": ""}
+    assert "ROOT_URL: https://git.example.com/" in capsys.readouterr().out

@@ -336,6 +336,9 @@ NOT_EXERCISED = {
     ("WebhookWorker", "dynamodb:DeleteItem"): "a delivered item and a released lane are "
                                               "deleted; this run's deliveries fail",
     ("WebhookSweep", "sqs:SendMessage"): "the sweep wakes due lanes; none is due in the run",
+    **{(function, "lambda:InvokeFunction"): "adminCronRun starts a cron task's function "
+       "(tests/test_admin_cron.py invokes it on moto's Lambda); this run starts none"
+       for function in ("APIHandler", "StreamHandler")},
     ("WebhookSweep", "sqs:GetQueueUrl"): "the sweep wakes due lanes; none is due in the run",
     **{("StreamHandler", action): _STREAMING for action in (
         "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "s3:DeleteObject",
@@ -351,6 +354,13 @@ NOT_EXERCISED = {
     **{("StreamHandler", action, "large-push/*"): "large pushes (services/large_push.py) "
        "need a bundle upload the run does not make" for action in (
            "s3:GetObject", "s3:PutObject", "s3:DeleteObject")},
+    # Paths tests/test_iam_static.py finds in the code and this run cannot take.
+    **{(function, "s3:AbortMultipartUpload", "archives/*"): "s3transfer aborts a large "
+       "archive's multipart upload when a part fails; the run's archives upload whole"
+       for function in ("APIHandler", "StreamHandler")},
+    **{(function, "ssm:PutParameter", "/web-session-key"): "unsealing makes the session "
+       "key when an operator deleted it to replace it; the run's key exists"
+       for function in ("EventWorker", "MirrorSync")},
 }
 
 

@@ -1,13 +1,15 @@
 """The Lambda package (infra/package.py) and the deploy/destroy commands (infra/deploy.py,
 infra/destroy.py).
 
-The package is built once for the module, exactly as ``make package`` builds it, then
-unpacked and run under a real Python 3.12 (the template's runtime) that sees only the
-standard library and the zip's contents: every module loads (without loading Pygments,
-which only the pages that highlight import), code is highlighted, and a commit is signed
-and written to a bare repository that the git CLI checks.  Deployment cannot reach AWS here:
-its argument and region checks, the artifact upload and the change-set and delete paths
-run against moto.
+The package is built once per run, exactly as ``make package`` builds it
+(tests/lambda_package.py), then unpacked and run under a real Python 3.12 (the
+template's runtime) that sees only the standard library, the zip's contents and, after
+them, the AWS SDK the Lambda runtime carries (the pinned copy the build installs beside
+the dependencies): every module loads (without loading Pygments, which only the pages
+that highlight import), code is highlighted, and a commit is signed and written to a
+bare repository that the git CLI checks.  That nothing in the zip is unread is
+tests/test_package_reads.py's.  Deployment cannot reach AWS here: its argument and
+region checks, the artifact upload and the change-set and delete paths run against moto.
 """
 from __future__ import annotations
 
@@ -26,9 +28,14 @@ import pytest
 
 from infra import package
 from infra.template import LAMBDA_RUNTIME
+from tests.lambda_package import (
+    TARGET_VERSION,
+    built_package,
+    target_python,
+    unpacked_package,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET_VERSION = LAMBDA_RUNTIME.removeprefix("python")
 # Never in the zip: packaging tools, the dev and test stack, Chalice's CLI side.
 # PyYAML is a runtime dependency since issue templates (imported on their routes only).
 FORBIDDEN_TOP = {"pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources", "moto",
@@ -37,13 +44,9 @@ FORBIDDEN_TOP = {"pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources
                  "infra", "pyforgejo", "httpx", "importlinter", "grimp", "cfnlint"}
 
 
-def target_python() -> str | None:
-    return package.find_python(tuple(int(part) for part in TARGET_VERSION.split(".")))
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    return package.build(tmp_path_factory.mktemp("lambda"))
+    return built_package(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +62,13 @@ def template(built):
 
 @pytest.fixture(scope="module")
 def unpacked(built, tmp_path_factory):
-    where = tmp_path_factory.mktemp("task")
-    with zipfile.ZipFile(built.zip_path) as archive:
-        for info in archive.infolist():
-            archive.extract(info, where)
-            mode = info.external_attr >> 16
-            if mode:
-                os.chmod(where / info.filename, mode & 0o777)
-    return where
+    return unpacked_package(built, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def sdk(built):
+    """The pinned AWS SDK, standing in for the one in the Lambda runtime (/var/runtime)."""
+    return built.installed.runtime
 
 
 # ---- what the zip holds ----------------------------------------------------------------
@@ -74,8 +76,10 @@ def unpacked(built, tmp_path_factory):
 def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
     tops = {name.split("/")[0] for name in names}
     assert not tops & FORBIDDEN_TOP
-    assert {"app.py", "chalicelib", "chalice", "boto3", "botocore", "pynamodb", "dulwich",
+    assert {"app.py", "chalicelib", "chalice", "pynamodb", "dulwich", "urllib3",
             "cryptography", "pgpy", "nh3", "mistune"} <= tops
+    # The AWS SDK is the Lambda runtime's (infra/README.md, "AWS SDK").
+    assert not tops & {"boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py"}
     # Chalice's runtime module only, as chalice package vendors it.
     assert sorted(n for n in names if n.startswith("chalice/") and "__pycache__" not in n) == [
         "chalice/__init__.py", "chalice/app.py"]
@@ -93,13 +97,9 @@ def test_zip_holds_the_app_and_runtime_dependencies_only(built, names):
                 and not re.fullmatch(rf"(.*/)?__pycache__/[^/]+\.{tag}\.pyc", n)]
     assert not [n for n in names if n.endswith(".pyc")
                 and n.startswith(("pygments/", "jinja2/", "pgpy/", "mistune/"))]
-    assert not [n for n in names if re.search(r"(^|/)(tests?|testing)/", n)
-                and not n.startswith("botocore/")]
-    # Only the AWS services the code uses keep their botocore models.
-    models = {n.split("/")[2] for n in names if n.startswith("botocore/data/") and n.count("/") > 2}
-    assert models == set(package.aws_services()) >= {"dynamodb", "s3", "sqs", "ssm"}
-    # infra/README.md gives the measured size.
-    assert built.zipped <= 20e6 and built.unpacked < 62e6, (built.zipped, built.unpacked)
+    assert not [n for n in names if re.search(r"(^|/)(tests?|testing)/", n)]
+    # infra/README.md gives the measured size (14.6 MB and 44.5 MB on 2026-12-07).
+    assert built.zipped <= 15e6 and built.unpacked < 47e6, (built.zipped, built.unpacked)
 
 
 def test_zip_holds_exactly_the_locked_distributions(names):
@@ -109,7 +109,8 @@ def test_zip_holds_exactly_the_locked_distributions(names):
     dists = {norm(n.split("/")[0].removesuffix(".dist-info").rsplit("-", 1)[0])
              for n in names if n.split("/")[0].endswith(".dist-info")}
     locked = {norm(pin.split("==")[0]) for pin in package.locked_requirements()}
-    assert dists == locked - {norm(name) for name in package.PRUNED_DISTRIBUTIONS}
+    assert dists == locked - {norm(name) for name in package.PRUNED_DISTRIBUTIONS} - {
+        norm(name) for name in package.RUNTIME_PROVIDED}
 
 
 def test_every_binary_is_built_for_the_lambda_runtime(built, names):
@@ -178,9 +179,10 @@ def test_the_same_files_give_the_same_zip(tmp_path):
 
 RUN_IN_TARGET = textwrap.dedent('''
     import functools, importlib, importlib.util, json, sys
-    root, repo_dir = sys.argv[1], sys.argv[2]
+    root, repo_dir, sdk = sys.argv[1], sys.argv[2], sys.argv[4]
     sys.path.insert(0, root)
-    stray = [p for p in sys.path if "site-packages" in p or ".venv" in p]
+    sys.path.append(sdk)        # where the Lambda runtime puts its own SDK: after the zip
+    stray = [p for p in sys.path if ("site-packages" in p or ".venv" in p) and p != sdk]
     assert not stray, stray
     modules, imported = json.loads(sys.stdin.read())
     for name in modules:
@@ -219,7 +221,9 @@ RUN_IN_TARGET = textwrap.dedent('''
     verified = bool(key.pubkey.verify(commit.raw_without_sig(), signature))
     clients = [boto3.client(name, region_name="eu-west-1").meta.service_model.service_name
                for name in sys.argv[3].split(",")]
+    from chalicelib import aws
     print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "commit": commit.id.decode(),
+                      "docstrings": [aws.__doc__, aws.client.__doc__],
                       "verified": verified, "clients": clients, "modules": len(modules),
                       "unresolved": unresolved, "loaded_eagerly": lazy,
                       "highlighted": 'class="nb">print<' in highlighted,
@@ -252,7 +256,22 @@ def _imported_top_levels(root: Path, names: list[str]) -> list[str]:
     return sorted(found - {"__future__"})
 
 
-def test_package_imports_and_signs_a_commit_under_the_lambda_python(names, unpacked, tmp_path):
+def _aws_services(root: Path, names: list[str]) -> list[str]:
+    """The services app.py and chalicelib make clients for: the literal given to every
+    ``client(...)`` call (chalicelib.aws.client makes them from its argument)."""
+    found = set()
+    for name in names:
+        if name == "app.py" or (name.startswith("chalicelib/") and name.endswith(".py")):
+            for node in ast.walk(ast.parse((root / name).read_text(), name)):
+                if isinstance(node, ast.Call) and node.args and getattr(
+                        node.func, "attr", getattr(node.func, "id", None)) == "client" \
+                        and isinstance(node.args[0], ast.Constant):
+                    found.add(node.args[0].value)
+    return sorted(found)
+
+
+def test_package_imports_and_signs_a_commit_under_the_lambda_python(names, unpacked, sdk,
+                                                                     tmp_path):
     python = target_python()
     if python is None:
         pytest.skip(f"no Python {TARGET_VERSION} here (PATH or pyenv) to run the package with")
@@ -265,8 +284,8 @@ def test_package_imports_and_signs_a_commit_under_the_lambda_python(names, unpac
     # -I -S: no site-packages, no user site, no PYTHON* variables: the zip or nothing.
     done = subprocess.run(
         [python, "-I", "-S", "-c", RUN_IN_TARGET, str(unpacked), str(repo_dir),
-         ",".join(package.aws_services())],
-        input=json.dumps([modules, _imported_top_levels(unpacked, names)]),
+         ",".join(_aws_services(unpacked, names)), str(sdk)],
+        check=False, input=json.dumps([modules, _imported_top_levels(unpacked, names)]),
         capture_output=True, text=True, env=env,
         cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -274,7 +293,10 @@ def test_package_imports_and_signs_a_commit_under_the_lambda_python(names, unpac
     assert result["python"] == TARGET_VERSION
     assert result["verified"] is True
     assert result["modules"] == len(modules) > 100
-    assert result["clients"] == package.aws_services()
+    assert result["clients"] == _aws_services(unpacked, names) and {"s3", "sqs"} <= set(
+        result["clients"])
+    # The app's bytecode carries no docstrings (infra/lambda_runtime.py, "bytecode").
+    assert result["docstrings"] == [None, None]
     assert "<script>" not in result["sanitized"] and "<b>ok</b>" in result["sanitized"]
     assert result["loaded_eagerly"] == [] and result["highlighted"] is True
     git = shutil.which("git")
@@ -333,7 +355,7 @@ def test_check_refuses_binaries_for_another_processor(built, elf, tmp_path):
 def test_check_command_exits_non_zero_with_the_reason(elf, tmp_path):
     bad = _zip_with(tmp_path / "py311.zip", {"_cffi_backend.cpython-311-x86_64-linux-gnu.so": elf})
     done = subprocess.run([sys.executable, "-m", "infra.package", "check", str(bad)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          check=False, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "would not load on python3.12 on x86_64" in done.stderr
     assert "_cffi_backend.cpython-311-x86_64-linux-gnu.so is built for Python 3.11" in done.stderr
@@ -382,7 +404,7 @@ def test_template_passes_cfn_lint(built):
     lint = Path(sys.executable).parent / "cfn-lint"
     if not lint.exists():
         pytest.skip("cfn-lint is not installed in this virtualenv")
-    done = subprocess.run([str(lint), str(built.template_path)], capture_output=True,
+    done = subprocess.run([str(lint), str(built.template_path)], check=False, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -409,6 +431,7 @@ COLD_START = textwrap.dedent('''
     import importlib.util, json, os, sys
     root = sys.argv[1]
     sys.path.insert(0, root)
+    sys.path.append(sys.argv[2])
     import app
     from chalicelib.http.routes import load_routes
     load_routes()
@@ -420,11 +443,12 @@ COLD_START = textwrap.dedent('''
               and m.__file__.endswith(".py")]
     missing = [f[len(root) + 1:] for f in loaded
                if not os.path.exists(importlib.util.cache_from_source(f))]
-    print(json.dumps({"loaded": len(loaded), "compiled_at_start": missing}))
+    print(json.dumps({"loaded": len(loaded), "compiled_at_start": missing,
+                      "packages": sorted({m.split(".")[0] for m in sys.modules})}))
 ''')
 
 
-def test_a_cold_start_compiles_no_module(names, unpacked, tmp_path):
+def test_a_cold_start_compiles_no_module(names, unpacked, sdk, tmp_path):
     """/var/task is read-only: every module a cold start imports (the app's and the
     dependencies') must come with its bytecode, or each cold start compiles it again."""
     python = target_python()
@@ -432,11 +456,15 @@ def test_a_cold_start_compiles_no_module(names, unpacked, tmp_path):
         pytest.skip(f"no Python {TARGET_VERSION} here (PATH or pyenv) to run the package with")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-    done = subprocess.run([python, "-I", "-S", "-B", "-c", COLD_START, str(unpacked)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    done = subprocess.run([python, "-I", "-S", "-B", "-c", COLD_START, str(unpacked), str(sdk)],
+                          check=False, capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert result["loaded"] > 100 and result["compiled_at_start"] == [], result
+    # pyOpenSSL is in the zip for security keys; botocore would import it through
+    # urllib3's shim on every cold start, so the shim is left out (UNIMPORTED).
+    assert not set(result["packages"]) & {"OpenSSL", "webauthn", "cbor2", "pyasn1_modules"}
 
 
 
@@ -470,7 +498,7 @@ def test_the_packaged_pillow_decodes_every_accepted_format_and_draws(unpacked, t
         Image.new("RGB", (40, 30), (200, 40, 90)).save(out, format=name)
         uploads[name] = base64.b64encode(out.getvalue()).decode()
     done = subprocess.run([python, "-I", "-S", "-c", AVATARS_IN_TARGET, str(unpacked)],
-                          input=json.dumps(uploads), capture_output=True, text=True,
+                          check=False, input=json.dumps(uploads), capture_output=True, text=True,
                           cwd=tmp_path, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-3000:]

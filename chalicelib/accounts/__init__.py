@@ -39,6 +39,8 @@ Operations (``settings_routes.py``): getUserSettings, updateUserSettings.
 | ``renames`` | Renaming a user or an organization, and the old names that lead to the new ones. |
 | ``routes`` | Users as seen by users: the current user, profiles, tokens and public keys. |
 | ``search`` | Lists of users: the site admin's (``adminSearchUsers``) and everyone's search (``userSearch``), read from … |
+| ``security_key_store`` | Users' security keys (WebAuthn credentials) and the challenges of their ceremonies, in the table. |
+| ``security_keys`` | Security keys as a second factor (WebAuthn, Forgejo's "Security keys" on ``/user/settings/security`` and … |
 | ``service`` | Users: creation, editing, deletion and visibility rules. |
 | ``settings`` | A user's own settings (getUserSettings, updateUserSettings): profile texts, language, theme, diff view … |
 | ``settings_routes`` | The signed-in user's own settings (Forgejo's ``user`` tag): read and change them. |
@@ -163,6 +165,16 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "regenerate_recovery_codes":   "two_factor.regenerate_codes",
     "disable_two_factor":          "two_factor.disable",
     "reset_two_factor":            "two_factor.reset",
+    "has_totp":                    "two_factor",
+    # Security keys (WebAuthn): the security page's registration and deletion, and the
+    # sign-in's second step with a key.
+    "SecurityKeyCeremony":         "security_keys.Ceremony",
+    "has_security_keys":           "security_keys",
+    "start_key_registration":      "security_keys.start_registration",
+    "finish_key_registration":     "security_keys.finish_registration",
+    "delete_security_key":         "security_keys.delete_key",
+    "start_key_sign_in":           "security_keys.start_sign_in",
+    "security_key_sign_in":        "sign_in",
     # The sign-up page (chalicelib/web/signup_pages.py).
     "registration_open":           "signup",
     "sign_up":                     "signup",

@@ -5,6 +5,8 @@ through the domain's face (``chalicelib/accounts/__init__.py``).
 """
 from __future__ import annotations
 
+import hashlib
+
 from pynamodb.attributes import BooleanAttribute, ListAttribute, NumberAttribute, UnicodeAttribute
 
 from chalicelib.store.keys import keys as shared_keys
@@ -65,6 +67,9 @@ class Account(Item, discriminator="account"):
     # Two-factor sign-in is on (its secret and recovery codes: ``TwoFactor``,
     # ``RecoveryCode``): a password sign-in knows it from the account it read anyway.
     two_factor = BooleanAttribute(default=False)
+    # How many security keys (``SecurityKey``) the user signs in with: moved with ADD in
+    # the transaction that adds or removes one, so a sign-in knows it with no read.
+    security_keys = NumberAttribute(default=0)
 
 
 class Token(Item, discriminator="token"):
@@ -172,6 +177,36 @@ class RecoveryCode(Item, discriminator="recoverycode"):
     created = NumberAttribute()
 
 
+class SecurityKey(Item, discriminator="securitykey"):
+    """A WebAuthn credential a user signs in with (``A#<user>/TWOFA#KEY#<name digest>``,
+    one per lower-case name, beside the TOTP item: the settings page's one Query reads
+    both).  ``public_key`` is the COSE key and ``credential_id`` the authenticator's id,
+    both base64url; ``sign_count`` moves forward by a conditional write on each
+    sign-in.  The credential id's claim (``WEBAUTHN#<digest>``) keeps one authenticator
+    credential on one account of the instance; it goes with the key."""
+    name = UnicodeAttribute()
+    credential_id = UnicodeAttribute()
+    public_key = UnicodeAttribute()
+    sign_count = NumberAttribute(default=0)
+    aaguid = UnicodeAttribute(default="")
+    created = NumberAttribute()
+    last_used = NumberAttribute(default=0)
+
+    def owned_elsewhere(self) -> list[Item]:
+        return [Claim(*keys.security_key_claim(self.credential_id))]
+
+
+class SecurityKeyChallenge(Item, discriminator="securitykeychallenge"):
+    """A challenge handed to the browser for one ceremony of one user
+    (``A#<user>/WEBAUTHN#<challenge>``): ``purpose`` "register" (with the ``name`` the
+    key will take) or "sign-in".  Answering it deletes it on condition that it exists,
+    is for that purpose and has not expired: a challenge serves once; the table's TTL
+    removes those never answered."""
+    purpose = UnicodeAttribute()
+    name = UnicodeAttribute(default="")
+    expires = NumberAttribute()             # TTL
+
+
 class SignInFailures(Item, discriminator="signinfailures"):
     """Failed sign-ins from one client address in one time window
     (``SIGNIN#<address>/W#<window>``), and of one account name from that address
@@ -257,6 +292,23 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     # The second factor and its recovery codes: one Query of the account's partition.
     TWO_FACTOR_PREFIX = "TWOFA"
     RECOVERY_CODE_PREFIX = "TWOFA#CODE#"
+
+    @staticmethod
+    def security_key(user_id: int, name_digest: str) -> tuple[str, str]:
+        """A security key by the digest of its lower-case name (names are unique per
+        user, whatever their length)."""
+        return shared_keys.account_partition(user_id), f"TWOFA#KEY#{name_digest}"
+
+    SECURITY_KEY_PREFIX = "TWOFA#KEY#"
+
+    @staticmethod
+    def security_key_claim(credential_id: str) -> tuple[str, str]:
+        """The claim of an authenticator's credential id (base64url), by its digest."""
+        return shared_keys.claim("WEBAUTHN", hashlib.sha256(credential_id.encode()).hexdigest())
+
+    @staticmethod
+    def security_key_challenge(user_id: int, challenge: str) -> tuple[str, str]:
+        return shared_keys.account_partition(user_id), f"WEBAUTHN#{challenge}"
 
     @staticmethod
     def sign_in_failures(address: str, window: int, lower_name: str = "") -> tuple[str, str]:

@@ -16,7 +16,11 @@ same code, or an older one, never signs in again however requests race.  A recov
 is deleted on condition that it exists, so it works once.
 
 Turning it off takes a current code or the password (``disable``); a site admin, or the
-operator through the CLI, removes it for a user who lost both (``reset``).  Replacing
+operator through the CLI, removes it for a user who lost both (``reset``), with the
+user's security keys (``security_keys``): after a reset the password alone signs in.
+An account has two-factor sign-in when it has TOTP or a security key, as Forgejo's
+``HasTwoFactorByUID`` says (``has_two_factor``: the second step, the signing rule
+``twofa``); ``has_totp`` is the TOTP alone.  Replacing
 the instance secret makes the stored secrets and codes unreadable: those users need a
 reset.  ``pyotp`` is imported on these paths only, never on a token's.
 """
@@ -30,7 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chalicelib import clock, events
-from chalicelib.accounts import login_throttle, two_factor_store
+from chalicelib.accounts import login_throttle, security_key_store, two_factor_store
+from chalicelib.accounts.security_keys import KeyView, has_security_keys, view
 from chalicelib.accounts.service import actor_of_event, check_password_login, get_user
 from chalicelib.errors import (
     AlreadyExists,
@@ -79,9 +84,10 @@ class Enrolment:
 
 @dataclass(frozen=True)
 class TwoFactorState:
-    enabled: bool
+    enabled: bool                 # TOTP
     recovery_codes_left: int = 0
     created: int = 0
+    security_keys: tuple[KeyView, ...] = ()
 
 
 def _pyotp():
@@ -90,9 +96,15 @@ def _pyotp():
     return pyotp
 
 
-def has_two_factor(account: Account | None) -> bool:
-    """Whether the account signs in with a second factor (the flag on its item: no read)."""
+def has_totp(account: Account | None) -> bool:
+    """Whether the account signs in with TOTP (the flag on its item: no read)."""
     return bool(account is not None and getattr(account, "two_factor", False))
+
+
+def has_two_factor(account: Account | None) -> bool:
+    """Whether the account signs in with a second factor, TOTP or a security key (the
+    account's flag and count: no read)."""
+    return has_totp(account) or has_security_keys(account)
 
 
 def _own(actor: Account | None) -> Account:
@@ -102,12 +114,15 @@ def _own(actor: Account | None) -> Account:
 
 
 def state(actor: Account | None) -> TwoFactorState:
-    """The settings page's view: on or off, and how many recovery codes are left."""
+    """The settings page's view: TOTP on or off, how many recovery codes are left, and
+    the security keys (one Query)."""
     user = _own(actor)
-    totp, codes = two_factor_store.with_codes(int(user.id))
+    totp, codes, found = two_factor_store.second_factors(int(user.id))
+    shown = tuple(view(key) for key in found)
     if totp is None:
-        return TwoFactorState(enabled=False)
-    return TwoFactorState(enabled=True, recovery_codes_left=len(codes), created=int(totp.created))
+        return TwoFactorState(enabled=False, security_keys=shown)
+    return TwoFactorState(enabled=True, recovery_codes_left=len(codes), created=int(totp.created),
+                          security_keys=shown)
 
 
 def provisioning_uri(account: Account, secret: str) -> str:
@@ -119,7 +134,7 @@ def provisioning_uri(account: Account, secret: str) -> str:
 def start_enrolment(actor: Account | None) -> Enrolment:
     """A fresh secret for the user to add to an authenticator (nothing is written)."""
     user = _own(actor)
-    if has_two_factor(user):
+    if has_totp(user):
         raise AlreadyExists(ALREADY_ON)
     secret = _pyotp().random_base32()
     plain = json.dumps({"u": int(user.id), "s": secret,
@@ -177,8 +192,9 @@ def _new_codes(user_id: int) -> tuple[list[str], list[str]]:
     return shown, [_digest(user_id, code, key) for code in shown]
 
 
-def _changed_event(actor: Account | None, user_id: int) -> events.UserEdited:
-    return events.UserEdited(**actor_of_event(actor), user_id=user_id, changed=("two_factor",))
+def _changed_event(actor: Account | None, user_id: int,
+                   changed: tuple[str, ...] = ("two_factor",)) -> events.UserEdited:
+    return events.UserEdited(**actor_of_event(actor), user_id=user_id, changed=changed)
 
 
 def enable(actor: Account | None, sealed: str, passcode: str) -> list[str]:
@@ -263,17 +279,25 @@ def use_recovery_code(account: Account, code: str) -> bool:
     return True
 
 
-def _remove(actor: Account | None, user: Account) -> None:
-    totp, codes = two_factor_store.with_codes(int(user.id))
-    if totp is None and not has_two_factor(user):
+def _remove(actor: Account | None, user: Account, *, keys_too: bool = False) -> None:
+    """TOTP and its codes gone; with ``keys_too`` the security keys as well."""
+    totp, codes, found = two_factor_store.second_factors(int(user.id))
+    found = found if keys_too else []
+    totp_on = totp is not None or has_totp(user)
+    if not totp_on and not found:
         raise InvalidInput("two-factor authentication is not enabled")
+    changed = ("two_factor",) * totp_on + ("security_keys",) * bool(found)
     try:
         with unit_of_work.writing() as uow:
-            two_factor_store.stage_remove(int(user.id), totp, codes)
-            uow.raise_event(_changed_event(actor, int(user.id)))
+            if totp_on:
+                two_factor_store.stage_remove(int(user.id), totp, codes)
+            # One update of the account: the TOTP flag's moves its version already.
+            security_key_store.stage_remove(int(user.id), found, version=not totp_on)
+            uow.raise_event(_changed_event(actor, int(user.id), changed))
     except ConditionFailed:
         raise ConflictError("two-factor authentication changed meanwhile: try again") from None
     user.two_factor = False
+    user.security_keys = max(0, int(user.security_keys or 0) - len(found))
 
 
 def disable(actor: Account | None, *, passcode: str = "", password: str = "",
@@ -301,9 +325,10 @@ def disable(actor: Account | None, *, passcode: str = "", password: str = "",
 
 def reset(actor: Account | None, username: str) -> Account:
     """A site admin (or the operator: ``actor`` None, through the CLI) removes a user's
-    second factor, for a user who lost their authenticator and their codes."""
+    second factors, TOTP with its codes and the security keys, for a user who lost
+    their authenticator and their codes (Forgejo's reset removes both)."""
     if actor is not None and not actor.is_admin:
         raise PermissionDenied("user should be the site admin")
     user = get_user(username)       # a user: an organization's name is NotFoundError
-    _remove(actor, user)
+    _remove(actor, user, keys_too=True)
     return user

@@ -3,7 +3,8 @@
 Access patterns (all in the user's partition, so deleting the account takes them along):
 - the TOTP item: GetItem ``A#<user>/TWOFA`` (a sign-in's second step);
 - the TOTP item and every unused recovery code: one Query of the ``TWOFA`` prefix (the
-  settings page, regenerating or removing the codes);
+  settings page, regenerating or removing the codes), which reads the security keys too
+  (``TWOFA#KEY#``: ``security_key_store``);
 - a code accepted: UpdateItem of ``last_step`` on condition that it is below the code's
   step (``CODE_USED`` otherwise: that code, or a later one, was used already);
 - a recovery code used: DeleteItem on condition that it exists (``CODE_USED``).
@@ -16,7 +17,13 @@ current unit of work; the caller commits.
 from __future__ import annotations
 
 from chalicelib import clock
-from chalicelib.accounts.models import Account, RecoveryCode, TwoFactor, keys
+from chalicelib.accounts.models import (
+    Account,
+    RecoveryCode,
+    SecurityKey,
+    TwoFactor,
+    keys,
+)
 from chalicelib.store import unit_of_work
 from chalicelib.store.table import Item
 
@@ -27,6 +34,7 @@ __all__ = [
     "RecoveryCode",
     "TwoFactor",
     "get",
+    "second_factors",
     "stage_codes",
     "stage_enable",
     "stage_remove",
@@ -45,12 +53,22 @@ def get(user_id: int, *, consistent: bool = False) -> TwoFactor | None:
     return unit_of_work.get(TwoFactor, keys.two_factor(user_id), consistent=consistent)
 
 
-def with_codes(user_id: int) -> tuple[TwoFactor | None, list[RecoveryCode]]:
-    """The TOTP item and the unused recovery codes, in one consistent Query."""
+def second_factors(user_id: int) -> tuple[TwoFactor | None, list[RecoveryCode],
+                                          list[SecurityKey]]:
+    """The TOTP item, the unused recovery codes and the security keys (oldest first),
+    in one consistent Query."""
     found = list(Item.query(keys.account(user_id)[0],
                             Item.sk.startswith(keys.TWO_FACTOR_PREFIX), consistent_read=True))
     totp = next((item for item in found if isinstance(item, TwoFactor)), None)
-    return totp, [item for item in found if isinstance(item, RecoveryCode)]
+    security_keys = sorted((item for item in found if isinstance(item, SecurityKey)),
+                           key=lambda item: (int(item.created), item.name))
+    return totp, [item for item in found if isinstance(item, RecoveryCode)], security_keys
+
+
+def with_codes(user_id: int) -> tuple[TwoFactor | None, list[RecoveryCode]]:
+    """The TOTP item and the unused recovery codes, in one consistent Query."""
+    totp, codes, _ = second_factors(user_id)
+    return totp, codes
 
 
 def _flag(user_id: int, on: bool) -> None:

@@ -42,4 +42,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     # generateRepo's ``avatar`` (chalicelib/repo_admin/generation.py).
     "copy_repo_avatar":       "service",
     "discard_repo_avatar":    "service",
+    # The S3 key of the picture an item names (the dump checks it copied every one:
+    # chalicelib/backup).
+    "avatar_key":             "links",
 })

@@ -102,6 +102,7 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "commit_fields":         "pushes",
     "commit_ref_changes":    "pushes.commit",
     "prepare_ref_changes":   "pushes.prepare",
+    "prepare_unguarded_ref_changes": "pushes.prepare_unguarded",
     "push_event_fields":     "pushes.event_fields",
     "repo_snapshot":         "pushes",
     "require_ref_writer":    "pushes",

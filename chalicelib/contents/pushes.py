@@ -201,6 +201,22 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
         if refused is not None:
             raise RefProtected(refused)
         _record_lfs_needs(repo, git)
+    return _plan(repo, git, changes, actor=actor, announce=announce,
+                 creates_repo=creates_repo, charge=charge)
+
+
+def prepare_unguarded(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
+                      announce: bool = True, charge: bool = True) -> RefChange:
+    """``prepare`` with ``Guard.SYSTEM``, written so that it cannot reach the protection
+    rules at all: a mirror sync calls it, and the rules' signature checks read the
+    instance signing key, which the mirror sync's role may not (infra/iam.py;
+    tests/iam_static.py follows the code's calls, not the guard's value)."""
+    return _plan(repo, git, git.refs.checked_updates(updates), actor=actor,
+                 announce=announce, creates_repo=False, charge=charge)
+
+
+def _plan(repo: Repo, git: NimbusRepo, changes: list[Update], *, actor: Account | None,
+          announce: bool, creates_repo: bool, charge: bool) -> RefChange:
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
                        creates_repo=creates_repo)
     for ref, _, new in changes:

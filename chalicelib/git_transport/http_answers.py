@@ -14,7 +14,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 
-from chalicelib import repos
+from chalicelib import repos, telemetry
 from chalicelib.git_transport import service as git_transport
 from chalicelib.git_transport.service import GitTarget
 from chalicelib.http import auth, router
@@ -35,6 +35,9 @@ GIT = {"tag": "git", "raw": True, "in_swagger": False, "credentials": router.GIT
        "preload_more": repo_preload_more}
 
 TargetFor = Callable[[ApiRequest, bool], GitTarget]
+# The request's telemetry line: git protocol bytes received (a push's pack, a fetch's
+# wants and haves) and sent (the advertisement, a fetch's pack as it streams).
+GIT_BYTES_IN, GIT_BYTES_OUT = "GitBytesIn", "GitBytesOut"
 
 
 def plain(status: int, text: str, headers: dict | None = None) -> PlainTextError:
@@ -52,6 +55,7 @@ def authorize(req: ApiRequest, *, push: bool) -> repos.RepoView:
 
 
 def _service_response(body: bytes, service: str, kind: str) -> ApiResponse:
+    telemetry.add(GIT_BYTES_OUT, len(body), telemetry.BYTES)
     return ApiResponse(status=200, body=body,
                        headers={"Content-Type": f"application/x-{service}-{kind}", **NO_CACHE})
 
@@ -96,6 +100,7 @@ def upload_pack(req: ApiRequest, target_for: TargetFor) -> ApiResponse:
     """``POST …/git-upload-pack``: a fetch."""
     _check_request_type(req, "git-upload-pack")
     target = target_for(req, False)
+    telemetry.add(GIT_BYTES_IN, len(req.body), telemetry.BYTES)
     chunks = git_transport.upload_pack(target.view, req.body, req.headers.get("git-protocol"),
                                        target=target)
     # Negotiation (and whatever it refuses) happens now, inside the request; the pack
@@ -126,10 +131,14 @@ def _within(chunks: Iterator[bytes], budget: tuple[int, str] | None) -> Iterator
     for chunk in chunks:
         sent += len(chunk)
         if budget is not None and sent > budget[0]:
-            yield _pkt(f"\x03this fetch passed {budget[0] / 1e6:.1f} MB of pack, the most "
-                       f"{budget[1]} carries; fetch less at once (--depth, one branch) or "
-                       "see docs/git-at-scale.md\n")
+            chunk = _pkt(f"\x03this fetch passed {budget[0] / 1e6:.1f} MB of pack, the most "
+                         f"{budget[1]} carries; fetch less at once (--depth, one branch) or "
+                         "see docs/git-at-scale.md\n")
+            telemetry.add(GIT_BYTES_OUT, len(chunk), telemetry.BYTES)
+            yield chunk
             return
+        # Counted chunk by chunk: a clone abandoned half-way counts what it was sent.
+        telemetry.add(GIT_BYTES_OUT, len(chunk), telemetry.BYTES)
         yield chunk
 
 
@@ -139,6 +148,7 @@ def receive_pack(req: ApiRequest, target_for: TargetFor,
     stored and before the refs move (crash tests)."""
     _check_request_type(req, "git-receive-pack")
     target = target_for(req, True)
+    telemetry.add(GIT_BYTES_IN, len(req.body), telemetry.BYTES)
     body = git_transport.receive_pack(target.view, req.body, actor=req.actor,
                                       before_commit=before_commit, target=target)
     return _service_response(body, "git-receive-pack", "result")

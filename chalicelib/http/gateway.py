@@ -15,6 +15,7 @@ import zlib
 from typing import Any
 
 from chalicelib import errors as service_errors
+from chalicelib import telemetry
 from chalicelib.http import auth, input_rules, page_policy, ratelimit, renames, route_index
 from chalicelib.http import errors as api_errors
 from chalicelib.http.message import ApiRequest, ApiResponse, Headers
@@ -194,6 +195,40 @@ def _preflight(methods: list[str], settings) -> ApiResponse:
 
 
 def handle(req: ApiRequest, event: dict) -> ApiResponse:
+    """The answer to ``req``, and its one telemetry line (written when a streamed answer
+    ends: its bytes and AWS calls are the request's)."""
+    with telemetry.watching() as tally:
+        response = _answer(req, event)
+    if response.stream is None:
+        _log_request(req, response, tally)
+    else:
+        response.stream = telemetry.continued(response.stream, tally,
+                                              lambda: _log_request(req, response, tally))
+    return response
+
+
+def _log_request(req: ApiRequest, response: ApiResponse, tally: telemetry.Tally) -> None:
+    """The request's line (docs/operations.md): its route's pattern, never the path as
+    sent nor its query (either may carry a token), and who called by account id only."""
+    route, status = req.route, response.status
+    principal = req.principal
+    error, client_error = status >= 500, 400 <= status < 500
+    by = telemetry.OPERATION
+    telemetry.emit("request", tally, dimensions={
+        "Operation": getattr(route, "operation_id", None) or "unmatched"}, metrics=[
+        telemetry.Metric("Requests", 1, by=by),
+        telemetry.Metric("Errors", int(error), by=by if error else ()),
+        telemetry.Metric("ClientErrors", int(client_error), by=by if client_error else ()),
+        telemetry.Metric("Latency", tally.elapsed_ms(), telemetry.MILLISECONDS)],
+        request_id=req.request_id, method=req.method,
+        route=None if route is None else (route.pattern if route.raw else API_PREFIX + route.pattern),
+        status=status,
+        caller_id=int(principal.user.id) if principal is not None else None,
+        via=principal.via if principal is not None else None,
+        sudo_by=int(principal.sudo_by.id) if principal is not None and principal.sudo_by else None)
+
+
+def _answer(req: ApiRequest, event: dict) -> ApiResponse:
     settings = get_settings()
     verdict = None
     try:

@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from chalicelib import clock, telemetry
 from chalicelib import events as domain_events
 from chalicelib.events import batches
 from chalicelib.store import outbox
@@ -71,17 +72,26 @@ def handle_message(body: str | dict) -> int:
     for consumer in consumers_for(event):
         if not consumer.wants(event):
             continue
-        if not outbox.claim(event.event_id, consumer.name, lease_seconds=LEASE_SECONDS):
-            continue
-        try:
-            consumer.handle(event)
-        except Exception as exc:  # noqa: BLE001 - the others still run; SQS retries
-            log.exception("consumer %s failed on event %s", consumer.name, event.event_id)
-            outbox.release(event.event_id, consumer.name)
-            failed = exc
-            continue
-        outbox.finish(event.event_id, consumer.name)
-        ran += 1
+        # One telemetry line per run: the claim, the consumer and the delivery mark.
+        with telemetry.run("consumer_run", "Consumer", {"Consumer": consumer.name},
+                           event_type=type(event).__name__, event_id=event.event_id) as run:
+            if event.occurred_at:
+                # From the commit to this run: the outbox, the relay and the queue's wait.
+                telemetry.add("EventAge", round(max(0.0, clock.now() - event.occurred_at), 3),
+                              telemetry.SECONDS)
+            if not outbox.claim(event.event_id, consumer.name, lease_seconds=LEASE_SECONDS):
+                run.outcome = "duplicate"     # done, or running under another's lease
+                continue
+            try:
+                consumer.handle(event)
+            except Exception as exc:  # noqa: BLE001 - the others still run; SQS retries
+                log.exception("consumer %s failed on event %s", consumer.name, event.event_id)
+                run.failed(exc)
+                outbox.release(event.event_id, consumer.name)
+                failed = exc
+                continue
+            outbox.finish(event.event_id, consumer.name)
+            ran += 1
     if failed is not None:
         raise failed
     return ran

@@ -18,7 +18,7 @@ import json
 import logging
 from typing import Iterable
 
-from chalicelib import aws, clock
+from chalicelib import aws, clock, telemetry
 from chalicelib.settings import get_settings
 from chalicelib.store import outbox
 
@@ -38,25 +38,39 @@ def queue_url() -> str:
 
 
 def publish(items: Iterable[outbox.OutboxItem], *, url: str | None = None) -> int:
-    """Send each item's event to the events queue, then remove the items that went."""
-    items = list(items)
-    if not items:
-        return 0
-    sqs, url = aws.client("sqs"), url or queue_url()
-    sent: list[outbox.OutboxItem] = []
-    for start in range(0, len(items), SQS_BATCH):
-        chunk = items[start:start + SQS_BATCH]
-        result = sqs.send_message_batch(QueueUrl=url, Entries=[
-            {"Id": str(n), "MessageBody": _queued_body(item),
-             "MessageAttributes": {"event_type": {"DataType": "String",
-                                                  "StringValue": item.event_type}}}
-            for n, item in enumerate(chunk)])
-        for failure in result.get("Failed", []):
-            log.warning("event %s not queued: %s", chunk[int(failure["Id"])].event_id,
-                        failure.get("Message"))
-        sent += [chunk[int(ok["Id"])] for ok in result.get("Successful", [])]
-    outbox.remove(sent)
-    return len(sent)
+    """Send each item's event to the events queue, then remove the items that went.
+    One telemetry line per call, with the age of the oldest item (``OutboxLag``)."""
+    with telemetry.run("relay_run", "Relay") as run:
+        items = list(items)
+        note_outbox_lag(items)
+        run.fields["found"] = len(items)
+        if not items:
+            run.quiet()          # the sweep's idle runs, every five minutes
+            return 0
+        sqs, url = aws.client("sqs"), url or queue_url()
+        sent: list[outbox.OutboxItem] = []
+        for start in range(0, len(items), SQS_BATCH):
+            chunk = items[start:start + SQS_BATCH]
+            result = sqs.send_message_batch(QueueUrl=url, Entries=[
+                {"Id": str(n), "MessageBody": _queued_body(item),
+                 "MessageAttributes": {"event_type": {"DataType": "String",
+                                                      "StringValue": item.event_type}}}
+                for n, item in enumerate(chunk)])
+            for failure in result.get("Failed", []):
+                log.warning("event %s not queued: %s", chunk[int(failure["Id"])].event_id,
+                            failure.get("Message"))
+            sent += [chunk[int(ok["Id"])] for ok in result.get("Successful", [])]
+        outbox.remove(sent)
+        telemetry.add("EventsRelayed", len(sent))
+        return len(sent)
+
+
+def note_outbox_lag(items: list[outbox.OutboxItem]) -> None:
+    """``OutboxLag`` of the run being measured: seconds since the oldest of ``items``
+    was committed (0 for none)."""
+    oldest = min((float(item.created) for item in items), default=None)
+    lag = 0.0 if oldest is None else max(0.0, clock.now() - oldest)
+    telemetry.add("OutboxLag", round(lag, 3), telemetry.SECONDS)
 
 
 def _queued_body(item: outbox.OutboxItem) -> str:

@@ -1,4 +1,7 @@
-"""The periodic jobs and how often they run (app.py and the local runtime read this)."""
+"""The periodic jobs and how often they run.  Each run goes through ``jobs/cron.py``,
+which records it for /admin/cron; ``instance/cron.py`` lists every scheduled task (these
+and the two sweeps), and ``tests/test_admin_cron.py`` holds the intervals here, there
+and in ``app.py`` to one another."""
 from __future__ import annotations
 
 import functools

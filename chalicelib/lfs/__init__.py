@@ -62,4 +62,6 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "read_object":         "media.read",
     "add_needs":           "needs.add",
     "parse_pointer":       "pointers.parse",
+    # Where an object's bytes are (the dump checks it copied every one: chalicelib/backup).
+    "object_key":          "s3_objects.key",
 })

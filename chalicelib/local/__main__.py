@@ -6,6 +6,9 @@ Environment:
   NIMBUS_ADMIN_USER, NIMBUS_ADMIN_PASSWORD, NIMBUS_ADMIN_EMAIL
                                          create this site admin at start unless it exists
   NIMBUS_LOG_LEVEL (WARNING)             level of the app's own log lines
+  NIMBUS_ACCESS_LOG (text)               text: a line per request on stderr; json: the
+                                         telemetry lines on stdout, as Lambda writes them
+                                         (docs/operations.md); off
   NIMBUS_AWS_ENDPOINT                    use the AWS services (moto) another process
                                          serves at this URL instead of embedded moto;
                                          that process keeps the state (runtime.py)
@@ -27,7 +30,8 @@ import traceback
 from typing import Mapping
 
 from chalicelib.errors import ServiceError
-from chalicelib.jobs.schedules import SCHEDULES
+from chalicelib.jobs import cron
+from chalicelib.jobs.schedules import SCHEDULES  # noqa: F401 - bench/local_throughput.py
 from chalicelib.local.event_pipeline import EventPipeline
 from chalicelib.local.runtime import DEFAULT_DATA_DIR, LocalRuntime
 from chalicelib.local.webhook_worker import WebhookWorker
@@ -62,14 +66,25 @@ def ensure_admin_from_env(environ: Mapping[str, str]) -> str:
 
 
 def every(schedule):
-    """A background task running ``schedule`` as often as its Lambda would run."""
+    """A background task running ``schedule`` as often as its Lambda would run, each run
+    recorded for /admin/cron (chalicelib/jobs/cron.py)."""
     def task(stopping: threading.Event) -> None:
         while not stopping.wait(schedule.minutes * 60):
             try:
-                schedule.run()
+                cron.run_task(schedule.name, job=schedule.run)
             except Exception:  # noqa: BLE001 - keep the schedule alive, as Lambda would
                 logging.getLogger("nimbus.jobs").exception("%s failed", schedule.name)
     return task
+
+
+def cron_tasks(pipeline: EventPipeline) -> list:
+    """Every cron task on its schedule, and adminCronRun's runs in threads.  The two
+    sweeps run here besides the pipeline's and the webhook worker's own, more frequent
+    sweeps, so /admin/cron and the health check read as in AWS; the outbox sweep hands
+    what it finds to the pipeline, which is the events queue here."""
+    own = {"outbox_sweep": pipeline.sweep_now}
+    cron.run_here(own)
+    return [every(schedule) for schedule in cron.as_schedules(own)]
 
 
 def _resume_migrations() -> None:
@@ -89,6 +104,18 @@ def _cannot_start(exc: Exception) -> int:
     return 1
 
 
+def _access_log(kind: str) -> str:
+    """``NIMBUS_ACCESS_LOG``; with ``json`` the telemetry lines go to stdout from now on."""
+    kind = kind.strip().lower()
+    if kind not in ("text", "json", "off"):
+        raise ValueError(f"NIMBUS_ACCESS_LOG is text, json or off, not {kind!r}")
+    if kind == "json":
+        from chalicelib import telemetry
+
+        telemetry.write_lines_to(sys.stdout)
+    return kind
+
+
 def main() -> int:
     logging.basicConfig(level=os.environ.get("NIMBUS_LOG_LEVEL", "WARNING").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -97,10 +124,12 @@ def main() -> int:
         signal.signal(signum, lambda *_: stop_requested.set())
 
     try:
+        access_log = _access_log(os.environ.get("NIMBUS_ACCESS_LOG", "text"))
         runtime = LocalRuntime(host=os.environ.get("NIMBUS_HOST", "127.0.0.1"),
                                port=int(os.environ.get("PORT", "8000")),
                                data_dir=os.environ.get("NIMBUS_DATA_DIR") or DEFAULT_DATA_DIR,
-                               aws_endpoint=os.environ.get("NIMBUS_AWS_ENDPOINT"))
+                               aws_endpoint=os.environ.get("NIMBUS_AWS_ENDPOINT"),
+                               access_log=access_log == "text")
         runtime.prepare()
     except Exception as exc:  # noqa: BLE001 - reported by _cannot_start
         return _cannot_start(exc)
@@ -110,9 +139,8 @@ def main() -> int:
         if said:
             print(said, flush=True)
         _resume_migrations()
-        for schedule in SCHEDULES:
-            runtime.add_background(every(schedule))
-        for task in (EventPipeline(runtime.yield_to_requests).tasks()
+        pipeline = EventPipeline(runtime.yield_to_requests)
+        for task in (cron_tasks(pipeline) + pipeline.tasks()
                      + WebhookWorker(runtime.yield_to_requests).tasks()):
             runtime.add_background(task)
         runtime.serve()

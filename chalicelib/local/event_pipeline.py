@@ -108,6 +108,19 @@ class EventPipeline:
         except Exception:  # noqa: BLE001 - keep going, as the schedule would
             log.exception("outbox sweep failed")
 
+    def sweep_now(self) -> int:
+        """The ``outbox_sweep`` cron task here (its schedule, or adminCronRun): what
+        waits in the outbox goes to its lanes, as the periodic sweep does (in AWS the
+        task publishes to the events queue, which nothing here reads).  How many
+        items were found."""
+        from chalicelib import clock
+        from chalicelib.store import outbox
+
+        items = list(outbox.pending(older_than=clock.now() - SWEEP_GRACE_SECONDS))
+        self._queue(items)
+        self._wake.set()
+        return len(items)
+
     def lane_loop(self, stopping: threading.Event) -> None:
         while not stopping.is_set():
             self._yield_to_requests(REQUESTS_FIRST_SECONDS)
@@ -120,16 +133,23 @@ class EventPipeline:
                     self._lanes.done(lane, [event_id for event_id, _ in batch])
 
     def _run(self, batch: list) -> None:
-        from chalicelib.jobs import consumers
+        from chalicelib import telemetry
+        from chalicelib.jobs import consumers, relay
         from chalicelib.store import outbox
 
         items = [item for _, item in batch]
-        try:
-            done = consumers.handle_batch(outbox.message_of(item) for item in items)
-            outbox.remove([item for item, ok in zip(items, done) if ok])
-        except Exception:  # noqa: BLE001 - the items stay in the outbox: the sweep retries
-            log.exception("%d events not handled; the next sweep runs them again", len(items))
-            done = [False] * len(items)
+        # The relay's line as in AWS (OutboxLag: here the outbox is the queue); each
+        # consumer run writes its own.
+        with telemetry.run("relay_run", "Relay", found=len(items)) as run:
+            relay.note_outbox_lag(items)
+            try:
+                done = consumers.handle_batch(outbox.message_of(item) for item in items)
+                outbox.remove([item for item, ok in zip(items, done) if ok])
+            except Exception as exc:  # noqa: BLE001 - the items stay in the outbox: the sweep retries
+                log.exception("%d events not handled; the next sweep runs them again", len(items))
+                run.failed(exc)
+                done = [False] * len(items)
+            telemetry.add("EventsRelayed", sum(done))
         for item, ok in zip(items, done):
             if ok:
                 self._attempts.pop(item.event_id, None)

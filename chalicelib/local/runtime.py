@@ -222,6 +222,11 @@ class LocalRuntime:
     def serve(self) -> None:
         """Answer HTTP on host:port and start the background threads."""
         with self._undo_on_error():
+            from chalicelib import telemetry
+
+            # The telemetry lines' metrics, kept for /metrics (404 in AWS: CloudWatch's).
+            telemetry.keep_metrics()
+            self._stack.callback(telemetry.stop_keeping_metrics)
             self._server.lambda_handler = self._handler or _load_app()
             if self._handler is None:
                 from chalicelib.streaming.handler import handle_stream_event

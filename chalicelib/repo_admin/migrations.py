@@ -307,8 +307,8 @@ def sync(repo: Repo, *, actor: Account | None = None) -> None:
     # The remote is the mirror's truth: no protection rule holds it back (a mirror takes
     # no pushes, so its rules only matter once it is converted).
     for chunk in chunks[:-1]:
-        contents.commit_ref_changes(contents.prepare_ref_changes(repo, git, chunk, actor=actor, guard=contents.Guard.SYSTEM))
-    last = contents.prepare_ref_changes(repo, git, chunks[-1], actor=actor, guard=contents.Guard.SYSTEM)
+        contents.commit_ref_changes(contents.prepare_unguarded_ref_changes(repo, git, chunk, actor=actor))
+    last = contents.prepare_unguarded_ref_changes(repo, git, chunks[-1], actor=actor)
     if head and head != repo.default_branch:
         last.set_repo_fields(default_branch=head)
         _stage_head(last, repo, head)

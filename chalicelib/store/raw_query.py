@@ -42,8 +42,13 @@ def strings(client) -> Iterator[None]:
 def _take_items(response_dict: dict, customized_response_dict: dict, **_) -> None:
     if not getattr(_local, "active", False) or response_dict.get("status_code", 200) >= 300:
         return
-    body = json.loads(response_dict["body"])
-    items = body.get("Items")
+    try:
+        body = json.loads(response_dict["body"])
+    except ValueError:
+        # Not JSON: the Lambda runtime's own botocore (infra/README.md, "AWS SDK")
+        # may one day speak another protocol to DynamoDB; its parser reads it as usual.
+        return
+    items = body.get("Items") if isinstance(body, dict) else None
     if not isinstance(items, list) or not all(
             type(value) is dict and len(value) == 1 and type(value.get("S")) is str
             for item in items for value in item.values()):

@@ -110,8 +110,18 @@ def run_once(conn: http.client.HTTPConnection, handler: Callable[[dict, Any], An
     return request_id
 
 
+def find_runtime_sdk() -> None:
+    """Put the runtime's own directory (its AWS SDK) on ``sys.path`` after the code, as
+    the runtime's loop does: the zip leaves boto3 to the runtime (infra/README.md,
+    "AWS SDK"), and ``python3 -m`` started by exec-wrapper does not look there."""
+    runtime = os.environ.get("LAMBDA_RUNTIME_DIR")
+    if runtime and runtime not in sys.path:
+        sys.path.append(runtime)
+
+
 def main() -> None:  # pragma: no cover - runs inside Lambda only
     logging.basicConfig(level=logging.INFO, stream=sys.stdout)
+    find_runtime_sdk()
     conn = http.client.HTTPConnection(os.environ["AWS_LAMBDA_RUNTIME_API"], timeout=None)
     try:
         from chalicelib.streaming.handler import handle_stream_event

@@ -1,8 +1,9 @@
 """A sign-in waiting for its second factor: the right password was given for an account
 with two-factor sign-in on, and no session exists yet.
 
-What the browser holds in between is a short-lived cookie, ``nimbus_2fa`` (``Path=
-/user/two_factor``, ``HttpOnly``, ``SameSite=Lax``, five minutes): ``p1.<user id>.
+What the browser holds in between is a short-lived cookie, ``nimbus_2fa`` (``Path=/user``:
+the steps are ``/user/two_factor…`` and ``/user/webauthn``; ``HttpOnly``,
+``SameSite=Lax``, five minutes): ``p1.<user id>.
 <expires>.<target>.<mac>``, the target being where to go after signing in (base64url).
 The MAC is HMAC-SHA256 with the session key (``http.sessions``) over those fields, the
 account's fingerprint (a password change or a disabled account voids it, as it voids a
@@ -22,7 +23,7 @@ from chalicelib.http import sessions
 from chalicelib.settings import get_settings
 
 COOKIE = "nimbus_2fa"
-PATH = "/user/two_factor"
+PATH = "/user"
 LIFETIME = 5 * 60
 VERSION = "p1"
 

@@ -20,7 +20,7 @@ import logging
 import threading
 from typing import Iterable
 
-from chalicelib import clock
+from chalicelib import clock, telemetry
 from chalicelib import events as domain_events
 from chalicelib.events import batches
 from chalicelib.webhooks import deliveries as webhook_deliveries
@@ -107,7 +107,10 @@ def run_lanes(refs: Iterable[str], *, force: bool = False) -> int:
     """Run each lane; re-wake the ones that stopped early or wait for a retry."""
     sent = 0
     for ref in dict.fromkeys(refs):
-        run = webhook_deliveries.run_lane(ref, force=force)
+        # One telemetry line per lane run; its attempts count WebhookDeliveries etc.
+        with telemetry.run("webhook_lane_run", "WebhookLane", lane=ref) as measured:
+            run = webhook_deliveries.run_lane(ref, force=force)
+            measured.fields.update(sent=run.sent, taken=run.taken)
         sent += run.sent
         if run.due_at is not None:
             webhook_deliveries.notify([ref], delay=max(0.0, run.due_at - clock.now()))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
-from chalicelib import aws, clock
+from chalicelib import aws, clock, telemetry
 from chalicelib.errors import ConditionFailed
 from chalicelib.settings import get_settings
 from chalicelib.store import unit_of_work
@@ -225,12 +225,17 @@ def attempt(delivery: store.HookDelivery, hook, send: Sender = webhook_sender.se
     retryable = (outcome.status_code == 0 and not outcome.refused) or \
         outcome.status_code >= 500 or outcome.status_code == 429
     too_old = clock.now() - float(delivery.created) > settings.MAX_AGE_HOURS * 3600
+    # The lane run's telemetry line counts every attempt, the failed ones (retried or
+    # not) and the dead letters.
+    telemetry.add("WebhookDeliveries")
+    telemetry.add("WebhookFailures", 0 if outcome.ok else 1)
     if outcome.ok:
         delivery.state = "delivered"
     elif not retryable:
         delivery.state = "failed"
     elif delivery.attempt_count >= settings.MAX_ATTEMPTS or too_old:
         delivery.state = "dead"
+        telemetry.add("WebhookDeadLetters")
         log.warning("webhook delivery %s to hook %s dead after %d attempts: %s",
                     delivery.guid, delivery.hook_id, delivery.attempt_count, delivery.status)
     else:

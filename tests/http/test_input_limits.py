@@ -86,7 +86,9 @@ def scene(api, monkeypatch):
               "user": "bob",
               # wiki pages, flags, git notes, push mirrors: ones that do not exist
               "pageName": "Nope", "flag": "nope", "template_owner": "alice",
-              "template_repo": "proj", "branch_name": "nope"}
+              "template_repo": "proj", "branch_name": "nope",
+              # admin cron: a task that does not exist (404 before anything runs)
+              "task": "no_such_task"}
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
            "tag_protections": 1, "reviews": 1, "threads": 1,

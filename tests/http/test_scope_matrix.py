@@ -50,7 +50,8 @@ READ_PARAMS = {"owner": OWNER, "repo": "secret", "username": OWNER, "org": "corp
                "upload": "nothing", "name": "nothing", "comment": "1", "key": "nothing",
                "target": OWNER, "user": OWNER, "topic": "nothing", "team": "nothing",
                "position": "1", "action": "nothing", "pageName": "nothing", "page": "nothing",
-               "flag": "nothing", "template_owner": OWNER, "template_repo": "secret"}
+               "flag": "nothing", "template_owner": OWNER, "template_repo": "secret",
+               "task": "nothing"}
 WRITE_PARAMS = dict(READ_PARAMS, owner="nobody-here", username="nobody-here",
                     org="nobody-here", collaborator="nobody-here", id="999999",
                     index="999999", attachment_id="999999", delivery="999999",

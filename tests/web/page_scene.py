@@ -120,6 +120,8 @@ NOT_PAGES = {
                         "test_two_factor_accessibility.py audits the step)",
     "webTwoFactorScratchForm": "a redirect for the audit's users (tests/web/"
                                "test_two_factor_accessibility.py audits the step)",
+    "webWebAuthnForm": "a redirect for the audit's users (tests/web/"
+                       "test_two_factor_accessibility.py audits the security key step)",
     "webAdminUserEdit": "a 404 page for the audit's users (tests/web/"
                         "test_two_factor_accessibility.py audits it as a site admin)",
     "webMustChangePasswordLink": "a redirect to /user/settings/change_password",

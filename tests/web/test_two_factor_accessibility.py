@@ -95,3 +95,44 @@ def test_the_admin_page_for_a_user(server):
     finally:
         browser.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_security_key_pages(server):
+    """carol adds a key: the registration page (Chromium refuses the ceremony itself on
+    an IP address, which the page says), then the key registered by the software key of
+    tests/soft_key.py, listed on the settings; then a sign-in stops at the key's step."""
+    from chalicelib import accounts
+    from chalicelib.accounts import security_keys
+    from tests.soft_key import SoftKey
+
+    made = httpx.post(f"{server.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                      json={"username": "carol", "email": "carol@example.com",
+                            "password": PASSWORD, "must_change_password": False},
+                      timeout=TIMEOUT)
+    assert made.status_code == 201, made.text
+    browser = Browser(server.url)
+    problems = []
+    try:
+        browser.sign_in("carol", PASSWORD)
+        browser.open("/user/settings/security")
+        browser.fill("#key-name", "Desk key")
+        browser.submit("form[action$='request_register'] button[type=submit]")
+        assert browser.css("form[data-webauthn='create']")
+        problems += audit(browser)
+        carol = accounts.account_by_name("carol")
+        ceremony = accounts.start_key_registration(carol, "Desk key")
+        accounts.finish_key_registration(carol, "Desk key", SoftKey().register(
+            ceremony.options, security_keys.relying_party()[1]))
+        browser.open("/user/settings/security")
+        assert "Desk key" in browser.text()
+        problems += audit(browser)
+    finally:
+        browser.close()
+    browser = Browser(server.url)
+    try:
+        browser.sign_in("carol", PASSWORD)
+        assert browser.path == "/user/webauthn"
+        problems += audit(browser)
+    finally:
+        browser.close()
+    assert not problems, "\n".join(problems)

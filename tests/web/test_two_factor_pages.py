@@ -147,7 +147,7 @@ def test_sign_in_takes_the_code_after_the_password_and_keeps_redirect_to(alice, 
     step = browser.password(target=AUTHORIZE)
     assert step.status == 303 and step.headers["location"] == "/user/two_factor"
     pending = cookie_header(step, sign_in_pending.COOKIE)
-    for attribute in ("HttpOnly", "SameSite=Lax", "Path=/user/two_factor", "Max-Age=300"):
+    for attribute in ("HttpOnly", "SameSite=Lax", "Path=/user;", "Max-Age=300"):
         assert attribute in pending
     assert not browser.signed_in()                           # the password alone: no session
     form = browser.get("/user/two_factor")
