@@ -81,6 +81,10 @@ class ServerSettings:
     # Lambda serves HTTP only; set false when an SSH front end exists for ssh_url to name.
     DISABLE_SSH: bool = True
     APP_NAME: str = "Nimbus"
+    # Set by the template when a custom domain puts CloudFront in front (infra/domain.py):
+    # the distribution sends it in X-Nimbus-Edge, and only a request carrying it has its
+    # client address read from X-Forwarded-For (CloudFront's viewer) instead of the edge's.
+    EDGE_SECRET: str = ""
     # Payload limits of the deployed front door (docs/git-at-scale.md).  In AWS they are
     # API Gateway's and Lambda's own; the local runtime applies them only when
     # ENFORCE_AWS_LIMITS is on, so a laptop sees the failures a deployment would.

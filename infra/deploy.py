@@ -28,11 +28,12 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import sys
 import time
 from urllib.parse import urlsplit
 
-from infra import package
+from infra import domain, package
 
 CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
 # Optional stack parameters: (template parameter, make variable).
@@ -146,6 +147,10 @@ def stack_parameters(root_url: str, options: dict, previous: dict[str, str] | No
         chosen[package.ROOT_URL_PARAMETER] = f"https://{options[DOMAIN[0]]}/"
     elif previous is None:
         chosen[package.ROOT_URL_PARAMETER] = PLACEHOLDER_ROOT_URL
+    if domain.EDGE_SECRET_PARAMETER not in (previous or {}):
+        # Made once, kept by every later deploy (UsePreviousValue): the distribution and
+        # the functions share it (infra/domain.py).
+        chosen[domain.EDGE_SECRET_PARAMETER] = secrets.token_urlsafe(32)
     found = [{"ParameterKey": k, "ParameterValue": v} for k, v in chosen.items()]
     return found + [{"ParameterKey": k, "UsePreviousValue": True}
                     for k in sorted(previous or ()) if k not in chosen]

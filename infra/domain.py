@@ -22,12 +22,21 @@ What the distribution does:
   CloudFront's lowest price ($0.085/GB past the free 1 TB a month; bench/cost.py).
 
 The API Gateway URL stays reachable: the distribution adds a name, it does not hide
-the origin.
+the origin.  So the distribution proves itself with a secret header (``X-Nimbus-Edge``,
+the ``EdgeSecret`` parameter the deploy makes): only then is the viewer's address, which
+CloudFront adds to ``X-Forwarded-For``, taken as the client's — the sign-in throttle and
+rate limits count people, not edges.
 """
 from __future__ import annotations
 
 DOMAIN_PARAMETER = "DomainName"
 CERTIFICATE_PARAMETER = "CertificateArn"
+# A secret the distribution sends to the API in ``EDGE_HEADER`` and the functions know as
+# ``[server] EDGE_SECRET``: only requests that came through it have their viewer's address
+# believed (chalicelib/http/gateway.py ``client_address``).  infra/deploy.py makes one.
+EDGE_SECRET_PARAMETER = "EdgeSecret"
+EDGE_HEADER = "X-Nimbus-Edge"
+EDGE_SECRET_VARIABLE = "NIMBUS__SERVER__EDGE_SECRET"
 HAS_DOMAIN = "HasDomain"
 DISTRIBUTION = "Distribution"
 # CloudFront's managed policies (the same ids in every account).
@@ -52,7 +61,17 @@ def parameters() -> dict:
             "Type": "String", "Default": "",
             "AllowedPattern": "^(arn:aws[a-z-]*:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]+)?$",
             "Description": "ACM certificate for DomainName, in us-east-1 (empty: no domain)"},
+        EDGE_SECRET_PARAMETER: {
+            "Type": "String", "Default": "", "NoEcho": True,
+            "AllowedPattern": "^[A-Za-z0-9_-]*$",
+            "Description": "Shared by the distribution and the functions (made by the deploy)"},
     }
+
+
+def edge_secret_variable() -> dict:
+    """The functions' ``[server] EDGE_SECRET``: the parameter's value with a domain, else
+    empty (no distribution: every address is the connection's own)."""
+    return {"Fn::If": [HAS_DOMAIN, {"Ref": EDGE_SECRET_PARAMETER}, ""]}
 
 
 def conditions() -> dict:
@@ -70,7 +89,9 @@ def resources() -> dict:
         "CustomOriginConfig": {"OriginProtocolPolicy": "https-only",
                                "OriginSSLProtocols": ["TLSv1.2"],
                                "OriginReadTimeout": ORIGIN_READ_TIMEOUT,
-                               "OriginKeepaliveTimeout": 60}}
+                               "OriginKeepaliveTimeout": 60},
+        "OriginCustomHeaders": [{"HeaderName": EDGE_HEADER,
+                                 "HeaderValue": {"Ref": EDGE_SECRET_PARAMETER}}]}
     behaviour = {"TargetOriginId": "api", "ViewerProtocolPolicy": "redirect-to-https",
                  "AllowedMethods": METHODS, "CachedMethods": ["GET", "HEAD"],
                  "CachePolicyId": CACHING_DISABLED,

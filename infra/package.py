@@ -30,7 +30,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from infra import dependencies
+from infra import dependencies, domain
 from infra.dependencies import (  # noqa: F401
     CACHE,
     LOCK,
@@ -234,6 +234,8 @@ def finish_template(template: dict) -> dict:
         props = resource["Properties"]
         variables = props.setdefault("Environment", {}).setdefault("Variables", {})
         variables[ROOT_URL_VARIABLE] = {"Ref": ROOT_URL_PARAMETER}
+        if domain.EDGE_SECRET_PARAMETER in template["Parameters"]:
+            variables[domain.EDGE_SECRET_VARIABLE] = domain.edge_secret_variable()
         if "CodeUri" in props:
             props["CodeUri"] = CODE_URI
     check_roles(template)

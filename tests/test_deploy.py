@@ -80,7 +80,8 @@ STAND_IN = {
     "AWSTemplateFormatVersion": "2010-09-09",
     "Parameters": {package.ROOT_URL_PARAMETER: {"Type": "String"},
                    **{name: {"Type": "String", "Default": ""} for name in (
-                       "DomainName", "CertificateArn", "AlarmTopicArn")}},
+                       "DomainName", "CertificateArn", "AlarmTopicArn")},
+                   "EdgeSecret": {"Type": "String", "Default": "", "NoEcho": True}},
     "Resources": {
         "NimbusTable": {"Type": "AWS::DynamoDB::Table", "DeletionPolicy": "Retain",
                         "Properties": {
@@ -96,8 +97,9 @@ STAND_IN = {
         "APIHandler": {"Type": "AWS::Lambda::Function", "Properties": {
             "Code": package.CODE_URI, "Handler": "app.app", "Runtime": "python3.12",
             "Role": {"Fn::GetAtt": ["ApiHandlerRole", "Arn"]},
-            "Environment": {"Variables": {"NIMBUS__SERVER__ROOT_URL": {
-                "Ref": package.ROOT_URL_PARAMETER}}}}},
+            "Environment": {"Variables": {
+                "NIMBUS__SERVER__ROOT_URL": {"Ref": package.ROOT_URL_PARAMETER},
+                "NIMBUS__SERVER__EDGE_SECRET": {"Ref": "EdgeSecret"}}}}},
     },
     "Outputs": {"EndpointURL": {"Value": {
         "Fn::Sub": ENDPOINT.replace(REGION, "${AWS::Region}")}}},
@@ -219,11 +221,16 @@ def test_options_set_clear_or_keep():
     assert deploy.check_options() == {}
     # A new stack with a domain has its ROOT_URL from the start; an existing one keeps
     # every parameter it is not given.
-    assert deploy.stack_parameters("", {"DomainName": "git.example.com"}, None) == [
+    first = deploy.stack_parameters("", {"DomainName": "git.example.com"}, None)
+    secret = first.pop()     # the edge secret, made once (infra/domain.py)
+    assert secret["ParameterKey"] == "EdgeSecret" and len(secret["ParameterValue"]) >= 40
+    assert first == [
         {"ParameterKey": "DomainName", "ParameterValue": "git.example.com"},
         {"ParameterKey": package.ROOT_URL_PARAMETER, "ParameterValue": "https://git.example.com/"}]
-    assert deploy.stack_parameters("", {}, {"RootUrl": "x", "AlarmTopicArn": TOPIC}) == [
+    assert deploy.stack_parameters("", {}, {"RootUrl": "x", "AlarmTopicArn": TOPIC,
+                                            "EdgeSecret": "****"}) == [
         {"ParameterKey": "AlarmTopicArn", "UsePreviousValue": True},
+        {"ParameterKey": "EdgeSecret", "UsePreviousValue": True},
         {"ParameterKey": "RootUrl", "UsePreviousValue": True}]
 
 
@@ -237,16 +244,21 @@ def test_first_deploy_with_a_domain_needs_no_second_update(moto_stack, monkeypat
     assert deploy.main([*args, "--domain", "git.example.com", "--certificate-arn", CERTIFICATE,
                         "--alarm-topic-arn", TOPIC]) == 0
     assert applied == ["CREATE"]
-    assert _parameters(cfn, "nimbus") == {
+    found = _parameters(cfn, "nimbus")
+    edge = found.pop("EdgeSecret")
+    assert found == {
         package.ROOT_URL_PARAMETER: "https://git.example.com/", "DomainName": "git.example.com",
         "CertificateArn": CERTIFICATE, "AlarmTopicArn": TOPIC}
     function = moto_stack.client("lambda").list_functions()["Functions"][0]
-    assert function["Environment"]["Variables"]["NIMBUS__SERVER__ROOT_URL"] == \
-        "https://git.example.com/"
+    variables = function["Environment"]["Variables"]
+    assert variables["NIMBUS__SERVER__ROOT_URL"] == "https://git.example.com/"
+    # The distribution's secret reaches the functions (infra/domain.py), made once.
+    secret = variables["NIMBUS__SERVER__EDGE_SECRET"]
+    assert len(secret) >= 40 and edge in (secret, "****")
     # A redeploy that names none of them keeps them all; ``none`` clears the topic.
     assert deploy.main(args) == 0
     assert deploy.main([*args, "--alarm-topic-arn", "none"]) == 0
     assert _parameters(cfn, "nimbus") == {
         package.ROOT_URL_PARAMETER: "https://git.example.com/", "DomainName": "git.example.com",
-        "CertificateArn": CERTIFICATE, "AlarmTopicArn": ""}
+        "CertificateArn": CERTIFICATE, "AlarmTopicArn": "", "EdgeSecret": edge}
     assert "ROOT_URL: https://git.example.com/" in capsys.readouterr().out

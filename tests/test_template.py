@@ -121,6 +121,11 @@ def test_the_custom_domain_is_optional_and_caches_nothing(template):
     assert origin["DomainName"]["Fn::Sub"].startswith("${RestAPI}.execute-api.")
     assert dist["ViewerCertificate"]["MinimumProtocolVersion"] == "TLSv1.2_2021"
     assert dist["Aliases"] == [{"Ref": domain.DOMAIN_PARAMETER}]
+    # The distribution proves itself to the API with its secret header; the parameter
+    # is never echoed (infra/domain.py, chalicelib/http/gateway.py client_address).
+    assert origin["OriginCustomHeaders"] == [{"HeaderName": domain.EDGE_HEADER,
+                                              "HeaderValue": {"Ref": domain.EDGE_SECRET_PARAMETER}}]
+    assert template["Parameters"][domain.EDGE_SECRET_PARAMETER]["NoEcho"] is True
     # ACM certificates for CloudFront live in us-east-1, whatever the stack's region.
     pattern = template["Parameters"][domain.CERTIFICATE_PARAMETER]["AllowedPattern"]
     assert re.fullmatch(pattern, "arn:aws:acm:us-east-1:123456789012:certificate/0a1b-2c3d")
@@ -147,6 +152,11 @@ def packaged(tmp_path_factory) -> dict[str, Path]:
     for name, value in ON.items():
         made["Parameters"][name]["Default"] = value
     paths["on"].write_text(json.dumps(made))
+    # Every function learns the edge secret, with a domain only.
+    for resource in made["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::Function":
+            variables = resource["Properties"]["Environment"]["Variables"]
+            assert variables[domain.EDGE_SECRET_VARIABLE] == domain.edge_secret_variable()
     return paths
 
 

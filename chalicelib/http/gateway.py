@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hmac
 import json
 import logging
 import traceback
@@ -72,9 +73,29 @@ def request_from_event(event: dict) -> ApiRequest:
     headers = Headers(_header_items(event))
     return ApiRequest(
         method=method, path=path, raw_path=path, query=_query(event), headers=headers,
-        body=b"", source_ip=(context.get("identity") or {}).get("sourceIp", ""),
+        body=b"", source_ip=client_address(headers, (context.get("identity") or {}).get(
+            "sourceIp", ""), get_settings().server.EDGE_SECRET),
         request_id=str(context.get("requestId") or uuid.uuid4()),
     )
+
+
+EDGE_HEADER = "x-nimbus-edge"
+
+
+def client_address(headers: Headers, peer: str, edge_secret: str) -> str:
+    """Who is calling: the connection's peer, or, behind the stack's own CloudFront, the
+    viewer CloudFront saw.  CloudFront appends the viewer to ``X-Forwarded-For`` and API
+    Gateway appends the edge, so the viewer is the last but one entry; anything before it
+    came from the client and is never believed.  Only a request carrying the
+    distribution's secret (``[server] EDGE_SECRET``, sent as ``X-Nimbus-Edge``) came
+    through it: anyone can call API Gateway's own URL with a forged header.  Without this,
+    every viewer of one edge would share one address, and the sign-in throttle of an
+    attacker's address would hold back everyone behind that edge."""
+    sent = headers.get(EDGE_HEADER) or ""
+    if not edge_secret or not sent or not hmac.compare_digest(sent, edge_secret):
+        return peer
+    hops = [hop.strip() for hop in (headers.get("x-forwarded-for") or "").split(",")]
+    return hops[-2] if len(hops) >= 2 and hops[-2] else peer
 
 
 def _security_headers(response: ApiResponse, settings) -> None:
