@@ -3,11 +3,10 @@ schedules, who may call them, a run started from the API as the invocation of th
 task's own function (as Lambda gets it), the runs recorded, and two runs at once."""
 from __future__ import annotations
 
-import io
 import json
+import sys
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -103,26 +102,17 @@ def test_who_may_list_and_run_cron_tasks(api):
 
 @pytest.fixture
 def cron_functions(monkeypatch):
-    """The cron tasks' functions on moto's Lambda (without containers: an invocation is
-    accepted, not run) and the variable infra/template.py gives the API's functions."""
-    import boto3
+    """The cron tasks' functions on moto's Lambda and the variable infra/template.py gives
+    the API's functions (bench/scenarios_cron.py makes them for the benchmark too)."""
     from moto.core.models import default_user_config
 
     monkeypatch.setitem(default_user_config, "lambda", {"use_docker": False})
-    role = boto3.client("iam", region_name="us-east-1").create_role(
-        RoleName="cron-task", AssumeRolePolicyDocument=json.dumps({
-            "Version": "2012-10-17", "Statement": [{
-                "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
-                "Action": "sts:AssumeRole"}]}))["Role"]["Arn"]
-    code = io.BytesIO()
-    with zipfile.ZipFile(code, "w") as archive:
-        archive.writestr("app.py", "")
-    functions = boto3.client("lambda", region_name="us-east-1")
-    names = {}
-    for task in instance.CRON_TASKS:
-        names[task.name] = functions.create_function(
-            FunctionName=f"nimbus-{task.function}-A1B2C3", Runtime="python3.12", Role=role,
-            Handler=f"app.{task.name}", Code={"ZipFile": code.getvalue()})["FunctionName"]
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import scenarios_cron
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    names = scenarios_cron.stand_in_functions("nimbus")
     monkeypatch.setenv("NIMBUS_CRON_FUNCTIONS", json.dumps(names))
     return names
 
