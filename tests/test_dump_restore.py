@@ -361,6 +361,19 @@ def test_damaged_dumps_are_refused_and_nothing_is_written(source, target, tmp_pa
         assert stored(data_dir) == before, name
 
 
+def first_difference(before, after, where: str = "") -> str:
+    """Where two JSON answers first differ, and how (a failing comparison's message)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) != after.get(key):
+                return first_difference(before.get(key), after.get(key), f"{where}.{key}")
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for i, (one, two) in enumerate(zip(before, after)):
+            if one != two:
+                return first_difference(one, two, f"{where}[{i}]")
+    return f"{where}: {before!r} != {after!r}"
+
+
 def test_a_restored_instance_answers_as_the_source_did(source, target, tmp_path):
     data_dir, url = target
     done = cli(data_dir, "restore", str(source["dump"]))
@@ -376,7 +389,8 @@ def test_a_restored_instance_answers_as_the_source_did(source, target, tmp_path)
     forge = Forge(url, source["tokens"])
     for (who, path), (status, body) in source["answers"].items():
         answer = forge.call(who, "GET", path)
-        assert (answer.status_code, answer.json()) == (status, body), (who, path)
+        assert (answer.status_code, answer.json()) == (status, body), (
+            who, path, first_difference(body, answer.json()))
     # The same tokens, with the same scopes.
     assert forge.call("reader", "GET", G).status_code == 200
     assert forge.call("reader", "POST", f"{G}/issues", json={"title": "no"}).status_code == 403
