@@ -374,10 +374,18 @@ def first_difference(before, after, where: str = "") -> str:
     return f"{where}: {before!r} != {after!r}"
 
 
-def test_a_restored_instance_answers_as_the_source_did(source, target, tmp_path):
-    data_dir, url = target
-    done = cli(data_dir, "restore", str(source["dump"]))
+def test_a_restored_instance_answers_as_the_source_did(source, tmp_path):
+    data_dir = tmp_path / "target"
+    with served(data_dir, **TARGET_ENV):
+        done = cli(data_dir, "restore", str(source["dump"]))
     assert done.returncode == 0, done.stderr
+    # Restarted after the restore, as docs/operations.md says: a process that had looked
+    # for a key before the restore brought it keeps its answer until it restarts.
+    with served(data_dir, **TARGET_ENV) as (_, url):
+        _answers_as_the_source(source, data_dir, url, done, tmp_path)
+
+
+def _answers_as_the_source(source, data_dir, url, done, tmp_path) -> None:
     with tarfile.open(source["dump"]) as tar:
         manifest = json.loads(tar.extractfile("manifest.json").read())
     assert manifest["quiet"] and manifest["counts"]["outbox"] == 0
