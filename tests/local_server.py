@@ -133,10 +133,18 @@ def make_user(base: str, name: str) -> tuple[str, str]:
 def runtime_with_events(data_dir: Path):
     """An in-process local runtime running the domain-event pipeline (the consumers run
     as on ``make run``), with the site admin ``boss`` (password ``boss-password``)."""
+    from chalicelib import oauth2
     from chalicelib.accounts.service import ensure_admin
+    from chalicelib.http import sessions
     from chalicelib.local.event_pipeline import EventPipeline
     from chalicelib.local.runtime import LocalRuntime
+    from chalicelib.signing import service as signing
 
+    # A new instance: the keys an earlier test's instance cached in this process are not
+    # its own (they are not in its SSM, so a dump would not carry them).
+    signing.reset_cache()
+    sessions.reset_key_cache()
+    oauth2.reset_jwt_key_cache()
     with LocalRuntime(port=0, data_dir=data_dir, access_log=False,
                       sync_journal=False) as runtime:
         for task in EventPipeline(runtime.yield_to_requests).tasks():
