@@ -99,10 +99,12 @@ package: $(STAMP)
 
 # make deploy STACK=nimbus ARTIFACT_BUCKET=my-artifacts [ROOT_URL=https://git.example.com/]
 #   [DOMAIN=git.example.com CERTIFICATE_ARN=arn:aws:acm:us-east-1:...] [ALARM_TOPIC_ARN=arn:aws:sns:...]
+#   [EVENTBRIDGE_BUS=default]
 # Region and credentials: the usual AWS settings (AWS_REGION, AWS_PROFILE, ~/.aws/config).
 deploy: $(STAMP)
 	$(PY) -m infra.deploy --stack "$(STACK)" --artifact-bucket "$(ARTIFACT_BUCKET)" --root-url "$(ROOT_URL)" \
-	  --domain "$(DOMAIN)" --certificate-arn "$(CERTIFICATE_ARN)" --alarm-topic-arn "$(ALARM_TOPIC_ARN)"
+	  --domain "$(DOMAIN)" --certificate-arn "$(CERTIFICATE_ARN)" --alarm-topic-arn "$(ALARM_TOPIC_ARN)" \
+	  --eventbridge-bus "$(EVENTBRIDGE_BUS)"
 
 # make destroy STACK=nimbus: the table and the bucket are kept, with their data.
 destroy: $(STAMP)

@@ -84,6 +84,16 @@ def migration_resume(event):
     return {"resumed": cron.run_scheduled("migration_resume", event)}
 
 
+@app.schedule(Rate(1, unit=Rate.HOURS), name="deleted_repo_purge")
+def deleted_repo_purge(event):
+    return {"purged": cron.run_scheduled("deleted_repo_purge", event)}
+
+
+@app.schedule(Rate(1, unit=Rate.DAYS), name="audit_export")
+def audit_export(event):
+    return {"exported": cron.run_scheduled("audit_export", event)}
+
+
 # Domain events (chalicelib/store/outbox.py -> jobs/relay.py -> the events queue ->
 # jobs/consumers.py).  In AWS the table's stream, filtered to new outbox items
 # (infra/template.py), invokes the relay; the sweep picks up what the stream left.

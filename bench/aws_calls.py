@@ -183,7 +183,8 @@ for _module in ("scenarios_lfs", "scenarios_lfs_locks", "scenarios_blocks",
                 "scenarios_issue_times", "scenarios_topics", "scenarios_org_labels", "scenarios_dependencies", "scenarios_issue_templates", "scenarios_issue_search", "scenarios_attachments",
                 "scenarios_lifecycle", "scenarios_repo_tools", "scenarios_wiki",
                 "scenarios_migrations", "scenarios_oauth2", "scenarios_gpg_verify",
-                "scenarios_cron", "scenarios_telemetry"):
+                "scenarios_cron", "scenarios_telemetry", "scenarios_audit", "scenarios_deleted",
+                "scenarios_ref_history"):
     _area = importlib.import_module(_module)
     SCENARIOS.update(_area.scenarios())
     BUDGETS.update(_area.BUDGETS)

@@ -16,6 +16,8 @@ from chalicelib.oauth2 import routes as oauth2_applications
 from chalicelib.oauth2 import protocol_routes as oauth2_provider
 # Before the repositories: /repos/issues/search would read as a repository's path.
 from chalicelib.search import issue_routes as issue_search
+# Before the repositories too: /repos/deleted/{id}/restore would read as a repository's path.
+from chalicelib.repo_admin import deleted_routes as deleted_repos
 from chalicelib.repos import routes as repos
 from chalicelib.search import routes as search
 # Before the repository's git: /{owner}/{repo}/info/refs would read x.wiki.git as a name.
@@ -33,6 +35,7 @@ from chalicelib.instance import cron_routes as instance_cron
 from chalicelib.orgs import routes as orgs
 from chalicelib.orgs import people_routes as org_people
 from chalicelib.orgs import block_routes as org_blocks
+from chalicelib.audit import routes as audit_log
 from chalicelib.repos import access_routes as repo_access
 from chalicelib.repos import owner_routes as owner_renames
 from chalicelib.repos import topic_routes as repo_topics
@@ -65,6 +68,7 @@ from chalicelib.issues import dependency_routes as issue_dependencies
 from chalicelib.issues import org_label_routes as org_labels
 from chalicelib.notifications import routes as notifications
 from chalicelib.activity import routes as activity
+from chalicelib.ref_history import routes as ref_history
 # Before the pull requests: their /pulls/{base}/{head:path} would take /pulls/1/reviews.
 from chalicelib.reviews import routes as reviews
 from chalicelib.pulls import routes as pulls

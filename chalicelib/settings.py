@@ -187,6 +187,10 @@ class RepositorySettings:
     ENABLE_PUSH_CREATE_USER: bool = False
     ENABLE_PUSH_CREATE_ORG: bool = False
     DISABLE_HTTP_GIT: bool = False
+    # A deleted repository stays restorable this many days (0: gone at once), and every
+    # ref move is kept this long, its old tip reachable (docs/extensions.md).
+    DELETED_RETENTION_DAYS: int = 30
+    REF_HISTORY_DAYS: int = 90
 
 
 @_section("repository.signing")
@@ -218,6 +222,20 @@ class MirrorSettings:
     ``DISABLE_NEW_PUSH`` refuses new push mirrors (the existing ones keep syncing)."""
     ENABLED: bool = True
     DISABLE_NEW_PUSH: bool = False
+
+
+@_section("audit")
+class AuditSettings:
+    """The audit log (chalicelib/audit): entries are kept RETENTION_DAYS days, and each
+    day's entries are exported to the bucket as JSON lines (docs/extensions.md)."""
+    RETENTION_DAYS: int = 365
+
+
+@_section("events")
+class EventSettings:
+    """EVENTBRIDGE_BUS: the name or ARN of an Amazon EventBridge bus that receives every
+    domain event too (empty: none; docs/extensions.md)."""
+    EVENTBRIDGE_BUS: str = ""
 
 
 @_section("webhook")
@@ -315,7 +333,7 @@ _SECTIONS = (ServerSettings, AwsSettings, SecuritySettings, ServiceSettings, Api
              CorsSettings, RepositorySettings, SigningSettings, MigrationSettings,
              WebhookSettings, QuotaSettings, RateLimitSettings, AttachmentSettings,
              ReleaseSettings, QuotaDefaultSettings, PictureSettings, UiSettings, IssueSettings,
-             MirrorSettings, OAuth2Settings)
+             MirrorSettings, OAuth2Settings, AuditSettings, EventSettings)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,6 +358,8 @@ class Settings:
     issue: IssueSettings
     mirror: MirrorSettings
     oauth2: OAuth2Settings
+    audit: AuditSettings
+    events: EventSettings
 
     @property
     def app_url(self) -> str:

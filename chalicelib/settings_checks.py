@@ -47,3 +47,12 @@ def validate(settings) -> None:
     if settings.server.LFS_LOCKS_PAGING_NUM < 1:
         raise SettingsError("[server] LFS_LOCKS_PAGING_NUM: expected at least 1, "
                             f"got {settings.server.LFS_LOCKS_PAGING_NUM}")
+    days = settings.repository
+    if min(days.DELETED_RETENTION_DAYS, days.REF_HISTORY_DAYS - 1,
+           settings.audit.RETENTION_DAYS - 1) < 0:
+        raise SettingsError("[repository] DELETED_RETENTION_DAYS: expected days >= 0; "
+                            "[repository] REF_HISTORY_DAYS and [audit] RETENTION_DAYS: >= 1")
+    bus = settings.events.EVENTBRIDGE_BUS
+    if bus and (len(bus) > 256 or not all(c.isalnum() or c in "._-" for c in bus)):
+        raise SettingsError(f"[events] EVENTBRIDGE_BUS: expected the name of a bus of the "
+                            f"account and region, got {bus!r}")

@@ -2,8 +2,9 @@
 
     python -m infra.deploy --stack NAME --artifact-bucket BUCKET [--root-url URL]
         [--domain NAME --certificate-arn ARN] [--alarm-topic-arn ARN]
+        [--eventbridge-bus NAME]
     (make deploy STACK=NAME ARTIFACT_BUCKET=BUCKET [ROOT_URL=URL] [DOMAIN=NAME
-        CERTIFICATE_ARN=ARN] [ALARM_TOPIC_ARN=ARN])
+        CERTIFICATE_ARN=ARN] [ALARM_TOPIC_ARN=ARN] [EVENTBRIDGE_BUS=NAME])
 
 Builds the package (infra/package.py), uploads the zip and the template to the artifact
 bucket (created when missing), and applies them through a CloudFormation change set;
@@ -18,7 +19,7 @@ gets its own API Gateway URL (known only once the stack exists, so the first dep
 takes a second update that changes only the functions' ROOT_URL).
 
 The optional parameters (``DomainName`` with ``CertificateArn``, infra/domain.py;
-``AlarmTopicArn``, infra/alarms.py) work the same way: given, set; omitted, kept;
+``AlarmTopicArn``, infra/alarms.py; ``EventBridgeBus``, infra/eventbridge.py) work the same way: given, set; omitted, kept;
 ``none`` clears them.
 """
 from __future__ import annotations
@@ -40,9 +41,11 @@ CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
 DOMAIN = ("DomainName", "DOMAIN")
 CERTIFICATE = ("CertificateArn", "CERTIFICATE_ARN")
 ALARM_TOPIC = ("AlarmTopicArn", "ALARM_TOPIC_ARN")
+EVENT_BUS = ("EventBridgeBus", "EVENTBRIDGE_BUS")
 CLEARED = "none"
 DOMAIN_NAME = re.compile(r"(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}")
 CERTIFICATE_ARN = re.compile(r"arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+")
+BUS_NAME = re.compile(r"[A-Za-z0-9._-]{1,256}")
 TOPIC_ARN = re.compile(r"arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+(\.fifo)?")
 # Stands in for ROOT_URL while a new stack does not know its own URL yet.
 PLACEHOLDER_ROOT_URL = "https://nimbus.invalid/"
@@ -106,7 +109,8 @@ def check_arguments(stack: str, bucket: str, root_url: str) -> str:
     return root_url if root_url.endswith("/") else root_url + "/"
 
 
-def check_options(domain: str = "", certificate: str = "", alarm_topic: str = "") -> dict:
+def check_options(domain: str = "", certificate: str = "", alarm_topic: str = "",
+                  event_bus: str = "") -> dict:
     """The optional parameters given ({parameter: value}, "" for ``none``); DeployError
     for a bad one.  A domain needs its certificate, which CloudFront reads from
     us-east-1 only."""
@@ -133,6 +137,11 @@ def check_options(domain: str = "", certificate: str = "", alarm_topic: str = ""
         if alarm_topic != CLEARED and not TOPIC_ARN.fullmatch(alarm_topic):
             raise DeployError(f"ALARM_TOPIC_ARN {alarm_topic!r}: expected an SNS topic ARN")
         given[ALARM_TOPIC[0]] = "" if alarm_topic == CLEARED else alarm_topic
+    if event_bus:
+        if event_bus != CLEARED and not BUS_NAME.fullmatch(event_bus):
+            raise DeployError(f"EVENTBRIDGE_BUS {event_bus!r}: expected the name of an "
+                              "EventBridge bus of the stack's account and region, e.g. default")
+        given[EVENT_BUS[0]] = "" if event_bus == CLEARED else event_bus
     return given
 
 
@@ -270,7 +279,7 @@ def physical_ids(cfn, stack: str) -> dict[str, str]:
 
 
 def deploy(stack: str, bucket: str, root_url: str = "", **optional: str) -> dict[str, str]:
-    """``optional``: domain, certificate, alarm_topic (``check_options``)."""
+    """``optional``: domain, certificate, alarm_topic, event_bus (``check_options``)."""
     root_url = check_arguments(stack, bucket, root_url)
     options = check_options(**optional)
     region = resolve_region()
@@ -345,10 +354,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--domain", default="", help="custom domain (none: remove it)")
     parser.add_argument("--certificate-arn", default="", help="its ACM certificate, us-east-1")
     parser.add_argument("--alarm-topic-arn", default="", help="SNS topic for the alarms")
+    parser.add_argument("--eventbridge-bus", default="",
+                        help="EventBridge bus receiving every event (none: stop)")
     args = parser.parse_args(argv)
     try:
         deploy(args.stack, args.artifact_bucket, args.root_url, domain=args.domain,
-               certificate=args.certificate_arn, alarm_topic=args.alarm_topic_arn)
+               certificate=args.certificate_arn, alarm_topic=args.alarm_topic_arn,
+               event_bus=args.eventbridge_bus)
     except (DeployError, package.PackagingError) as exc:
         print(f"make deploy: {exc}", file=sys.stderr)
         return 2

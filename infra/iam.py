@@ -30,6 +30,7 @@ granted right no call used unless it names the reason):
   session key also seals the credentials repositories keep for other servers
   (repo_admin/secrets.py): the API seals them, the event worker and the mirror sync
   unseal them; any of them makes the key when it is missing (after a rotation).
+- EventBridge: the event worker puts events on the stack's bus (``EventBridgeBus``).
 - Lambda: adminCronRun (the API's functions) invokes a cron task's own function, and
   every cron task's function records its runs in its task's item (UpdateItem).
 """
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from chalicelib import instance, oauth2
 from chalicelib.http import sessions as web_session
+from infra import eventbridge
 
 # chalice package names each function's role after the function (``<Name>Role``; the
 # API handler's is ``ApiHandlerRole``).  Reusing those names overrides chalice's roles.
@@ -190,7 +192,10 @@ def _statements(function: str, settings) -> list[dict]:
                 _allow(["s3:DeleteObject"], objects("archives/")),
                 _allow(["s3:PutObject", "s3:DeleteObject"], objects("attachments/")),
                 _allow(["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], objects("lfs/")),
-                _signing_key(settings), _session_key_unseal(settings), _send(WEBHOOK_QUEUE)]
+                _signing_key(settings), _session_key_unseal(settings), _send(WEBHOOK_QUEUE),
+                # Every event on the operator's bus, when the stack names one
+                # (infra/eventbridge.py; without one the ARN names no bus).
+                _allow(["events:PutEvents"], eventbridge.BUS_ARN)]
     if function == "WebhookWorker":
         # A lane's lease is taken, renewed and released by conditional writes and deletes.
         return [*_table("GetItem", "BatchGetItem", "Query", "PutItem", "UpdateItem",
@@ -229,6 +234,15 @@ def _statements(function: str, settings) -> list[dict]:
         return [*_table("UpdateItem", "DeleteItem", indexes=True),
                 _allow(["s3:DeleteObject"], objects("lfs/")),
                 _allow(["s3:ListBucket"], BUCKET)]
+    if function == "DeletedRepoPurge":
+        # Due records from the index; each purged in one transaction: the record deleted
+        # on condition, the pool's membership and the owner's usage updated, the event
+        # put in the outbox (the event worker removes the data).
+        return _table("PutItem", "UpdateItem", "DeleteItem", indexes=True)
+    if function == "AuditExport":
+        # The last days of the audit log from the instance's index, each day written
+        # to the bucket as one JSON lines file (chalicelib/audit/export.py).
+        return [_allow(["dynamodb:Query"], INDEXES), _allow(["s3:PutObject"], objects("audit/"))]
     if function == "QuotaCheck":
         # Reads usage and pack sizes; repairs drift by updating the counted items.
         return [*_table("GetItem", "BatchGetItem", "Query", "UpdateItem", indexes=True),

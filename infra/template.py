@@ -3,7 +3,8 @@
 and events queues with their dead-letter queues (the webhook queue drives the
 WebhookWorker function: chalice makes that mapping from app.py), the stream's mapping to
 the outbox relay, the alarms and the dashboard (infra/alarms.py) and the optional
-custom domain behind CloudFront (infra/domain.py), with their parameters.  Written as a merge template
+custom domain behind CloudFront (infra/domain.py) and the EventBridge bus with its
+example rule (infra/eventbridge.py), with their parameters.  Written as a merge template
 (``chalice package --merge-template <file>``; infra/deploy.sh does this), from the same definitions
 ``infra/bootstrap.py`` creates locally.
 
@@ -16,13 +17,13 @@ import sys
 
 from chalicelib import instance
 from chalicelib.settings import get_settings
-from infra import alarms, domain, iam
+from infra import alarms, domain, eventbridge, iam
 from infra.bootstrap import TTL_ATTRIBUTE, dead_letter_queue_name, table_definition
 
 # Every Lambda chalice package makes from app.py (API, schedules, queue consumers).
 FUNCTION_NAMES = ("APIHandler", "MirrorSync", "PackCompaction", "OutboxRelay", "OutboxSweep",
                   "EventWorker", "WebhookWorker", "WebhookSweep", "QuotaCheck", "LfsCollect",
-                  "MigrationResume")
+                  "MigrationResume", "DeletedRepoPurge", "AuditExport")
 # The stream invokes the relay for new outbox items only (store/outbox.py): other writes
 # cost no invocation.
 OUTBOX_STREAM_FILTER = {"eventName": ["INSERT"],
@@ -71,6 +72,7 @@ def resources(settings) -> dict:
         "NIMBUS__AWS__WEBHOOK_QUEUE": {"Fn::GetAtt": ["WebhookQueue", "QueueName"]},
         "NIMBUS__AWS__EVENTS_QUEUE": {"Fn::GetAtt": ["EventsQueue", "QueueName"]},
         "NIMBUS__AWS__REGION": {"Ref": "AWS::Region"},
+        **eventbridge.variables(),
     }
     out = {
         "NimbusTable": {"Type": "AWS::DynamoDB::Table", **_RETAIN, "Properties": {
@@ -144,6 +146,11 @@ def resources(settings) -> dict:
     # The LFS collection works through idle objects a page at a time; a run cut short
     # leaves the rest (and any object it had marked) to the next hour's.
     out["LfsCollect"]["Properties"]["Timeout"] = 900
+    # The purge of deleted repositories works through due records a page at a time; a
+    # run cut short leaves the rest to the next hour's (repo_admin/deleted_purge.py).
+    out["DeletedRepoPurge"]["Properties"]["Timeout"] = 900
+    # The audit log's export reads the last days a Query page at a time (audit/export.py).
+    out["AuditExport"]["Properties"]["Timeout"] = 900
     out["WebhookWorker"]["Properties"]["Timeout"] = 100
     out.update(streaming_resources(env, settings))
     # adminCronRun starts a cron task's own function (chalicelib/instance/cron.py): the
@@ -167,8 +174,11 @@ def resources(settings) -> dict:
     out.update(alarms.alarms(functions))
     out.update(alarms.dashboard(functions))
     out.update(domain.resources())
-    return {"Parameters": {**alarms.parameters(), **domain.parameters()},
-            "Conditions": {**alarms.conditions(), **domain.conditions()},
+    out.update(eventbridge.resources())
+    return {"Parameters": {**alarms.parameters(), **domain.parameters(),
+                           **eventbridge.parameters()},
+            "Conditions": {**alarms.conditions(), **domain.conditions(),
+                           **eventbridge.conditions()},
             "Resources": out,
             "Outputs": {**alarms.outputs(), **domain.outputs()}}
 

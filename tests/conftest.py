@@ -255,6 +255,17 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.fast)
 
 
+@pytest.fixture
+def immediate_deletion():
+    """Repository deletions final at once (``[repository] DELETED_RETENTION_DAYS`` 0), for
+    tests of what a deletion removes right away; restorable deletion (the default) is
+    tests/repo_admin/test_deletion_rules.py's and test_restorable_deletion.py's."""
+    from chalicelib.settings import overridden
+
+    with overridden({"NIMBUS__REPOSITORY__DELETED_RETENTION_DAYS": "0"}):
+        yield
+
+
 def drain_outbox() -> list:
     """Every event waiting in the outbox (oldest first per shard), removed from it, as
     ``chalicelib.events.Event`` objects: what the relay would publish next."""

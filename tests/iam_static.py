@@ -1,4 +1,4 @@
-"""Every S3, SSM, SQS and Lambda call each Lambda function's code can reach, found by
+"""Every S3, SSM, SQS, Lambda and EventBridge call each Lambda function's code can reach, found by
 reading the code (tests/code_graph.py), with the IAM action and resource AWS authorizes
 it as, checked against the role infra/template.py renders for that function.  tests/test_iam.py
 runs the functions under enforcement, but only the paths its run takes: a failed
@@ -77,6 +77,8 @@ def _cron_functions() -> list[str]:
 
 # Functions a module invokes: adminCronRun starts a cron task's own function.
 LAMBDA_TARGETS = {"chalicelib.instance.cron": _cron_functions}
+# The modules that put events on a bus: the stack's one (infra/eventbridge.py).
+EVENT_BUS_CALLERS = ("chalicelib.jobs.bridge",)
 
 
 def camel(name: str) -> str:
@@ -340,6 +342,10 @@ class Check:
             names = self.tracer.starts(node, expr, reach)
             return [iam.parameter(n) for n in self.followed(function, node, names)]
         module = self.graph.modules[self.graph.owner[node]]
+        if service == "events" and module.name in EVENT_BUS_CALLERS:
+            from infra import eventbridge
+
+            return [eventbridge.BUS_ARN]
         if service == "lambda" and module.name in LAMBDA_TARGETS:
             return [{"Fn::GetAtt": [name, "Arn"]} for name in LAMBDA_TARGETS[module.name]()]
         queues = [{"Fn::GetAtt": [logical, "Arn"]} for name, logical in QUEUES.items()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from chalicelib import instance
 from tests.local_server import ADMIN_ENV, call, served
 
 ZERO = "0001-01-01T00:00:00Z"
@@ -29,8 +30,10 @@ def wait_for_run(base: str, name: str, runs: int) -> dict:
 def test_a_site_admin_lists_the_schedules_and_runs_one(tmp_path):
     with served(tmp_path / "state", **ADMIN_ENV) as (_, base):
         listed = cron(base)
-        assert list(listed) == ["mirror_sync", "pack_compaction", "lfs_collect", "quota_check",
-                                "migration_resume", "outbox_sweep", "webhook_sweep"]
+        assert list(listed) == [task.name for task in instance.CRON_TASKS]
+        assert {"mirror_sync", "pack_compaction", "lfs_collect", "quota_check",
+                "migration_resume", "deleted_repo_purge", "outbox_sweep",
+                "webhook_sweep"} <= set(listed)
         assert listed["webhook_sweep"]["schedule"] == "@every 1m"
         assert all(r["exec_times"] == 0 and r["prev"] == ZERO for r in listed.values())
 

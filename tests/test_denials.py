@@ -100,7 +100,7 @@ def test_compaction_runs_every_pool_then_fails_on_a_denial(monkeypatch):
 
     ran = []
 
-    def compact(pool_id, repo_ids):
+    def compact(pool_id, repo_ids, **_):
         ran.append(pool_id)
         if pool_id == 1:
             raise ClientError(DENIED, "TransactWriteItems")

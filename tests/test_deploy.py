@@ -207,6 +207,8 @@ TOPIC = "arn:aws:sns:eu-west-1:123456789012:nimbus-alarms"
     ({"domain": "https://git.example.com/", "certificate": CERTIFICATE}, "expected a host name"),
     ({"domain": "git.example.com", "certificate": "my-cert"}, "expected an ACM certificate"),
     ({"alarm_topic": "alarms@example.com"}, "expected an SNS topic ARN"),
+    ({"event_bus": "arn:aws:events:eu-west-1:123456789012:event-bus/x"},
+     "EVENTBRIDGE_BUS .*: expected the name of an EventBridge bus"),
 ])
 def test_bad_options_are_refused_with_the_make_variable(options, message):
     with pytest.raises(deploy.DeployError, match=message):
@@ -218,6 +220,8 @@ def test_options_set_clear_or_keep():
         "DomainName": "git.example.com", "CertificateArn": CERTIFICATE, "AlarmTopicArn": TOPIC}
     assert deploy.check_options("none", "none", "none") == {
         "DomainName": "", "CertificateArn": "", "AlarmTopicArn": ""}
+    assert deploy.check_options(event_bus="default") == {"EventBridgeBus": "default"}
+    assert deploy.check_options(event_bus="none") == {"EventBridgeBus": ""}
     assert deploy.check_options() == {}
     # A new stack with a domain has its ROOT_URL from the start; an existing one keeps
     # every parameter it is not given.

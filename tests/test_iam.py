@@ -155,6 +155,7 @@ def drive_api(api, stack: Stack, remote, guarded: dict) -> dict:  # noqa: F811 -
 
 def run_stack(api, stack: Stack, remote, guarded: dict, monkeypatch) -> None:  # noqa: F811
     from app import (
+        deleted_repo_purge,
         event_worker,
         lfs_collect,
         migration_resume,
@@ -228,7 +229,10 @@ def run_stack(api, stack: Stack, remote, guarded: dict, monkeypatch) -> None:  #
         iam_paths.start_project_migration(api, must, token, "stale", remote["url"])
     with clock.frozen(time.time() + LEASE_SECONDS + 60), stack.run_as("MigrationResume"):
         assert migration_resume(schedule_event(), None)["resumed"] == 1
-    records = stream_records()
+    # The deletion kept it restorable; once its retention has passed the purge takes it.
+    with clock.frozen(time.time() + 31 * 86400), stack.run_as("DeletedRepoPurge"):
+        assert deleted_repo_purge(schedule_event(), None)["purged"] == 1
+    records = stream_records(ahead=32 * 86400)
     with stack.run_as("OutboxRelay"):
         assert outbox_relay({"Records": records}, None)["published"] == len(records)
     with stack.run_as("EventWorker"):
@@ -280,6 +284,10 @@ def run_stack(api, stack: Stack, remote, guarded: dict, monkeypatch) -> None:  #
     demo.update(actions=[type(demo).quota_size.set(1)])   # drift for the check to repair
     with stack.run_as("QuotaCheck"):
         assert quota_check(schedule_event(), None)["corrected"] >= 1
+    # The audit log's export: the days before today from the index, each to audit/.
+    from app import audit_export
+    with stack.run_as("AuditExport"):
+        assert audit_export(schedule_event(), None)["exported"] >= 0
 
 
 @pytest.fixture
@@ -331,6 +339,8 @@ NOT_EXERCISED = {
        "(tests/migrations/test_migration_instances.py); this run's source has none"
        for action, *tail in (("dynamodb:ConditionCheckItem",), ("s3:GetObject", "lfs/*"),
                              ("s3:PutObject", "lfs/*"), ("s3:DeleteObject", "lfs/*"))},
+    ("EventWorker", "events:PutEvents"): "the run configures no EventBridge bus; "
+                                         "tests/jobs/test_eventbridge.py puts on moto's",
     ("OutboxSweep", "s3:PutObject"): "a large event the sweep publishes goes through S3, "
                                      "as the relay's did in this run",
     ("WebhookWorker", "dynamodb:DeleteItem"): "a delivered item and a released lane are "

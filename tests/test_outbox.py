@@ -222,6 +222,7 @@ def test_a_crash_after_commit_loses_no_event_and_duplicates_reach_consumers_once
         server.stop()
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_repository_deletion_is_cleaned_up_by_its_consumer(api, remote, local_networks_allowed):  # noqa: F811
     from chalicelib import aws as aws_clients
     from chalicelib.jobs import consumers, relay

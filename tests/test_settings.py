@@ -40,6 +40,9 @@ def test_escaped_section_names():
     ({"NIMBUS__NOSEPARATOR": "1"}, "NIMBUS__<SECTION>__<KEY>"),
     ({"NIMBUS_CONFIG": "/does/not/exist.ini"}, "cannot read"),
     ({"NIMBUS__API__STATUS_ROUTES": "gitea"}, "[api] STATUS_ROUTES"),
+    ({"NIMBUS__REPOSITORY__DELETED_RETENTION_DAYS": "-1"}, "[repository] DELETED_RETENTION_DAYS"),
+    ({"NIMBUS__AUDIT__RETENTION_DAYS": "0"}, "[audit] RETENTION_DAYS"),
+    ({"NIMBUS__EVENTS__EVENTBRIDGE_BUS": "arn:aws:events:x"}, "[events] EVENTBRIDGE_BUS"),
 ])
 def test_bad_values_fail_clearly(env, fragment):
     with pytest.raises(SettingsError) as err:

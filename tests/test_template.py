@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from infra import alarms, domain
+from infra import alarms, domain, eventbridge
 from infra.template import CHECKOV_SKIPPED, FUNCTION_NAMES, STREAM_FUNCTION, resources
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,11 +132,33 @@ def test_the_custom_domain_is_optional_and_caches_nothing(template):
     assert not re.fullmatch(pattern, "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b")
 
 
+def test_the_event_bus_is_optional_and_only_the_worker_puts_on_it(template):
+    resources = template["Resources"]
+    assert template["Parameters"][eventbridge.BUS_PARAMETER]["Default"] == ""
+    for name in (eventbridge.EXAMPLE_RULE, eventbridge.EXAMPLE_QUEUE):
+        assert resources[name]["Condition"] == eventbridge.HAS_BUS
+    rule = resources[eventbridge.EXAMPLE_RULE]["Properties"]
+    assert rule["State"] == "DISABLED" and rule["EventPattern"]["source"] == ["nimbus"]
+    putters = {}
+    for name, resource in resources.items():
+        if resource.get("Type") != "AWS::IAM::Role":
+            continue
+        for policy in resource["Properties"]["Policies"]:
+            for statement in policy["PolicyDocument"]["Statement"]:
+                if "events:PutEvents" in statement["Action"]:
+                    putters[name] = statement["Resource"]
+    assert putters == {"EventWorkerRole": eventbridge.BUS_ARN}
+    for name in FUNCTIONS:
+        variables = resources[name]["Properties"]["Environment"]["Variables"]
+        assert variables[eventbridge.BUS_VARIABLE] == {"Ref": eventbridge.BUS_PARAMETER}
+
+
 # --- the packaged template, the custom domain and the topic on and off ------------------
 
 ON = {domain.DOMAIN_PARAMETER: "git.example.com",
       domain.CERTIFICATE_PARAMETER: "arn:aws:acm:us-east-1:123456789012:certificate/0a1b-2c3d",
-      alarms.ALARM_TOPIC_PARAMETER: "arn:aws:sns:us-east-1:123456789012:nimbus-alarms"}
+      alarms.ALARM_TOPIC_PARAMETER: "arn:aws:sns:us-east-1:123456789012:nimbus-alarms",
+      eventbridge.BUS_PARAMETER: "default"}
 
 
 @pytest.fixture(scope="module")

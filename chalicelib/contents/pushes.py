@@ -3,8 +3,9 @@
 Every ref change (a git push, the API, a mirror sync, a migration) is planned first
 (``prepare``): the branch records of the branches it moves, the repository's ``empty``,
 ``size`` and ``updated``, and its events — per ref a ``RepositoryPushed`` with its new
-commits, and ``RefCreated`` / ``RefDeleted`` for branches and tags (short names and
-``ref_type``, as Forgejo's create/delete payloads have them).  ``commit`` then writes the
+commits and whether it was forced (``_forced``), and ``RefCreated`` / ``RefDeleted``
+for branches and tags (short names and ``ref_type``, as Forgejo's create/delete
+payloads have them).  ``commit`` then writes the
 refs' compare-and-swaps, the branch records, the repository update, the quota charge of
 the packs the change brought in (``quota_charges``) and the events' outbox items in ONE
 transaction through the unit of work.  Racing writers stay safe:
@@ -70,6 +71,10 @@ class Guard(enum.Enum):
     SYSTEM = "system"      # mirror sync, migration, a new repository: no rule applies
 
 
+# What a push event says moved the ref (``RepositoryPushed.via``: the ref history shows it).
+VIA = {Guard.RULES: "api", Guard.CHECKED: "push", Guard.MERGE: "merge", Guard.SYSTEM: "system"}
+
+
 def refusal(repo: Repo, git: NimbusRepo, updates: list[Update],
             actor: Account | None) -> str | None:
     """Forgejo's pre-receive message for the first change the protection rules refuse
@@ -102,18 +107,24 @@ def commit_fields(commit) -> dict:
                 signed_payload=payload.decode("utf-8", "replace"))
 
 
-def _pushed_commits(git, before: str, after: str) -> tuple[list, int]:
-    """New commits on the ref, newest first (capped), and how many there are.  A new
-    ref counts at most NEW_REF_COMMITS, as Forgejo does (``CommitsBeforeLimit(10)``):
-    a first push of a long history does not walk all of it."""
+def _pushed_commits(git, before: str, after: str) -> tuple[list, int, bool]:
+    """New commits on the ref, newest first (capped), how many there are, and whether
+    ``before`` is in ``after``'s history (a fast-forward).  A new ref counts at most
+    NEW_REF_COMMITS, as Forgejo does (``CommitsBeforeLimit(10)``): a first push of a
+    long history does not walk all of it.
+
+    The fast-forward test costs no read of its own: when ``before`` is an ancestor of
+    ``after``, the path between them ends in a new commit whose parent is ``before``,
+    and a commit that has ``before`` for a parent makes it an ancestor."""
     if after == ZERO:
-        return [], 0
+        return [], 0, False
     exclude = [before.encode()] if before != ZERO else []
     walker = git.get_walker(include=[after.encode()], exclude=exclude,
                             max_entries=None if exclude else NEW_REF_COMMITS)
-    found, total = [], 0
+    found, total, descends = [], 0, before == after
     for entry in walker:
         total += 1
+        descends = descends or before.encode() in entry.commit.parents
         if len(found) < MAX_EVENT_COMMITS:
             c = entry.commit
             author_name, author_email = _split_identity(c.author)
@@ -123,7 +134,7 @@ def _pushed_commits(git, before: str, after: str) -> tuple[list, int]:
                 author_name=author_name, author_email=author_email,
                 committer_name=committer_name, committer_email=committer_email,
                 timestamp=int(c.author_time), tz_offset=int(c.author_timezone)))
-    return found, total
+    return found, total, descends
 
 
 def pool_size(git: NimbusRepo) -> int:
@@ -163,6 +174,8 @@ class RefChange:
     extras: list[tuple[int, Callable[[UnitOfWork], None]]] = field(default_factory=list)
     # The packs the change charges to the repository (quota_charges), if any.
     charge: quota.Charge | None = None
+    # What moves the refs (``VIA``): push, merge, api, mirror or system.
+    via: str = ""
 
     def also(self, size: int, stage: Callable[[UnitOfWork], None]) -> None:
         """Stage ``size`` more items with the change (after the rest, before the events)."""
@@ -202,7 +215,7 @@ def prepare(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
             raise RefProtected(refused)
         _record_lfs_needs(repo, git)
     return _plan(repo, git, changes, actor=actor, announce=announce,
-                 creates_repo=creates_repo, charge=charge)
+                 creates_repo=creates_repo, charge=charge, via=VIA[guard])
 
 
 def prepare_unguarded(repo: Repo, git: NimbusRepo, updates, *, actor: Account | None,
@@ -212,13 +225,13 @@ def prepare_unguarded(repo: Repo, git: NimbusRepo, updates, *, actor: Account | 
     instance signing key, which the mirror sync's role may not (infra/iam.py;
     tests/iam_static.py follows the code's calls, not the guard's value)."""
     return _plan(repo, git, git.refs.checked_updates(updates), actor=actor,
-                 announce=announce, creates_repo=False, charge=charge)
+                 announce=announce, creates_repo=False, charge=charge, via="mirror")
 
 
 def _plan(repo: Repo, git: NimbusRepo, changes: list[Update], *, actor: Account | None,
-          announce: bool, creates_repo: bool, charge: bool) -> RefChange:
+          announce: bool, creates_repo: bool, charge: bool, via: str) -> RefChange:
     change = RefChange(repo, git, changes, git.refs.peeled_values(changes),
-                       creates_repo=creates_repo)
+                       creates_repo=creates_repo, via=via)
     for ref, _, new in changes:
         if not ref.startswith(HEADS):
             continue
@@ -265,6 +278,27 @@ def _ref_kind(ref: str) -> tuple[str, str] | None:
     return None
 
 
+def _forced(git, ref: str, old: str, new: str, descends: bool) -> bool:
+    """Whether a ref update drops its old tip from the ref's history (the ref history
+    records it, ``chalicelib.ref_history``): a branch moved to a commit that does not
+    descend from the old one, a tag moved.  Creations and deletions are not forced.
+    A branch's answer comes from the walk of its new commits (``descends``); any
+    other ref walks from the old tip, which stops at once on a fast-forward."""
+    if refdb.is_zero(old) or refdb.is_zero(new) or old == new:
+        return False
+    if ref.startswith(HEADS):
+        return not descends
+    if ref.startswith(TAGS):
+        return True
+    from dulwich.errors import MissingCommitError
+
+    try:
+        walker = git.get_walker(include=[old.encode()], exclude=[new.encode()], max_entries=1)
+        return any(True for _ in walker)
+    except MissingCommitError:      # the old tip's object is gone: it is dropped for sure
+        return True
+
+
 def _push_events(change: RefChange, actor: Account | None) -> list[events.Event]:
     common = change.event_fields(actor)
     raised: list[events.Event] = []
@@ -273,10 +307,12 @@ def _push_events(change: RefChange, actor: Account | None) -> list[events.Event]
         if kind and refdb.is_zero(old):
             raised.append(events.RefCreated(**common, ref=kind[1], ref_type=kind[0], sha=new))
         # A tag's push lists no commits (Forgejo's payload has none); only branches walk.
-        commits, total = _pushed_commits(change.git, old, new) if ref.startswith(HEADS) \
-            else ([], 0)
+        commits, total, descends = _pushed_commits(change.git, old, new) \
+            if ref.startswith(HEADS) else ([], 0, False)
         raised.append(events.RepositoryPushed(**common, ref=ref, before=old, after=new,
-                                              commits=tuple(commits), total_commits=total))
+                                              commits=tuple(commits), total_commits=total,
+                                              forced=_forced(change.git, ref, old, new,
+                                                             descends), via=change.via))
         if kind and refdb.is_zero(new):
             raised.append(events.RefDeleted(**common, ref=kind[1], ref_type=kind[0], sha=old))
     return raised

@@ -14,8 +14,10 @@ was raised (secrets left out), the rest names the change.  ``to_message`` and
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import uuid
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -60,6 +62,21 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Where the change being written came from: the request's id and the caller's address
+# (the gateway sets it for a request; background work has none).  The audit log records it.
+_origin: ContextVar[Mapping] = ContextVar("nimbus_event_origin", default={})
+
+
+@contextlib.contextmanager
+def originating(*, request_id: str, address: str):
+    """Stamp every event staged inside the block with this request's id and address."""
+    token = _origin.set({"request_id": request_id, "address": address})
+    try:
+        yield
+    finally:
+        _origin.reset(token)
+
+
 @dataclass(frozen=True)
 class Event:
     actor_id: int | None
@@ -67,11 +84,13 @@ class Event:
     event_id: str = ""
     occurred_at: float = 0.0
     actor: Mapping = field(default_factory=dict)     # snapshot of the acting account
+    origin: Mapping = field(default_factory=dict)    # {"request_id", "address"}, if any
 
     def stamped(self) -> "Event":
-        """This event with an id and a time (kept if already set)."""
+        """This event with an id, a time and its origin (each kept if already set)."""
         return dataclasses.replace(self, event_id=self.event_id or uuid.uuid4().hex,
-                                   occurred_at=self.occurred_at or clock.now())
+                                   occurred_at=self.occurred_at or clock.now(),
+                                   origin=self.origin or dict(_origin.get()))
 
 
 @dataclass(frozen=True)

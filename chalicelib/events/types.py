@@ -184,7 +184,21 @@ class RepositoryEdited(RepoEvent):
 
 @dataclass(frozen=True)
 class RepositoryDeleted(RepoEvent):
-    pass
+    """``restorable``: kept until ``purge_at`` ([repository] DELETED_RETENTION_DAYS), its
+    data left in place; otherwise (retention 0) cleaned up at once."""
+    restorable: bool = False
+    purge_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class RepositoryRestored(RepoEvent):
+    """A deleted repository brought back (``repo`` as it is again), perhaps renamed."""
+    deleted_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class RepositoryPurged(RepoEvent):
+    """A deleted repository's retention ran out: its data is removed for good."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +258,10 @@ class RepositoryPushed(RepoEvent):
     after: str = ""
     commits: tuple[PushedCommit, ...] = ()
     total_commits: int = 0
+    # The old tip is not in the new one's history (a force push, a tag moved).
+    forced: bool = False
+    # What moved it: push (git), merge, api (the API and the web), mirror, system.
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -252,6 +270,18 @@ class RefCreated(RepoEvent):
     ref: str = ""
     ref_type: str = ""
     sha: str = ""
+
+
+@dataclass(frozen=True)
+class ProtectionChanged(RepoEvent):
+    """A branch or tag protection rule was created, edited or deleted (``kind``: branch
+    or tag); ``rule``: the rule after the change (before it, for deleted); ``changes``:
+    (field, previous value) pairs for "edited"."""
+    kind: str = ""
+    action: str = ""
+    rule_name: str = ""
+    rule: Mapping = field(default_factory=dict)
+    changes: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -386,3 +416,8 @@ class RecordRepaired(Event):
     sk: str = ""
     kind: str = ""
     problems: tuple[str, ...] = ()
+
+
+# Events that schedule the service's own work rather than record a change: no audit
+# entry, nothing on an EventBridge bus.
+WORK_ITEMS = (ImportedIssuesIndexDue, MigrationStepDue)

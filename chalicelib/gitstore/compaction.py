@@ -23,6 +23,16 @@ it verbatim (``pack_reuse.py``).  A lone compacted pack is compacted again when 
 refs are no longer those it recorded and no young push is waiting (a branch deleted or
 rewritten without a new pack) or when it has no record (compacted by older code).
 
+Kept tips (the ref history, ``chalicelib/ref_history``): old tips a repository may be
+put back to are roots too, but apart from the refs: what only they reach goes into a
+``history`` pack of its own, so the main pack stays closed over the refs (clones may
+copy it, and must not get dropped commits).  The history pack records the tips it was
+built for in its ``.tips`` file; a lone main pack that is up to date is left alone as
+long as the kept tips outside it are those recorded, so a pool is repacked once when a
+force push or a deletion adds a tip and once when its history entry expires (its
+objects then go the way of any garbage).  The walk from the kept tips stops at the
+first object the refs reach: it costs what only the history holds.
+
 Deltas: dulwich's own deltifier tries every pair in a window and its Rust
 ``create_delta`` is quadratic on dissimilar inputs (minutes on a 20 MB repository), so
 candidates are pre-filtered by shared lines (blobs) or entries (trees), as cheap set
@@ -34,16 +44,18 @@ import logging
 import os
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dulwich.object_format import get_object_format
 from dulwich.object_store import MissingObjectFinder
-from dulwich.objects import Blob, Tree, hex_to_sha
+from dulwich.objects import S_ISGITLINK, Blob, Commit, Tag, Tree, hex_to_sha
 from dulwich.pack import UnpackedObject, write_pack_data, write_pack_index
 
 from chalicelib import clock
 from chalicelib.gitstore import pack_reuse, packdb, refdb
 from chalicelib.gitstore.objects import S3ObjectStore
+from chalicelib.gitstore.pack_tips import TIPS_EXT, Tips, decode, encode
 
 try:
     from dulwich._pack import create_delta as _create_delta  # the Rust extension
@@ -57,6 +69,8 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_GRACE_SECONDS = 3600
 DEFAULT_MIN_AGE_SECONDS = 900
+# The role of the pack of what only kept tips reach (see the module docstring).
+HISTORY_ROLE = "history"
 _NO_RANGES = 1 << 62  # compaction reads every object: download packs whole
 
 
@@ -65,11 +79,13 @@ class CompactionResult:
     pool_id: str
     new_pack: str | None = None
     garbage_pack: str | None = None
+    history_pack: str | None = None
     retired: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     objects: int = 0
     deltas: int = 0
     garbage_objects: int = 0
+    history_objects: int = 0
     dropped_objects: int = 0
     pack_bytes: int = 0
     deleted: list[str] = field(default_factory=list)
@@ -84,13 +100,16 @@ def compact_pool(pool_id: object, repo_ids_sharing_pool: list[object], *,
                  grace_seconds: float = DEFAULT_GRACE_SECONDS,
                  min_age_seconds: float = DEFAULT_MIN_AGE_SECONDS,
                  object_format: str = "sha1", window: int = 10, max_depth: int = 50,
-                 now: float | None = None) -> CompactionResult:
+                 now: float | None = None, kept_tips: Iterable[str | bytes] = ()
+                 ) -> CompactionResult:
     """Repack everything reachable from the repositories' refs into one deltified pack,
     retire the packs it replaces, sweep files retired more than ``grace_seconds`` ago.
 
     ``repo_ids_sharing_pool`` must name every repository whose refs live on this pool
     (the parent and all its forks): objects only they reach would otherwise count as
-    garbage.  Raises PackListChanged if another compaction swapped packs meanwhile.
+    garbage.  ``kept_tips`` (hex): more roots, whose objects go to the history pack
+    (see the module docstring).  Raises PackListChanged if another compaction swapped
+    packs meanwhile.
     """
     started = time.monotonic()
     now = clock.now() if now is None else now
@@ -101,13 +120,17 @@ def compact_pool(pool_id: object, repo_ids_sharing_pool: list[object], *,
         # Refs first, packs second: a push publishes its pack before it moves refs, so
         # every object these refs reach is in a pack of the listing that follows.
         ref_shas = _ref_shas(repo_ids_sharing_pool)
+        history = {tip if isinstance(tip, bytes) else tip.encode("ascii")
+                   for tip in kept_tips} - set(ref_shas)
         infos = store.pack_infos()
         retire = sorted(name for name, info in infos.items() if _retirable(info, now, grace_seconds,
                                                                            min_age_seconds))
         result.kept = sorted(set(infos) - set(retire))
-        lone = len(retire) == 1 and infos[retire[0]].role == "compacted"
-        if retire and not (lone and _up_to_date(store, retire[0], ref_shas, result.kept, infos)):
-            _compact(store, infos, retire, ref_shas, result, window, max_depth)
+        main = [name for name in retire if infos[name].role != HISTORY_ROLE]
+        lone = len(main) == 1 and infos[main[0]].role == "compacted"
+        if retire and not (lone and _up_to_date(store, main[0], ref_shas, result.kept, infos)
+                           and _history_settled(store, main[0], history, retire, infos)):
+            _compact(store, infos, retire, ref_shas, result, window, max_depth, history)
     finally:
         store.close()
     result.deleted = packdb.sweep_pool(pool_id, grace_seconds=grace_seconds, now=now)
@@ -135,14 +158,34 @@ def _up_to_date(store: S3ObjectStore, name: str, ref_shas: dict[bytes, str],
     return recorded.tips < current and not any(sha in store for sha in current - recorded.tips)
 
 
+def _history_settled(store: S3ObjectStore, main: str, history: set[bytes],
+                     retire: list[str], infos: dict) -> bool:
+    """Whether the history packs hold what the kept tips need beyond the main pack (an
+    up-to-date main pack is closed over the refs): the kept tips that are stored and
+    not in it are those the history packs were built for."""
+    pack = store.pack_by_name(main)
+    wanted = {sha for sha in history if sha not in pack and sha in store}
+    recorded: set[bytes] = set()
+    for name in retire:
+        if infos[name].role == HISTORY_ROLE:
+            body = packdb.read_sidecar(store.pool_id, name, TIPS_EXT)
+            if body is None:
+                return False
+            recorded |= decode(body).tips
+    return wanted == recorded
+
+
 def _retirable(info: packdb.PackInfo, now: float, grace: float, min_age: float) -> bool:
+    if info.role == HISTORY_ROLE:
+        return True     # written whole by a compaction, rewritten by the next one
     if info.role == "garbage":
         return info.created <= now - grace
     return info.created <= now - min_age
 
 
 def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dict[bytes, str],
-             result: CompactionResult, window: int, max_depth: int) -> None:
+             result: CompactionResult, window: int, max_depth: int,
+             history: set[bytes] = frozenset()) -> None:
     tips = []
     for sha, where in sorted(ref_shas.items()):
         if sha in store:
@@ -152,14 +195,18 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
     reachable = list(MissingObjectFinder(store, haves=[], wants=tips)) if tips else []
     reachable_ids = {sha for sha, _ in reachable}
     result.objects = len(reachable)
+    history_tips = sorted(sha for sha in history if sha not in reachable_ids and sha in store)
+    history_ids = _history_objects(store, history_tips, reachable_ids)
 
     kept_packs = [store.pack_by_name(name) for name in result.kept]
-    garbage, dropped = set(), 0
+    garbage, kept_history, dropped = set(), set(), 0
     for name in retire:
         for sha in store.pack_by_name(name):
             if sha in reachable_ids or any(sha in pack for pack in kept_packs):
                 continue
-            if infos[name].role == "garbage":
+            if sha in history_ids:
+                kept_history.add(sha)
+            elif infos[name].role == "garbage":
                 dropped += 1  # unreachable for a whole grace period: let it go
             else:
                 garbage.add(sha)
@@ -172,6 +219,17 @@ def _compact(store: S3ObjectStore, infos: dict, retire: list[str], ref_shas: dic
         store.publish(info, *paths)
         result.garbage_pack = info.name
         # Same objects, same bytes as a pack we meant to retire: that one stays.
+        retire = [name for name in retire if name != info.name]
+
+    if kept_history:
+        # Also published before the swap, with the tips it was built for.
+        records, _ = _delta_records(store, [(sha, None) for sha in sorted(kept_history)],
+                                    window, max_depth)
+        info, paths = _write_pack(store, records, len(kept_history), role=HISTORY_ROLE)
+        packdb.put_sidecar(store.pool_id, info.name, TIPS_EXT,
+                           encode(Tips(frozenset(history_tips), frozenset(history_tips))))
+        store.publish(info, *paths)
+        result.history_pack, result.history_objects = info.name, len(kept_history)
         retire = [name for name in retire if name != info.name]
 
     new_name = None
@@ -217,6 +275,38 @@ def _ref_shas(repo_ids: list[object]) -> dict[bytes, str]:
             if value.sha and not refdb.is_zero(value.sha):
                 shas.setdefault(value.sha.encode("ascii"), f"ref {name} of repo {repo_id}")
     return shas
+
+
+def _history_objects(store: S3ObjectStore, tips: list[bytes], reachable: set[bytes]) -> set[bytes]:
+    """What the kept tips reach and the refs do not: a walk that stops at every object
+    the refs reach (their closure is closed), so it costs what only the history holds.
+    Blobs are only looked up, never read."""
+    found: set[bytes] = set()
+    stack = list(tips)
+    while stack:
+        sha = stack.pop()
+        if sha in found or sha in reachable:
+            continue
+        try:
+            obj = store[sha]
+        except KeyError:
+            logger.error("kept tip's object %s is missing", sha.decode())
+            continue
+        found.add(sha)
+        if isinstance(obj, Commit):
+            stack.append(obj.tree)
+            stack.extend(obj.parents)
+        elif isinstance(obj, Tag):
+            stack.append(obj.object[1])
+        elif isinstance(obj, Tree):
+            for entry in obj.iteritems():
+                if S_ISGITLINK(entry.mode) or entry.sha in found or entry.sha in reachable:
+                    continue
+                if entry.mode & 0o40000:
+                    stack.append(entry.sha)
+                elif entry.sha in store:
+                    found.add(entry.sha)
+    return found
 
 
 def _full_record(store: S3ObjectStore, sha: bytes) -> UnpackedObject:

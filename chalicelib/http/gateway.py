@@ -254,7 +254,7 @@ def _answer(req: ApiRequest, event: dict) -> ApiResponse:
     verdict = None
     try:
         verdict = ratelimit.admit(req, settings)  # 429 before any work; None when off
-        with request_scope():
+        with request_scope(request_id=req.request_id, address=req.source_ip):
             response = _dispatch(req, event, settings)
     except api_errors.ApiError as err:
         response = _error_response(err, settings)

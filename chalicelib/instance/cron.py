@@ -65,6 +65,8 @@ TASKS = (
     CronTask("lfs_collect", 3600, "LfsCollect", 900),
     CronTask("quota_check", 24 * 3600, "QuotaCheck", 900),
     CronTask("migration_resume", 5 * 60, "MigrationResume"),
+    CronTask("deleted_repo_purge", 3600, "DeletedRepoPurge", 900),
+    CronTask("audit_export", 24 * 3600, "AuditExport", 900),
     CronTask("outbox_sweep", 5 * 60, "OutboxSweep"),
     CronTask("webhook_sweep", 60, "WebhookSweep"),
 )

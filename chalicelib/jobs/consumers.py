@@ -5,7 +5,9 @@ each (event, consumer) pair is claimed with a delivery mark before the consumer 
 (``chalicelib.store.outbox.claim``): the same event reaches a consumer once.  A consumer
 that fails releases its claim and the message is retried by SQS, then dead-lettered.
 
-Consumers register here with the event types they take (``_load_builtin``).
+Consumers register here with the event types they take (``_load_builtin``).  A batch
+consumer (``register_batch``: the EventBridge bridge, ``jobs/bridge.py``) takes a whole
+batch at once, each event claimed as for any consumer, before the others run.
 """
 from __future__ import annotations
 
@@ -48,8 +50,25 @@ def register(name: str, kinds: Iterable[type[domain_events.Event]],
     _consumers[name] = Consumer(name, tuple(kinds), handle, wants)
 
 
+@dataclass(frozen=True)
+class BatchConsumer:
+    name: str
+    # The batch's events it takes, in order -> whether each was handled.
+    handle: Callable[[list[domain_events.Event]], list[bool]]
+    wants: Callable[[domain_events.Event], bool] = _every
+
+
+_batch_consumers: dict[str, BatchConsumer] = {}
+
+
+def register_batch(name: str, handle: Callable[[list[domain_events.Event]], list[bool]],
+                   wants: Callable[[domain_events.Event], bool] = _every) -> None:
+    _batch_consumers[name] = BatchConsumer(name, handle, wants)
+
+
 def unregister(name: str) -> None:
     _consumers.pop(name, None)
+    _batch_consumers.pop(name, None)
 
 
 def consumers_for(event: domain_events.Event) -> list[Consumer]:
@@ -57,17 +76,69 @@ def consumers_for(event: domain_events.Event) -> list[Consumer]:
     return [c for c in _consumers.values() if isinstance(event, c.kinds)]
 
 
-def handle_message(body: str | dict) -> int:
-    """Run the event in one queue message through its consumers; returns how many ran.
-    Raises if a consumer failed (the message is then retried)."""
+def decode(body: str | dict) -> domain_events.Event | None:
+    """The event a queue message carries (None, logged, for one this version cannot
+    read: it is dropped)."""
     message = json.loads(body) if isinstance(body, str) else body
     if "stored_at" in message:     # too large for SQS: the relay left it in S3
         message = _stored_message(message["stored_at"])
     try:
-        event = domain_events.from_message(message)
+        return domain_events.from_message(message)
     except (domain_events.UnknownEvent, TypeError) as exc:
         log.error("dropping undecodable event message %s: %s", message.get("id"), exc)
+        return None
+
+
+def handle_message(body: str | dict) -> int:
+    """Run the event in one queue message through its consumers (the batch consumers as
+    a batch of one); returns how many ran.  Raises if a consumer failed (the message is
+    then retried)."""
+    event = decode(body)
+    if event is None:
         return 0
+    if not run_batch_consumers([event])[0]:
+        raise RuntimeError(f"a batch consumer failed on event {event.event_id}")
+    return run_consumers(event)
+
+
+def run_batch_consumers(batch: list[domain_events.Event | None]) -> list[bool]:
+    """Hand the batch to each batch consumer, the events it wants and has not handled
+    yet (claimed one by one); whether each event went well (a failed one's claim is
+    released: its message must be delivered again)."""
+    _load_builtin()
+    ok = [True] * len(batch)
+    for consumer in list(_batch_consumers.values()):
+        taken = [n for n, event in enumerate(batch)
+                 if event is not None and consumer.wants(event)]
+        if not taken:
+            continue
+        with telemetry.run("consumer_run", "Consumer", {"Consumer": consumer.name},
+                           event_type="batch", events=len(taken)) as run:
+            claimed = [n for n in taken if outbox.claim(batch[n].event_id, consumer.name,
+                                                        lease_seconds=LEASE_SECONDS)]
+            if not claimed:
+                run.outcome = "duplicate"
+                continue
+            try:
+                handled = consumer.handle([batch[n] for n in claimed])
+            except Exception as exc:  # noqa: BLE001 - the others still run; SQS retries
+                log.exception("batch consumer %s failed", consumer.name)
+                handled = [False] * len(claimed)
+                run.failed(exc)
+            for n, done in zip(claimed, handled):
+                if done:
+                    outbox.finish(batch[n].event_id, consumer.name)
+                else:
+                    outbox.release(batch[n].event_id, consumer.name)
+                    ok[n] = False
+            if not all(handled) and run.outcome != "failed":
+                run.failed(RuntimeError("some events were not handled"))
+    return ok
+
+
+def run_consumers(event: domain_events.Event) -> int:
+    """Run ``event`` through the per-event consumers that take it; how many ran.  Raises
+    if one failed (after the others ran)."""
     ran, failed = 0, None
     for consumer in consumers_for(event):
         if not consumer.wants(event):
@@ -115,23 +186,39 @@ def _stored_message(key: str) -> dict:
 
 def handle_sqs_records(bodies: Iterable[str]) -> int:
     """The worker function: one SQS batch (a failure fails it: SQS retries it)."""
-    with batches.handling():
-        return sum(handle_message(body) for body in bodies)
+    done = handle_batch(bodies)
+    if not all(done):
+        raise RuntimeError(f"{done.count(False)} of {len(done)} event messages failed")
+    return len(done)
 
 
 def handle_batch(bodies: Iterable[str]) -> list[bool]:
-    """Run several messages as one batch (``events.batches``); whether each succeeded
-    (a failed one stays on the queue for a redelivery)."""
+    """Run several messages as one batch (``events.batches``): the batch consumers first,
+    then each message's consumers; whether each succeeded (a failed one stays on the
+    queue for a redelivery)."""
     done = []
     with batches.handling():
+        decoded = []
         for body in bodies:
             try:
-                handle_message(body)
+                decoded.append(decode(body))
+            except Exception as exc:  # noqa: BLE001 - the queue delivers it again
+                log.warning("event message not read (%s); it stays on the queue", exc)
+                decoded.append(exc)
+        events_only = [e if isinstance(e, domain_events.Event) else None for e in decoded]
+        batch_ok = run_batch_consumers(events_only)
+        for event, ok in zip(decoded, batch_ok):
+            if isinstance(event, Exception):
+                done.append(False)
+                continue
+            try:
+                if event is not None:
+                    run_consumers(event)
             except Exception as exc:  # noqa: BLE001 - the queue delivers it again
                 log.warning("event message not handled (%s); it stays on the queue", exc)
                 done.append(False)
                 continue
-            done.append(True)
+            done.append(ok)
     return done
 
 
@@ -172,7 +259,12 @@ def _load_builtin() -> None:
     from chalicelib import (issues, languages, lfs, notifications, pulls, repo_admin, repos,
                             reviews, webhooks)
 
-    register("repository-cleanup", (domain_events.RepositoryDeleted,),
+    # Every change on the operator's EventBridge bus too, when one is configured.
+    from chalicelib.jobs import bridge
+
+    register_batch(bridge.CONSUMER, bridge.publish, bridge.wants)
+    register("repository-cleanup", (domain_events.RepositoryDeleted,
+                                    domain_events.RepositoryPurged),
              repo_admin.on_repository_deleted)
     # A push to a repository with push mirrors that sync on commit pushes to them.
     register("push-mirrors", (domain_events.RepositoryPushed,), repo_admin.push_mirrors_pushed,
@@ -195,6 +287,11 @@ def _load_builtin() -> None:
     from chalicelib import activity
 
     register("activity-feeds", activity.EVENT_TYPES, activity.on_event, activity.wants_event)
+    # Every move of a branch or tag, kept for its undo (chalicelib/ref_history).
+    from chalicelib import ref_history
+
+    register("ref-history", ref_history.EVENT_TYPES, ref_history.on_event,
+             ref_history.wants_event)
     # The search index (chalicelib/search): what a search finds follows every change.
     from chalicelib import search
 
@@ -207,4 +304,8 @@ def _load_builtin() -> None:
 
     register("migration-steps", migrations.EVENT_TYPES, migrations.on_event,
              migrations.wants_event)
+    # The audit log (chalicelib/audit): every change but background scheduling notes.
+    from chalicelib import audit
+
+    register("audit-log", audit.EVENT_TYPES, audit.on_event, audit.wants_event)
     _builtin_loaded = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable
 
@@ -39,7 +40,8 @@ def compact_packs() -> int:
         repo_ids = sorted(pool.repo_ids or ())
         # Each repository's wiki is a pool of its own (chalicelib/wiki/gitrepo.py).
         pool_id = int(pool.pk.split("#", 1)[1])
-        runs = [(pool.pk, functools.partial(compaction.compact_pool, pool_id, repo_ids)),
+        runs = [(pool.pk, functools.partial(compaction.compact_pool, pool_id, repo_ids,
+                                            kept_tips=_history_tips(repo_ids))),
                 *((f"wiki of {repo_id}", functools.partial(wiki.compact_wiki, int(repo_id)))
                   for repo_id in repo_ids)]
         for name, run in runs:
@@ -52,6 +54,15 @@ def compact_packs() -> int:
     if denied is not None:
         raise denied
     return compacted
+
+
+def _history_tips(repo_ids: list) -> Iterator[str]:
+    """The old tips the ref history may restore (``ref_history.kept_tips``: one Query per
+    repository), read when the pool's compaction asks for them, so a failing read is
+    that pool's failure."""
+    from chalicelib import ref_history
+
+    yield from ref_history.kept_tips(repo_ids)
 
 
 def check_quota() -> int:
@@ -77,6 +88,22 @@ def resume_migrations() -> int:
     return migrations.resume_stale(clock.now())
 
 
+def purge_deleted_repos() -> int:
+    """Purge the deleted repositories whose retention ran out (repo_admin/deleted_purge.py);
+    how many were purged."""
+    from chalicelib import repo_admin
+
+    return repo_admin.purge_deleted_repos()
+
+
+def export_audit_log() -> int:
+    """Write the last full days of the audit log to the bucket as JSON lines
+    (audit/export.py); how many entries were written."""
+    from chalicelib import audit
+
+    return audit.export_recent()
+
+
 @dataclass(frozen=True)
 class Schedule:
     name: str
@@ -90,4 +117,6 @@ SCHEDULES = (
     Schedule("quota_check", 24 * 60, check_quota),
     Schedule("lfs_collect", 60, collect_lfs),
     Schedule("migration_resume", 5, resume_migrations),
+    Schedule("deleted_repo_purge", 60, purge_deleted_repos),
+    Schedule("audit_export", 24 * 60, export_audit_log),
 )

@@ -27,7 +27,7 @@ import dataclasses
 import random
 import time
 
-from chalicelib import accounts, clock, orgs, repos
+from chalicelib import accounts, clock, events, orgs, repos
 from chalicelib.errors import (ArchivedRepository, BadInput, ConditionFailed, ConflictError,
                                InvalidInput, NotFoundError, PermissionDenied)
 from chalicelib.http.options import given
@@ -163,15 +163,18 @@ def get_tag_rule(view: RepoView, caller: Caller, rule_id: int) -> TagRule:
 
 # Writes -------------------------------------------------------------------------------------
 
-def _write(view: RepoView, change):
+def _write(view: RepoView, caller: Caller, change):
     """Apply ``change(read) -> (new Protection, result)`` and write it on
-    the version read; a lost race re-reads and applies the change again."""
+    the version read, with a ``ProtectionChanged`` per rule it created, edited or
+    deleted; a lost race re-reads and applies the change again."""
     for attempt in range(RETRIES):
         read = store.get(int(view.repo.id), consistent=attempt > 0)
         new, result = change(read)
         try:
-            with unit_of_work.writing():
+            with unit_of_work.writing() as uow:
                 store.stage_put(view.repo, read, new)
+                for event in _rule_events(view, caller, read, new):
+                    uow.raise_event(event)
         except ConditionFailed as failed:
             if failed.label == store.REPO:
                 raise NotFoundError("repository does not exist") from None
@@ -181,6 +184,33 @@ def _write(view: RepoView, change):
             continue
         return result
     raise ConflictError("the protection rules are being changed at once; try again")
+
+
+def _rule_events(view: RepoView, caller: Caller, read: Protection,
+                 new: Protection) -> list[events.Event]:
+    """One ProtectionChanged per rule the write created, edited or deleted."""
+    actor = caller.user
+    common = dict(actor_id=int(actor.id) if actor else None,
+                  actor=events.snapshot(accounts.account_values(actor)),
+                  repo_id=int(view.repo.id), repo=events.snapshot(repos.repo_values(view.repo)))
+    found: list[events.Event] = []
+    for kind, before, after, key in (
+            ("branch", read.branch_rules, new.branch_rules, lambda r: r.rule_name),
+            ("tag", read.tag_rules, new.tag_rules, lambda r: r.id)):
+        old = {key(r): dataclasses.asdict(r) for r in before}
+        now = {key(r): dataclasses.asdict(r) for r in after}
+        for name in sorted(set(old) | set(now), key=str):
+            if old.get(name) == now.get(name):
+                continue
+            action = "created" if name not in old else "deleted" if name not in now else "edited"
+            rule = now.get(name) or old[name]
+            found.append(events.ProtectionChanged(
+                **common, kind=kind, action=action,
+                rule_name=str(rule.get("rule_name") or rule.get("name_pattern")),
+                rule=events.snapshot(rule),
+                changes=events.changes_between(old[name], now[name]) if action == "edited"
+                else ()))
+    return found
 
 
 def _apply_branch(view: RepoView, rule: BranchRule, option, *, create: bool) -> BranchRule:
@@ -257,7 +287,7 @@ def create_branch_rule(view: RepoView, caller: Caller,
                                                     default=0) + 1,
                                    created=stamp, updated=stamp)
         return Protection([*read.branch_rules, rule], read.tag_rules, read.version), rule
-    return _write(view, change)
+    return _write(view, caller, change)
 
 
 def edit_branch_rule(view: RepoView, caller: Caller, name: str,
@@ -274,7 +304,7 @@ def edit_branch_rule(view: RepoView, caller: Caller, name: str,
         rule.updated = clock.seconds()
         rules = [rule if r.rule_name == name else r for r in read.branch_rules]
         return Protection(rules, read.tag_rules, read.version), rule
-    return _write(view, change)
+    return _write(view, caller, change)
 
 
 def delete_branch_rule(view: RepoView, caller: Caller, name: str) -> None:
@@ -285,7 +315,7 @@ def delete_branch_rule(view: RepoView, caller: Caller, name: str) -> None:
             raise NotFoundError("branch protection does not exist")
         rules = [r for r in read.branch_rules if r.rule_name != name]
         return Protection(rules, read.tag_rules, read.version), None
-    _write(view, change)
+    _write(view, caller, change)
 
 
 # Tag rules ----------------------------------------------------------------------------------
@@ -318,7 +348,7 @@ def create_tag_rule(view: RepoView, caller: Caller, option: CreateTagProtectionO
         stamp = clock.seconds()
         rule = TagRule(read.next_tag_id(), pattern, users, teams, stamp, stamp)
         return Protection(read.branch_rules, [*read.tag_rules, rule], read.version), rule
-    return _write(view, change)
+    return _write(view, caller, change)
 
 
 def edit_tag_rule(view: RepoView, caller: Caller, rule_id: int,
@@ -345,7 +375,7 @@ def edit_tag_rule(view: RepoView, caller: Caller, rule_id: int,
             updated=clock.seconds())
         rules = [rule if r.id == rule_id else r for r in read.tag_rules]
         return Protection(read.branch_rules, rules, read.version), rule
-    return _write(view, change)
+    return _write(view, caller, change)
 
 
 def delete_tag_rule(view: RepoView, caller: Caller, rule_id: int) -> None:
@@ -356,7 +386,7 @@ def delete_tag_rule(view: RepoView, caller: Caller, rule_id: int) -> None:
             raise NotFoundError("tag protection does not exist")
         rules = [r for r in read.tag_rules if r.id != rule_id]
         return Protection(read.branch_rules, rules, read.version), None
-    _write(view, change)
+    _write(view, caller, change)
 
 
 # Branch records -----------------------------------------------------------------------------

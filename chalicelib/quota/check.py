@@ -13,7 +13,8 @@ more (compaction dropped charged packs), a bug, a manual edit — and reports it
    (not repaired: the pack list is what readers use).
 2. Each account (owners of repositories and accounts with a usage item): the usage item
    is read consistently, then the account's repositories; its public and private
-   counters must equal the sums of their ``quota_size`` by visibility, and, when the
+   counters must equal the sums of their ``quota_size`` by visibility (deleted
+   repositories not purged yet included: their bytes count until then), and, when the
    attachments are registered (``quota.ATTACHMENTS``, the release attachments), its attachment
    counters their totals.
 
@@ -103,6 +104,11 @@ def _apply(stage) -> bool:
         return False
 
 
+def _restorable(owner_id: int) -> list:
+    """The owner's deleted repositories not purged yet, as they were stored."""
+    return [repos.deleted_repo_stored(record) for record in repos.deleted_repos_of(owner_id)]
+
+
 def _check_accounts(dry_run: bool) -> list[Correction]:
     owners = {int(repo.owner_id) for repo in repos.every_repo()}
     owners |= {usage.owner_id for usage in store.every_usage()}
@@ -111,14 +117,20 @@ def _check_accounts(dry_run: bool) -> list[Correction]:
     for owner_id in sorted(owners):
         read = store.get_usage(owner_id, consistent=True)
         account = accounts.account_by_id(owner_id, consistent=True)
+        kept = _restorable(owner_id)
         listed = repos.repos_owned_by(owner_id) if account is not None else []
         if account is not None and len(listed) != int(account.num_repos or 0):
             log.info("quota check: the owner index lags for account %s; next time", owner_id)
             continue
         fresh = repos.refreshed_repos(listed)
+        # Deleted repositories still restorable count until purged; read before and
+        # after the live ones, so one deleted or restored meanwhile is counted once.
+        counted = {int(r.id): r for r in [*kept, *_restorable(owner_id), *fresh]}
         expected = dict(read.counts)
-        expected["repos_public"] = sum(int(r.quota_size or 0) for r in fresh if not r.private)
-        expected["repos_private"] = sum(int(r.quota_size or 0) for r in fresh if r.private)
+        expected["repos_public"] = sum(int(r.quota_size or 0) for r in counted.values()
+                                       if not r.private)
+        expected["repos_private"] = sum(int(r.quota_size or 0) for r in counted.values()
+                                        if r.private)
         if totals is not None:
             issues, releases = totals.get(owner_id, (0, 0))
             expected["attachments_issues"], expected["attachments_releases"] = issues, releases

@@ -2,6 +2,7 @@
 and the consumer that clears what a deleted repository leaves.
 
 Operations (``conversion_routes.py``): repoConvert.
+Operations (``deleted_routes.py``): repoListDeleted, repoRestoreDeleted.
 Operations (``disabled_routes.py``): repoListGitHooks, repoGetGitHook, repoEditGitHook,
 repoDeleteGitHook, adminUnadoptedList, adminAdoptRepository,
 adminDeleteUnadoptedRepository.
@@ -23,6 +24,10 @@ Operations (``transfer_routes.py``): repoTransfer, acceptRepoTransfer, rejectRep
 | ``consumers`` | The internal consumer of repository deletions: what a deleted repository leaves outside its records is … |
 | ``conversion_routes`` | A pull mirror converted to a normal repository (Forgejo's ``repository`` tag): 200 with the repository as … |
 | ``conversions`` | A pull mirror becomes a normal repository (``repoConvert``, Forgejo's "convert to regular repository"): … |
+| ``deleted_purge`` | The purge of deleted repositories whose retention ran out (the ``deleted_repo_purge`` schedule, hourly; … |
+| ``deleted_records`` | The DeletedRepository record (a Nimbus extension; ``deleted_routes.py``): a deleted repository kept … |
+| ``deleted_routes`` | Deleted repositories kept restorable (a Nimbus extension, ``repository`` tag): ``GET /repos/deleted`` … |
+| ``deletion`` | Restorable deletion: a deleted repository kept for ``[repository] DELETED_RETENTION_DAYS``, listed … |
 | ``disabled_routes`` | Two areas of Forgejo's API that have nothing to act on in Nimbus, answered as a Forgejo configured that … |
 | ``flag_routes`` | The site admins' repository flags (Forgejo's ``repository`` tag, ``reqSiteAdmin``): list, replace, delete … |
 | ``flags`` | The site admins' repository flags (Forgejo's ``repo_flag``): free-form words an admin puts on a … |
@@ -66,6 +71,8 @@ from chalicelib.faces import face
 # The face: what other domains, the pages, the jobs and the CLI may use (chalicelib/faces.py).
 __all__, __getattr__, __dir__ = face(__name__, {
     "on_repository_deleted":  "consumers",
+    "purge_deleted_repos":    "deleted_purge.purge_due",
+    "deleted_retention_days": "deletion.retention_days",
     "sync_due":               "migrations",
     "push_mirrors_pushed":    "push_mirror_sync.on_pushed",
     "push_mirrors_want":      "push_mirror_sync.wants_event",

@@ -12,8 +12,15 @@ outside its records is cleaned up from the events queue, off the request path.
   deploy keys with the fingerprint claims that are still theirs) and, when no
   repository uses it any more, its object pool (``repo_lifecycle.purge``).
 
+A deletion kept restorable (``RepositoryDeleted(restorable=True)``, ``deletion.py``)
+only drops the cached archives (they are made again on demand): the rest stays for a
+restore, and is cleaned up as above once the purge schedule raises ``RepositoryPurged``
+(``deleted_purge.py``).  The pull-mirror schedule entry stays too (the sync job skips a
+repository that is not there); a restore puts back the push mirrors' entries.
+
 Every step is idempotent, so a redelivered event does no harm.  The queue worker
-(``chalicelib.jobs.consumers``) registers this consumer as ``repository-cleanup``.
+(``chalicelib.jobs.consumers``) registers this consumer as ``repository-cleanup``, for
+both events.
 """
 from __future__ import annotations
 
@@ -25,8 +32,10 @@ def on_repository_deleted(event: domain_events.Event) -> None:
     from chalicelib.repo_admin import lifecycle as repo_lifecycle
     from chalicelib.repo_admin import migrations, push_mirror_sync
 
-    assert isinstance(event, domain_events.RepositoryDeleted)
+    assert isinstance(event, (domain_events.RepositoryDeleted, domain_events.RepositoryPurged))
     contents.forget_repo_archives(event.repo_id)
+    if isinstance(event, domain_events.RepositoryDeleted) and event.restorable:
+        return      # kept for a restore until the purge (RepositoryPurged)
     # Release attachments: their download links (outside the partition) and bytes.
     releases.forget_repo_assets(event.repo_id, int(event.repo.get("owner_id") or 0))
     migrations.unschedule(event.repo_id)

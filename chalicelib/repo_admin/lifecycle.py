@@ -11,7 +11,9 @@ Each write is one unit of work with its event:
   transaction while it fits 100 items, else the unit of work's sequence with the records
   last, so the fork appears only once its refs exist (a failure discards them);
 - ``remove``: the records and counters, with forks made independent, and
-  ``RepositoryDeleted`` carrying the repository's snapshot.  Everything else the
+  ``RepositoryDeleted`` carrying the repository's snapshot (``repoDelete`` keeps it
+  restorable instead while ``[repository] DELETED_RETENTION_DAYS`` > 0: ``deletion.py``,
+  ``deleted_purge.py``).  Everything else the
   repository leaves (refs, its ``R#`` partition, deploy-key claims, an unused object
   pool, archives, the mirror schedule) is removed by the repository-cleanup consumer
   of that event (``chalicelib/repo_admin/consumers.py`` -> ``purge``), off the request path and
@@ -159,9 +161,10 @@ def _branch_copies(repo: Repo, parent: Repo, plain: list, records: dict) -> list
 
 def remove(repo: Repo, *, actor: Account | None) -> None:
     """Delete the repository's records with ``RepositoryDeleted`` (its snapshot); its
-    forks become independent repositories, as in Forgejo."""
-    parent = repos.repo_by_id(int(repo.parent_id)) if repo.fork and repo.parent_id else None
-    forks = repos.forks_of(repo) if repo.num_forks else []
+    forks become independent repositories, as in Forgejo.  (A deletion someone asks for
+    is kept restorable instead while ``[repository] DELETED_RETENTION_DAYS`` > 0:
+    ``deletion.hide``.)"""
+    parent, forks = relatives(repo)
     try:
         with unit_of_work.writing() as uow:
             for child in forks:
@@ -171,6 +174,12 @@ def remove(repo: Repo, *, actor: Account | None) -> None:
             uow.raise_event(events.RepositoryDeleted(**contents.push_event_fields(repo, actor)))
     except ConditionFailed:
         raise ConflictError("the repository changed while it was being deleted") from None
+
+
+def relatives(repo: Repo) -> tuple[Repo | None, list[Repo]]:
+    """The repository's parent (if it is a fork and the parent exists) and its forks."""
+    parent = repos.repo_by_id(int(repo.parent_id)) if repo.fork and repo.parent_id else None
+    return parent, (repos.forks_of(repo) if repo.num_forks else [])
 
 
 def discard_git_side(repo: Repo, *, pool_too: bool) -> None:

@@ -54,3 +54,14 @@ class GenerateRepoOption(Option):
     avatar: bool | None | UnsetType = UNSET
     labels: bool | None | UnsetType = UNSET
     protected_branch: bool | None | UnsetType = UNSET
+
+
+class RestoreDeletedRepoOption(Option):
+    """repoRestoreDeleted (a Nimbus extension): ``name``, the name to restore it under
+    (its own when left out).  Published with the extension records
+    (``deleted_records.py``), not among Forgejo's bodies."""
+    published: ClassVar[bool] = False
+    max_lengths: ClassVar[Mapping[str, int]] = {"name": 100}
+    single_line: ClassVar[frozenset[str]] = frozenset({"name"})
+
+    name: str | None | UnsetType = UNSET

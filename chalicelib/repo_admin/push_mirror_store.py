@@ -77,6 +77,15 @@ def stage_create(repo: Repo, item: PushMirror) -> None:
         repos.stage_repo_exists(repo, label=COUNT)    # not on a deleted repository
 
 
+def stage_schedule_entries(repo: Repo, items: list[PushMirror]) -> None:
+    """The schedule entries of ``items`` as their mirrors hold them (a restored
+    repository: the sync job dropped those that fell due while it was deleted)."""
+    uow = unit_of_work.current()
+    for item in items:
+        if item.due:
+            uow.put(_schedule_entry(item, repo.pk, int(item.due)), label=SCHEDULE)
+
+
 def stage_delete(repo: Repo, item: PushMirror) -> None:
     """The mirror (as read: a concurrent deletion fails the write), its schedule entry
     and its count."""

@@ -22,8 +22,8 @@ from chalicelib.errors import (
 )
 from chalicelib.http import input_rules
 from chalicelib.http.options import given_fields
+from chalicelib.repo_admin import deletion, renames
 from chalicelib.repo_admin import lifecycle as repo_lifecycle
-from chalicelib.repo_admin import renames
 from chalicelib.repo_admin.options import (
     CreateForkOption,
     CreateRepoOption,
@@ -113,10 +113,15 @@ def fork_repo(caller: Caller, source: RepoView, option: CreateForkOption) -> Rep
 
 def delete_repo(caller: Caller, view: RepoView) -> None:
     """repoDelete: owners (the owning user, an admin team of the owning organization,
-    a site admin) may delete; git data goes with it (repo_lifecycle.remove)."""
+    a site admin) may delete; kept restorable for ``[repository]
+    DELETED_RETENTION_DAYS`` (0: git data goes with it at once; repo_lifecycle.remove)."""
     if view.access < Access.OWNER:
         raise PermissionDenied("Given user is not owner of this repository.")
-    repo_lifecycle.remove(view.repo, actor=caller.user)
+    days = deletion.retention_days()
+    if days:
+        deletion.hide(view.repo, actor=caller.user, days=days)
+    else:
+        repo_lifecycle.remove(view.repo, actor=caller.user)
 
 
 def edit_repo(caller: Caller, view: RepoView, option: EditRepoOption) -> RepoView:

@@ -20,6 +20,7 @@ repoDeleteTopic, topicSearch.
 | ``access`` | Who else uses a repository: collaborators, stargazers, watchers and deploy keys. |
 | ``access_routes`` | Collaborators, stars, watches (subscriptions) and deploy keys of a repository. |
 | ``access_store`` | Who else uses a repository, in the table: collaborations, stars, watches, deploy keys, and the items … |
+| ``deleted_store`` | Deleted repositories kept restorable, in the table (``repo_admin/deletion.py`` holds the rules; … |
 | ``fork_network`` | Finding a branch in a repository's fork network (pull requests and compare). |
 | ``id_routes`` | A repository by its id (``repoGetByID``): the record as the caller may see it, 404 otherwise (missing or … |
 | ``merge_settings`` | A repository's pull request settings: which merge styles are allowed and the defaults (Forgejo's … |
@@ -103,6 +104,20 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "order_repos":              "service.order",
     "search_repos":             "service.search",
     "visible_repos_of":         "service.owned_by",
+    "DELETED_GONE":             "deleted_store.DELETED",
+    "deleted_repo":             "deleted_store.get",
+    "deleted_repos_of":         "deleted_store.of_owner",
+    "every_deleted_repo":       "deleted_store.every",
+    "deleted_repos_due":        "deleted_store.due",
+    "deleted_repo_stored":      "deleted_store.stored_repo",
+    "deleted_repo_record":      "deleted_store.record_of",
+    "stage_hide_repo":          "deleted_store.stage_hide",
+    "stage_reveal_repo":        "deleted_store.stage_reveal",
+    "stage_reattach_fork":      "deleted_store",
+    "stage_drop_fork_link":     "deleted_store",
+    "stage_forget_deleted":     "deleted_store.stage_forget",
+    "restored_repo_record":     "deleted_store.restored_record",
+    "FORK_GONE":                "store.FORK",
     "EDITABLE":                 "store",
     "OWNER_GONE":               "store.OWNER",
     "move_owned":               "owners",

@@ -164,6 +164,26 @@ class RepoTopic(Item, discriminator="repotopic"):
     name = UnicodeAttribute()
 
 
+class DeletedRepo(Item, discriminator="deletedrepo"):
+    """A repository deleted with ``[repository] DELETED_RETENTION_DAYS`` > 0, restorable
+    until ``purge_at`` (``DELETED#<id>``): the repository item's stored attributes as
+    JSON, and the forks its deletion made independent.  Listed by owner in gsi1
+    (``DELETEDBY#<owner id>``, newest first) and by purge time in gsi2 (``DELETED``),
+    which the purge schedule and the site admins' list read.  No ``expires``: only the
+    purge may remove it, after the data it stands for (deleted_store.py)."""
+    repo_id = NumberAttribute()
+    owner_id = NumberAttribute()
+    owner_login = UnicodeAttribute()
+    name = UnicodeAttribute()
+    private = BooleanAttribute(default=False)
+    deleted_at = NumberAttribute()
+    purge_at = NumberAttribute()
+    deleted_by_id = NumberAttribute(default=0)
+    deleted_by = UnicodeAttribute(default="")
+    repo_values = UnicodeAttribute()
+    forks = NumberSetAttribute(null=True)
+
+
 class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     """Key layouts of the repos domain's items (docs/data-model.md)."""
 
@@ -248,3 +268,17 @@ class keys(shared_keys):  # noqa: N801 - a namespace of key builders
     FORK_PREFIX = "FORK#"
 
     REPO_PREFIX = "REPO#"
+
+    @staticmethod
+    def deleted_repo(repo_id: int) -> tuple[str, str]:
+        return f"DELETED#{int(repo_id)}", "DELETED"
+
+    @staticmethod
+    def deleted_by_owner_gsi(owner_id: int, deleted_at: int, repo_id: int) -> tuple[str, str]:
+        return f"DELETEDBY#{int(owner_id)}", f"{int(deleted_at):012d}#{int(repo_id):015d}"
+
+    @staticmethod
+    def deleted_by_purge_gsi(purge_at: int, repo_id: int) -> tuple[str, str]:
+        return "DELETED", f"{int(purge_at):012d}#{int(repo_id):015d}"
+
+    ALL_DELETED_GSI = "DELETED"

@@ -22,9 +22,9 @@ EVENT_TYPES = (events.RepositoryCreated, events.RepositoryForked, events.Reposit
                events.OrganizationChanged, events.IssueChanged, events.IssueCommentChanged,
                events.PullReviewChanged, events.ReviewRequestChanged, events.LabelChanged,
                events.RepositoryTopicsChanged, events.UserCreated, events.UserDeleted,
-               events.ImportedIssuesIndexDue)
+               events.ImportedIssuesIndexDue, events.RepositoryRestored)
 # The repository events after which its issues may be found by other people (or none).
-REPO_VISIBILITY = (events.RepositoryEdited, events.RepositoryDeleted)
+REPO_VISIBILITY = (events.RepositoryEdited, events.RepositoryDeleted, events.RepositoryRestored)
 
 
 def wants_event(event: events.Event) -> bool:

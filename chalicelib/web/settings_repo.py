@@ -60,6 +60,7 @@ def _page(req: ApiRequest, web: Web, view, *, values: dict | None = None,
                 merge_styles=MERGE_STYLES, field_errors=field_errors, error=message,
                 saved=req.arg("saved") == "1" and error is None and not delete_error,
                 typed_name=typed_name, settings_path=settings_url(view),
+                restorable_days=repo_admin.deleted_retention_days(),
                 transfer_typed=transfer.get("typed", {}),
                 transfer_done=req.arg("transfer") or "")
 

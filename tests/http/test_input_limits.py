@@ -92,6 +92,8 @@ def scene(api, monkeypatch):
     ids = {"comments": comment["id"], "labels": label["id"], "milestones": milestone["id"],
            "hooks": hook["id"], "keys": key["id"], "teams": team["id"], "releases": 1,
            "tag_protections": 1, "reviews": 1, "threads": 1,
+           # a deleted repository and a ref history entry that do not exist (404)
+           "deleted": 999999, "refs": 999999,
            "git": 1,    # git hooks: refused while hooks are disabled
            "oauth2": app["id"]}
     yield {"alice": alice, "root": root, "params": params, "ids": ids}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from chalicelib import clock
 from chalicelib.jobs import consumers
 from chalicelib.lfs import collect, s3_objects
@@ -88,6 +90,7 @@ def test_pointers_in_plain_files_that_are_not_pointers_are_ignored(api, tokens):
     assert b"ok refs/heads/main" in r.body, r.body
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_needs_count_once_per_owner_and_go_with_the_last_repository(api, tokens):
     alice = tokens["alice"]
     pool = pool_of(api, alice)

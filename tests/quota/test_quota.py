@@ -351,6 +351,7 @@ def push_commit(owner: str, name: str, content: bytes) -> None:
     pushes.commit(prepared_push(owner, name, content))
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_pushes_forks_deletions_and_visibility_move_usage(quota_on):
     api = quota_on
     api.create_user("alice")
@@ -409,6 +410,7 @@ def test_recount_repairs_drift(quota_on):
     assert cli.main(["--aws", "admin", "quota", "recount", "--dry-run"]) == 0
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_over_quota_refuses_create_fork_and_merge_with_413(quota_on, admin):
     api = quota_on
     api.create_user("alice")
@@ -546,6 +548,7 @@ def test_a_push_racing_a_visibility_change_is_charged_to_the_new_visibility(quot
     assert repo_size("alice", "p") > 9_000 and recount() == []
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_a_deletion_racing_a_push_releases_exactly_what_it_read(quota_on):
     from chalicelib.errors import ConflictError
     from chalicelib.repo_admin import lifecycle as repo_lifecycle

@@ -130,6 +130,7 @@ def test_memberships_are_exact_and_go_with_their_group(memory):
         admin.group_members("g2")
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_with_quota_off_every_check_passes_and_the_books_are_still_kept(memory):
     alice = scene.user("alice")
     group_of(alice, "none", 0, "size:all")                 # would refuse everything
@@ -155,6 +156,7 @@ def test_with_quota_off_every_check_passes_and_the_books_are_still_kept(memory):
     assert (used(alice).repos_public, used(alice).repos_private) == (0, 0)
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_the_write_that_crosses_the_limit_succeeds_and_the_next_is_refused(quota_on):
     alice = scene.user("alice")
     group_of(alice, "small", 10 ** 9, "size:repos:all")

@@ -155,6 +155,7 @@ def test_on_commit_count_follows_the_mirrors(shared):
         push_mirrors.get_mirror(view, push_mirror_store.remote_name_of(on_commit))
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_deleting_the_repository_drops_its_schedule_entries(shared):
     people, view = shared
     timed = add(view, interval="10m")

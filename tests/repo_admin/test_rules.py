@@ -149,6 +149,7 @@ def test_only_owners_delete_and_deletion_frees_the_name_and_the_forks(people):
     assert int(again.repo.id) != int(parent.repo.id)
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_the_pool_goes_with_its_last_repository(people):
     alice, bob = people["alice"], people["bob"]
     parent = scene.repo(alice, "proj", auto_init=True)

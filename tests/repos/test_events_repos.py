@@ -166,6 +166,7 @@ def test_fork_emits_forked_with_the_parent(api, alice):
     assert drain_outbox() == []
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_delete_carries_the_snapshot_and_its_consumer_cleans_up(api, alice):
     from chalicelib.gitstore import packdb, refdb
     from chalicelib.repo_admin import consumers as cleanup

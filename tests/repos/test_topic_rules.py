@@ -201,6 +201,7 @@ def test_a_deleted_repository_s_topics_are_counted_down_once(alice):
     assert counts() == {"shared": 1}
 
 
+@pytest.mark.usefixtures("immediate_deletion")   # what deleting removes at once
 def test_the_cleanup_consumer_counts_down_before_the_partition_goes(alice):
     from chalicelib import events
     from chalicelib.repo_admin.consumers import on_repository_deleted

@@ -1,0 +1,56 @@
+"""Scenarios and budgets for the audit log (chalicelib/audit): the instance's list for
+site admins, an organization's for its owners.
+
+The bench runs no event worker, so the set-up hands the waiting events to the audit-log
+consumer itself (unmeasured), as the worker would.  A page is ONE Query of one index
+partition: the site admin's list after the gateway's two batches (the token, the
+account); the organization's after those, the organization by name (one Query of the
+name index) and the caller's membership (one GetItem: is the caller an owner).  A
+``repo`` or ``actor`` filter adds one GetItem (the name as the log last saw it).
+"""
+from __future__ import annotations
+
+import time
+
+from scenarios_orgs import new_org_repo, org
+from scene import Req, Scene, after
+
+BUDGETS = {
+    ("adminListAuditLog", "admin"): 4,
+    ("orgListAuditLog", "token"): 6,
+}
+
+_delivered: set[str] = set()
+
+
+def _deliver_pending() -> None:
+    """The audit-log consumer on each waiting event once (no relay runs here)."""
+    from chalicelib import audit, events
+    from chalicelib.store import outbox
+
+    for item in outbox.pending(older_than=time.time() + 3600):
+        event = events.from_message(outbox.message_of(item))
+        if event.event_id not in _delivered and audit.wants_event(event):
+            audit.on_event(event)
+        _delivered.add(event.event_id)
+
+
+def recorded(s: Scene) -> str:
+    """A repository of alice's organization, its making recorded (once): its name."""
+    def make() -> str:
+        name = new_org_repo(s)
+        _deliver_pending()
+        return name
+    return s.once("audit_recorded", make)
+
+
+def scenarios() -> dict:
+    return {
+        "adminListAuditLog": lambda s: after(recorded(s), [
+            Req("GET", "/admin/audit_log?limit=20", "admin"),
+            Req("GET", f"/admin/audit_log?repo={org(s)}/{recorded(s)}", "admin")]),
+        "orgListAuditLog": lambda s: after(recorded(s), [
+            Req("GET", f"/orgs/{org(s)}/audit_log?limit=20", "token"),
+            Req("GET", f"/orgs/{org(s)}/audit_log?repo={recorded(s)}&action=repository",
+                "token")]),
+    }
