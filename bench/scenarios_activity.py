@@ -6,11 +6,9 @@ no event worker, so the set-up hands the waiting events to the activity consumer
 """
 from __future__ import annotations
 
-import time
-
 from scenarios_orgs import new_org_repo, on_team, org, team
 from scenarios_pulls import DEMO
-from scene import Req, Scene, after
+from scene import Req, Scene, after, deliver_pending
 
 # Signed in with a token, the gateway reads the token and then the account (two
 # batches) before any route runs.  Past that: a user's or an organization's feed page
@@ -33,29 +31,13 @@ BUDGETS = {
 }
 
 
-_delivered: set[str] = set()
-
-
-def _deliver_pending() -> None:
-    """What the event worker would do, for the activity consumer only: each waiting
-    event once (the outbox keeps them, as no relay runs here)."""
-    from chalicelib import activity, events
-    from chalicelib.store import outbox
-
-    for item in outbox.pending(older_than=time.time() + 3600):
-        event = events.from_message(outbox.message_of(item))
-        if event.event_id not in _delivered and activity.wants_event(event):
-            activity.on_event(event)
-        _delivered.add(event.event_id)
-
-
 def activities(s: Scene) -> int:
     """An issue on alice/demo and a repository of alice's organization, recorded (once):
     the issue's number."""
     def make() -> int:
         number = s.must("POST", f"{DEMO}/issues", "token", {"title": "Feed me"})["number"]
         new_org_repo(s)
-        _deliver_pending()
+        deliver_pending("activity")
         return number
     return s.once("activities", make)
 
@@ -69,7 +51,7 @@ def public_feed(s: Scene) -> str:
         repo = s.must("POST", f"/admin/users/{name}/repos", "admin",
                       {"name": s.unique("feed")})["name"]
         s.must("POST", f"/repos/{name}/{repo}/issues", "token", {"title": "Public work"})
-        _deliver_pending()
+        deliver_pending("activity")
         return name
     return s.once("public_feed", make)
 
@@ -81,7 +63,7 @@ def team_activities(s: Scene) -> int:
         made = team(s)
         s.must("POST", f"/repos/{org(s)}/{made['repo']}/issues", "token",
                {"title": "Team work"})
-        _deliver_pending()
+        deliver_pending("activity")
         return made["id"]
     return s.once("team_activities", make)
 

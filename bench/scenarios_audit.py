@@ -10,36 +10,20 @@ name index) and the caller's membership (one GetItem: is the caller an owner).  
 """
 from __future__ import annotations
 
-import time
-
 from scenarios_orgs import new_org_repo, org
-from scene import Req, Scene, after
+from scene import Req, Scene, after, deliver_pending
 
 BUDGETS = {
     ("adminListAuditLog", "admin"): 4,
     ("orgListAuditLog", "token"): 6,
 }
 
-_delivered: set[str] = set()
-
-
-def _deliver_pending() -> None:
-    """The audit-log consumer on each waiting event once (no relay runs here)."""
-    from chalicelib import audit, events
-    from chalicelib.store import outbox
-
-    for item in outbox.pending(older_than=time.time() + 3600):
-        event = events.from_message(outbox.message_of(item))
-        if event.event_id not in _delivered and audit.wants_event(event):
-            audit.on_event(event)
-        _delivered.add(event.event_id)
-
 
 def recorded(s: Scene) -> str:
     """A repository of alice's organization, its making recorded (once): its name."""
     def make() -> str:
         name = new_org_repo(s)
-        _deliver_pending()
+        deliver_pending("audit")
         return name
     return s.once("audit_recorded", make)
 

@@ -6,24 +6,7 @@ history's consumer itself (unmeasured), as the worker would.
 """
 from __future__ import annotations
 
-import time
-
-from scene import Req, Scene
-
-_delivered: set[str] = set()
-
-
-def _deliver_pending() -> None:
-    """What the event worker would do, for the ref history only: each waiting event once
-    (the outbox keeps them, as no relay runs here)."""
-    from chalicelib import events, ref_history
-    from chalicelib.store import outbox
-
-    for item in outbox.pending(older_than=time.time() + 3600):
-        event = events.from_message(outbox.message_of(item))
-        if event.event_id not in _delivered and ref_history.wants_event(event):
-            ref_history.on_event(event)
-        _delivered.add(event.event_id)
+from scene import Req, Scene, deliver_pending
 
 
 def moved_repo(s: Scene) -> str:
@@ -32,7 +15,7 @@ def moved_repo(s: Scene) -> str:
         name = s.new_repo(auto_init=True)
         s.must("POST", f"/repos/alice/{name}/branches", "token", {"new_branch_name": "side"})
         s.must("DELETE", f"/repos/alice/{name}/branches/side", "token", expect=204)
-        _deliver_pending()
+        deliver_pending("ref_history")
         return name
     return s.once("ref_history_repo", make)
 
@@ -43,7 +26,7 @@ def deleted_branch(s: Scene) -> tuple[str, int]:
     name = s.new_repo(auto_init=True)
     s.must("POST", f"/repos/alice/{name}/branches", "token", {"new_branch_name": "side"})
     s.must("DELETE", f"/repos/alice/{name}/branches/side", "token", expect=204)
-    _deliver_pending()
+    deliver_pending("ref_history")
     found = s.must("GET", f"/repos/alice/{name}/activity/refs?ref=side", "token", expect=200)
     return name, next(e["id"] for e in found if e["action"] == "deleted")
 

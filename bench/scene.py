@@ -187,6 +187,28 @@ class Scene:
         self.must("POST", "/user/repos", "token", {"name": "demo", "auto_init": True})
 
 
+_delivered: dict[str, set[str]] = {}
+
+
+def deliver_pending(domain: str) -> None:
+    """What the event worker would do, for one domain's consumer only (its face's
+    ``wants_event`` and ``on_event``): each waiting event once (the outbox keeps them, as
+    no relay runs in the bench)."""
+    import importlib
+    import time
+
+    from chalicelib import events
+    from chalicelib.store import outbox
+
+    consumer = importlib.import_module(f"chalicelib.{domain}")
+    done = _delivered.setdefault(domain, set())
+    for item in outbox.pending(older_than=time.time() + 3600):
+        event = events.from_message(outbox.message_of(item))
+        if event.event_id not in done and consumer.wants_event(event):
+            consumer.on_event(event)
+        done.add(event.event_id)
+
+
 @contextmanager
 def moto_scene(prefix: str, hook=None):
     """A Scene (not yet built) over a fresh moto world with the stack's resources;

@@ -295,6 +295,7 @@ CHECKED_AGAINST_OLDEST_BOTOCORE = {
     "head_object": {"Bucket", "ChecksumMode", "Key"},
     "put_object": {"Body", "Bucket", "ChecksumAlgorithm", "ChecksumSHA256", "ContentLength",
                    "ContentType", "IfNoneMatch", "Key"},
+    "put_events": {"Entries"},
     "put_parameter": {"Description", "Name", "Overwrite", "Type", "Value"},
     "receive_message": {"MaxNumberOfMessages", "QueueUrl", "WaitTimeSeconds"},
     "send_message_batch": {"Entries", "QueueUrl"},

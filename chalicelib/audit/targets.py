@@ -156,6 +156,7 @@ def _push(event: Any) -> Shape:
     return Shape("push", {"kind": "ref", "name": event.ref},
                  changes={"sha": {"before": event.before, "after": event.after}},
                  details={"forced": bool(getattr(event, "forced", False)),
+                          "via": getattr(event, "via", ""),
                           "commits": int(event.total_commits or len(event.commits))})
 
 

@@ -78,10 +78,10 @@ def test_issues_comments_collaborators_and_pushes():
     assert added.changes == {"permission": {"before": None, "after": "write"}}
     push = entries.entry_of(stamped(events.RepositoryPushed, repo_id=7, repo=ORG_REPO,
                                     ref="refs/heads/main", before="a" * 40, after="b" * 40,
-                                    total_commits=3, forced=True))
+                                    total_commits=3, forced=True, via="push"))
     assert push.action == "push"
     assert push.changes == {"sha": {"before": "a" * 40, "after": "b" * 40}}
-    assert push.details == {"forced": True, "commits": 3}
+    assert push.details == {"forced": True, "via": "push", "commits": 3}
 
 
 def test_a_webhook_never_shows_its_secret_nor_credentials_in_its_address():

@@ -91,3 +91,34 @@ def test_cli_creates_admin_and_token(api, capsys):
     assert cli.main(["--aws", "admin", "user", "create", "--username", "ops", "--password",
                      "ops-password", "--email", "x@example.com"]) == 1
     assert "user already exists" in capsys.readouterr().err
+
+
+# The Nimbus extensions (docs/extensions.md): operations Forgejo does not have, served in
+# the same description with their records.
+EXTENSIONS = {
+    "repoListDeleted": ("get", "/repos/deleted", "DeletedRepositoryList"),
+    "repoRestoreDeleted": ("post", "/repos/deleted/{id}/restore", "Repository"),
+    "repoListRefActivity": ("get", "/repos/{owner}/{repo}/activity/refs", "RefActivityList"),
+    "repoRestoreRef": ("post", "/repos/{owner}/{repo}/activity/refs/{id}/restore",
+                       "RefRestored"),
+    "adminListAuditLog": ("get", "/admin/audit_log", "AuditLogEntryList"),
+    "orgListAuditLog": ("get", "/orgs/{org}/audit_log", "AuditLogEntryList"),
+}
+
+
+def test_the_extensions_are_documented_and_served(api):
+    doc = api.get("/swagger.v1.json").json
+    root = pathlib.Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "extensions.md").read_text()
+    # Forgejo's own description, where the checkout sits beside it (not on every machine).
+    spec = root.parent / "shared" / "spec" / "forgejo-swagger.v1.json"
+    forgejo = json.loads(spec.read_text()) if spec.exists() else None
+    for operation, (method, path, answer) in EXTENSIONS.items():
+        served = doc["paths"][path][method]
+        assert served["operationId"] == operation
+        assert any(r.get("$ref") == f"#/responses/{answer}"
+                   for code, r in served["responses"].items() if code.startswith("2"))
+        assert answer.removesuffix("List") in doc["definitions"]
+        assert f"`{operation}`" in guide and path in guide, operation
+        if forgejo is not None:
+            assert method not in forgejo["paths"].get(path, {}), operation

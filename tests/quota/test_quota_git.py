@@ -69,7 +69,8 @@ def check(server, org: str) -> bool:
     return r.json()
 
 
-def test_push_over_a_1_mib_rule_is_refused_in_gits_output(server, git_env, tmp_path):  # noqa: F811
+def test_push_over_a_1_mib_rule_is_refused_in_gits_output(server, git_env, tmp_path,  # noqa: F811
+                                                         immediate_deletion):
     assert call(server, "POST", "/orgs", json={"username": "acme"}).status_code == 201
     assert admin(server, "POST", "/admin/quota/groups", json={"name": "small", "rules": [
         {"name": "one-mib", "limit": MiB, "subjects": ["size:repos:all"]}]}).status_code == 201
