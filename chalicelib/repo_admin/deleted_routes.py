@@ -27,8 +27,11 @@ SIGNED_IN = dict(REPO, signed_in=True)
        responses={200: "DeletedRepositoryList", 401: "unauthorized", 403: "forbidden",
                   404: "notFound"}, **SIGNED_IN)
 def list_deleted(req: ApiRequest) -> ApiResponse:
-    found = deletion.list_deleted(caller(req), (req.arg("owner") or "").strip() or None)
-    return paging.paged_json(req, found, deleted_repository)
+    page = paging.page_of(req)
+    shown, total = deletion.list_deleted(caller(req), (req.arg("owner") or "").strip() or None,
+                                         offset=page.offset, limit=page.limit)
+    return paging.set_headers(ApiResponse.json([deleted_repository(item) for item in shown]),
+                              req, page, total)
 
 
 @route("POST", "/repos/deleted/{id}/restore", "repoRestoreDeleted",

@@ -37,7 +37,7 @@ from chalicelib.errors import (
 from chalicelib.repo_admin import lifecycle, push_mirror_store, transfer_store
 from chalicelib.repos import Caller, RepoView
 from chalicelib.settings import get_settings
-from chalicelib.store import unit_of_work
+from chalicelib.store import pages, unit_of_work
 
 if TYPE_CHECKING:
     from chalicelib.accounts import Account
@@ -98,9 +98,12 @@ def hide(repo: Repo, *, actor: Account | None, days: int) -> None:
 
 # Listing ---------------------------------------------------------------------------------
 
-def list_deleted(caller: Caller, owner_name: str | None) -> list[DeletedListing]:
-    """The owner's deleted repositories (newest first), or every owner's (site admins
-    only; soonest purge first); those past their purge time are gone already."""
+def list_deleted(caller: Caller, owner_name: str | None, *, offset: int = 0,
+                 limit: int = 50) -> tuple[list[DeletedListing], int]:
+    """A page of the owner's deleted repositories (newest first), or of every owner's
+    (site admins only; soonest purge first), and how many there are up to one past the
+    page (whether another follows: the index is read only that far).  Those past their
+    purge time are gone already."""
     user = caller.user
     if owner_name:
         owner = accounts.account_by_name(owner_name)
@@ -108,16 +111,19 @@ def list_deleted(caller: Caller, owner_name: str | None) -> list[DeletedListing]
             raise NotFoundError(f"user redirect does not exist [name: {owner_name}]")
         if not may_manage(user, owner):
             raise PermissionDenied("only the owner's admins may list its deleted repositories")
-        records, login = repos.deleted_repos_of(int(owner.id)), owner.login
+        records, login = repos.deleted_repos_of(int(owner.id), page_size=offset + limit + 1), \
+            owner.login
     else:
         if user is None or not user.is_admin:
             raise PermissionDenied("only site admins may list every deleted repository; "
                                    "name an owner")
-        records, login = repos.every_deleted_repo(), ""
+        records, login = repos.every_deleted_repo(page_size=offset + limit + 1), ""
     now = clock.now()
+    listed = (record for record in records
+              if record.purge_at > now and not (caller.public_only and record.private))
+    shown, seen = pages.window(listed, offset, limit, ahead=1)
     return [DeletedListing(record, _size(record), login or record.owner_login)
-            for record in records
-            if record.purge_at > now and not (caller.public_only and record.private)]
+            for record in shown], seen
 
 
 def _size(record) -> int:

@@ -43,17 +43,20 @@ def get(repo_id: int, *, consistent: bool = True) -> DeletedRepo | None:
     return unit_of_work.get(DeletedRepo, keys.deleted_repo(int(repo_id)), consistent=consistent)
 
 
-def of_owner(owner_id: int) -> list[DeletedRepo]:
-    """The owner's deleted repositories, newest deletion first (one Query)."""
+def of_owner(owner_id: int, *, page_size: int = PAGE) -> Iterator[DeletedRepo]:
+    """The owner's deleted repositories, newest deletion first, read a Query page of
+    ``page_size`` at a time as the caller goes on (a list stops after its page)."""
     pk = keys.deleted_by_owner_gsi(int(owner_id), 0, 0)[0]
-    return [item for item in Item.gsi1.query(pk, scan_index_forward=False)
-            if isinstance(item, DeletedRepo)]
+    return (item for item in Item.gsi1.query(pk, scan_index_forward=False,
+                                             page_size=max(int(page_size), 1))
+            if isinstance(item, DeletedRepo))
 
 
-def every() -> list[DeletedRepo]:
-    """Every deleted repository, soonest purge first (one Query)."""
-    return [item for item in Item.gsi2.query(keys.ALL_DELETED_GSI)
-            if isinstance(item, DeletedRepo)]
+def every(*, page_size: int = PAGE) -> Iterator[DeletedRepo]:
+    """Every deleted repository, soonest purge first, read as ``of_owner`` reads."""
+    return (item for item in Item.gsi2.query(keys.ALL_DELETED_GSI,
+                                             page_size=max(int(page_size), 1))
+            if isinstance(item, DeletedRepo))
 
 
 def due(now: float) -> Iterator[list[DeletedRepo]]:

@@ -47,7 +47,7 @@ def delete(account, view) -> int:
 
 def listed(account, owner=None) -> list[int]:
     return [int(item.record.repo_id)
-            for item in deletion.list_deleted(scene.caller(account), owner)]
+            for item in deletion.list_deleted(scene.caller(account), owner)[0]]
 
 
 def restore(account, repo_id, name=None):
@@ -292,3 +292,28 @@ def test_the_api_answers_with_forgejo_s_shapes(fast_api):
         assert back.status == 201 and back.json["full_name"] == "alice/proj"
         assert api.get("/repos/alice/proj", token=token).json["id"] == repo_id
         assert [r["id"] for r in api.get("/repos/search?q=proj").json["data"]] == [repo_id]
+
+
+def test_a_page_of_the_list_reads_the_index_only_that_far(people, monkeypatch):
+    """Pages of three, newest deletion first; a page asks the index for itself and one
+    more (whether another page follows), however many deletions the owner has."""
+    alice = people["alice"]
+    made = []
+    for n in range(7):
+        made.append(delete(alice, scene.repo(alice, f"gone{n}")))
+    asked: list[int] = []
+    real = repos.deleted_repos_of
+
+    def counting(owner_id, *, page_size):
+        asked.append(page_size)
+        return real(owner_id, page_size=page_size)
+
+    monkeypatch.setattr(repos, "deleted_repos_of", counting)
+    caller = scene.caller(alice)
+    first, total = deletion.list_deleted(caller, "alice", offset=0, limit=3)
+    assert len(first) == 3 and total == 4 and asked == [4]
+    second, total = deletion.list_deleted(caller, "alice", offset=3, limit=3)
+    last, end = deletion.list_deleted(caller, "alice", offset=6, limit=3)
+    assert (total, end, asked[1:]) == (7, 7, [7, 10])
+    ids = [int(item.record.repo_id) for item in first + second + last]
+    assert sorted(ids) == sorted(made) and len(set(ids)) == 7
