@@ -29,4 +29,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "wants_event":   "consumers",
     # Pack compaction keeps what the live history may restore.
     "kept_tips":     "service",
+    # The ref history page (chalicelib/web/ref_history_pages.py).
+    "RefFilter":     "service",
+    "list_ref_activity": "service.list_activity",
+    "restore_ref":   "service.restore",
+    "ref_short_name": "service.short_name",
 })

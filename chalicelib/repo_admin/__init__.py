@@ -73,6 +73,9 @@ __all__, __getattr__, __dir__ = face(__name__, {
     "on_repository_deleted":  "consumers",
     "purge_deleted_repos":    "deleted_purge.purge_due",
     "deleted_retention_days": "deletion.retention_days",
+    # The deleted repositories' pages (chalicelib/web/deleted_repo_pages.py).
+    "list_deleted_repos":     "deletion.list_deleted",
+    "restore_deleted_repo":   "deletion.restore",
     "sync_due":               "migrations",
     "push_mirrors_pushed":    "push_mirror_sync.on_pushed",
     "push_mirrors_want":      "push_mirror_sync.wants_event",

@@ -1,7 +1,8 @@
 """The audit log of the undo operations, end to end on the local runtime with the git
 CLI: in an organization's repository a force push, its undo through the ref history, the
 repository's deletion and its restore are each in the log with their actor and changes
-(the push's forced flag and what moved the ref), found by repository and by actor, and
+(the push's forced flag and what moved the ref), with the protection rule it was given,
+found by repository and by actor, and
 the same entries on the instance's log; a plain member of the organization gets 403."""
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def test_undo_operations_are_audited(server, tmp_path):
     assert call(server, "PUT", f"/teams/{team['id']}/members/bob", "alice").status_code == 204
     assert call(server, "POST", "/orgs/acme/repos", "alice",
                 json={"name": "app", "auto_init": True}).status_code == 201
+    assert call(server, "POST", "/repos/acme/app/branch_protections", "alice",
+                json={"rule_name": "release/*", "enable_push": True}).status_code == 201
     host = server.url.split("://", 1)[1]
     work = tmp_path / "app"
     git(env, "clone", "-q", f"http://alice:{server.tokens['alice']}@{host}/acme/app.git",
@@ -72,7 +75,8 @@ def test_undo_operations_are_audited(server, tmp_path):
     restored = call(server, "POST", f"/repos/deleted/{repo_id}/restore", "alice")
     assert restored.status_code == 201, restored.text
 
-    wanted = {"repository.created", "repository.deleted", "repository.restored"}
+    wanted = {"repository.created", "branch_protection.created", "repository.deleted",
+              "repository.restored"}
 
     def audited():
         found = log(server, "/orgs/acme/audit_log", repo="acme/app")
@@ -94,6 +98,9 @@ def test_undo_operations_are_audited(server, tmp_path):
     assert deleted["details"]["restorable"] is True and deleted["details"]["purge_at"]
     assert next(e for e in found if e["action"] == "repository.restored")["target"] == {
         "kind": "repository", "id": repo_id, "name": "acme/app"}
+    rule = next(e for e in found if e["action"] == "branch_protection.created")
+    assert rule["target"]["name"] == "release/*"
+    assert rule["changes"]["enable_push"] == {"before": None, "after": True}
     # Newest first: the restore is the latest of them.
     order = [e["action"] for e in found if e["action"] in wanted]
     assert order.index("repository.restored") < order.index("repository.deleted")

@@ -51,6 +51,9 @@ AUDITED: dict[str, tuple[str, ...]] = {
     "webWikiPage": (f"{R}/wiki/Home", f"{R}/wiki/Home?action=_revision"),
     "webWikiPages": (f"{R}/wiki/_pages",),
     "webWikiSearch": (f"{R}/wiki/search?q=home",),
+    # The ref history (_undo_scene: a branch created and deleted), with alice's Restore
+    # buttons when signed in; and a filter that matches nothing.
+    "webRepoRefHistory": (f"{R}/activity/refs", f"{R}/activity/refs?ref=main&forced=true"),
     # Open in this scene (``SIGN_UP_OPEN``); alice, signed in, is sent to the start page.
     "webSignUpForm": ("/user/sign_up",),
 }
@@ -71,6 +74,11 @@ SIGNED: dict[str, tuple[str, ...]] = {
     "webOrgTeamEditForm": ("/org/acme/teams/gardeners/edit",),
     "webOrgTeamRepos": ("/org/acme/teams/gardeners/repositories",),
     "webOrgSettings": ("/org/acme/settings",),
+    # Deleted repositories: alice's (``weeds``, _undo_scene) and acme's (none: the empty state).
+    "webUserDeletedRepos": ("/user/settings/repos/deleted",),
+    "webOrgDeletedRepos": ("/org/acme/settings/repos/deleted",),
+    # The organization's audit log, with the scene's changes recorded (audit_recorded).
+    "webOrgAudit": ("/org/acme/settings/audit", "/org/acme/settings/audit?since=soon"),
     "webRepoSettings": (f"{R}/settings",),
     "webRepoSettingsCollaborators": (f"{R}/settings/collaboration",),
     "webRepoSettingsHooks": (f"{R}/settings/hooks",),
@@ -124,6 +132,8 @@ NOT_PAGES = {
                        "test_two_factor_accessibility.py audits the security key step)",
     "webAdminUserEdit": "a 404 page for the audit's users (tests/web/"
                         "test_two_factor_accessibility.py audits it as a site admin)",
+    "webAdminAudit": "a 404 page for the audit's users (tests/web/"
+                     "test_audit_accessibility.py audits it as a site admin)",
     "webMustChangePasswordLink": "a redirect to /user/settings/change_password",
     # Shown only to a user a site admin asked for a new password, before any other page;
     # the audit's users have none to change (they are sent to the start page).  Its
@@ -266,6 +276,45 @@ def _migrations(url: str) -> None:
             migrations.use_source_opener(None)
 
 
+def audit_recorded() -> None:
+    """The scene's changes in the audit log, so its pages show entries: the runtime runs
+    no event pipeline, so each waiting event is handed to the audit-log consumer here,
+    as the worker would, and left in the outbox as it was."""
+    import time
+
+    from chalicelib import audit, events
+    from chalicelib.store import outbox
+
+    for item in outbox.pending(older_than=time.time() + 3600):
+        event = events.from_message(outbox.message_of(item))
+        if audit.wants_event(event):
+            audit.on_event(event)
+
+
+def _undo_scene(url: str) -> None:
+    """What the undo pages show: alice's deleted repository ``weeds`` and garden's branch
+    ``old-idea``, created and deleted, in the ref history (handed to its consumer here, as
+    the worker would, the events left in the outbox)."""
+    import time
+
+    from chalicelib import events, ref_history
+    from chalicelib.store import outbox
+
+    api = httpx.Client(base_url=url + "/api/v1", auth=("alice", USERS["alice"]),
+                       timeout=TIMEOUT)
+    for method, path, body in (
+            ("POST", "/user/repos", {"name": "weeds", "auto_init": True}),
+            ("DELETE", "/repos/alice/weeds", None),
+            ("POST", "/repos/alice/garden/branches", {"new_branch_name": "old-idea"}),
+            ("DELETE", "/repos/alice/garden/branches/old-idea", None)):
+        resp = api.request(method, path, json=body)
+        assert resp.status_code < 300, (method, path, resp.status_code, resp.text)
+    for item in outbox.pending(older_than=time.time() + 3600):
+        event = events.from_message(outbox.message_of(item))
+        if ref_history.wants_event(event):
+            ref_history.on_event(event)
+
+
 @contextmanager
 def scene_runtime(data_dir: Path):
     """The runtime with the users and the scene (``runtime.scene``: the numbers and ids
@@ -284,6 +333,8 @@ def scene_runtime(data_dir: Path):
                        timeout=TIMEOUT).raise_for_status()
         runtime.scene = _scene(runtime.url)
         _migrations(runtime.url)
+        audit_recorded()
+        _undo_scene(runtime.url)
         yield runtime
 
 

@@ -11,6 +11,7 @@ route; a page added without one fails ``test_every_page_is_audited``.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,35 @@ BLOCKING = {"serious", "critical"}
 NARROW, WIDE = (390, 844), (1024, 768)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def require_axe() -> None:
     require_browser()
     if not AXE.is_file():
         pytest.fail(f"axe-core is not installed at {AXE}: run `make axe`", pytrace=False)
+
+
+@contextmanager
+def runtime_with_alice(data_dir: Path, password: str):
+    """A local runtime for the audits of pages the shared scene never reaches: the site
+    admin ``boss`` (password ``boss-password``) and ``alice`` with ``password``."""
+    import httpx
+
+    from chalicelib.accounts.service import ensure_admin
+    from chalicelib.local.runtime import LocalRuntime
+
+    require_axe()
+    with LocalRuntime(port=0, data_dir=data_dir, access_log=False) as runtime:
+        ensure_admin("boss", "boss-password", "boss@example.com")
+        made = httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
+                          json={"username": "alice", "email": "alice@example.com",
+                                "password": password, "must_change_password": False},
+                          timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        yield runtime
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_axe()
     with scene_runtime(tmp_path_factory.mktemp("audit")) as runtime:
         yield runtime
 

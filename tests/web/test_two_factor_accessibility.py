@@ -14,30 +14,17 @@ import httpx
 import pyotp
 import pytest
 
-from tests.browser_support import Browser, require_browser
-from tests.web.test_accessibility import AXE, BLOCKING, TIMEOUT, axe_violations
+from tests.browser_support import Browser
+from tests.web.test_accessibility import BLOCKING, TIMEOUT, axe_violations, runtime_with_alice
 
 PASSWORD = "alice-password"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from chalicelib.local.runtime import LocalRuntime
-
-    require_browser()
-    if not AXE.is_file():
-        pytest.fail(f"axe-core is not installed at {AXE}: run `make axe`", pytrace=False)
-    with LocalRuntime(port=0, data_dir=tmp_path_factory.mktemp("two-factor-audit"),
-                      access_log=False) as runtime:
+    with runtime_with_alice(tmp_path_factory.mktemp("two-factor-audit"), PASSWORD) as runtime:
         from chalicelib import accounts
-        from chalicelib.accounts.service import ensure_admin
 
-        ensure_admin("boss", "boss-password", "boss@example.com")
-        made = httpx.post(f"{runtime.url}/api/v1/admin/users", auth=("boss", "boss-password"),
-                          json={"username": "alice", "email": "alice@example.com",
-                                "password": PASSWORD, "must_change_password": False},
-                          timeout=TIMEOUT)
-        assert made.status_code == 201, made.text
         alice = accounts.account_by_name("alice")
         enrolment = accounts.start_two_factor(alice)
         accounts.enable_two_factor(alice, enrolment.sealed, pyotp.TOTP(enrolment.secret).now())
