@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import base64
 
-from scenarios_audit import recorded
 from scenarios_git import LOCAL_REMOTES, remote
 from scenarios_migrations import RefusingSource, failed_migration
-from scenarios_ref_history import moved_repo
 from scenarios_repos import any_deploy_key, any_hook, collaborator, index_alices_repos
 from scenarios_webhooks import repo_delivery
 from scenarios_wiki import demo_wiki
@@ -101,7 +99,7 @@ def org_web_scene(s: Scene) -> dict:
     return found
 
 
-def _org_page(s: Scene, *more: str) -> str:
+def org_page(s: Scene, *more: str) -> str:
     return "/org/" + org_web_scene(s)["org"] + "".join("/" + part for part in more)
 
 
@@ -141,7 +139,10 @@ def both(path: str) -> list[Req]:
 
 
 def scenarios() -> dict:
+    import scenarios_web_undo
+
     return {
+        **scenarios_web_undo.scenarios(),
         "webHome": lambda s: after(dashboard_scene(s), both("/")),
         "webNotifications": lambda s: after(dashboard_scene(s), [
             Req("GET", "/notifications", "session"),
@@ -154,36 +155,18 @@ def scenarios() -> dict:
         # organization's shows a page of its members and, to its members, its teams.
         "webProfile": lambda s: [Req("GET", "/alice"),
                                  Req("GET", "/" + org_web_scene(s)["org"], "session")],
-        "webOrgMembers": lambda s: both(_org_page(s, "members")),
-        "webOrgTeams": lambda s: [Req("GET", _org_page(s, "teams"), "session")],
-        "webOrgTeam": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"]),
-                                     "session")],
-        "webOrgTeamRepos": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"],
-                                                           "repositories"), "session")],
-        "webOrgTeamNewForm": lambda s: [Req("GET", _org_page(s, "teams", "new"), "session")],
-        "webOrgTeamEditForm": lambda s: [Req("GET", _org_page(s, "teams", org_web_scene(s)["team"],
-                                                              "edit"), "session")],
-        "webOrgSettings": lambda s: [Req("GET", _org_page(s, "settings"), "session")],
-        # The organization's audit log, its changes recorded (scenarios_audit.recorded):
-        # the whole log, and one repository's (by its bare name) newest first.
-        "webOrgAudit": lambda s: after(recorded(s), [
-            Req("GET", _org_page(s, "settings", "audit"), "session"),
-            Req("GET", _org_page(s, "settings", "audit") + f"?repo={recorded(s)}"
-                "&action=repository", "session")]),
+        "webOrgMembers": lambda s: both(org_page(s, "members")),
+        "webOrgTeams": lambda s: [Req("GET", org_page(s, "teams"), "session")],
+        "webOrgTeam": lambda s: [Req("GET", org_page(s, "teams", org_web_scene(s)["team"]),
+                                    "session")],
+        "webOrgTeamRepos": lambda s: [Req("GET", org_page(s, "teams", org_web_scene(s)["team"],
+                                                          "repositories"), "session")],
+        "webOrgTeamNewForm": lambda s: [Req("GET", org_page(s, "teams", "new"), "session")],
+        "webOrgTeamEditForm": lambda s: [Req("GET", org_page(s, "teams", org_web_scene(s)["team"],
+                                                             "edit"), "session")],
+        "webOrgSettings": lambda s: [Req("GET", org_page(s, "settings"), "session")],
         "webOrgCreateForm": lambda s: after(org_web_scene(s), [Req("GET", "/org/create",
                                                                    "session")]),
-        # Deleted repositories: alice's (one deleted here) and her organization's.
-        "webUserDeletedRepos": lambda s: after(deleted_web_repo(s), [
-            Req("GET", "/user/settings/repos/deleted", "session")]),
-        "webOrgDeletedRepos": lambda s: [Req("GET", _org_page(s, "settings", "repos",
-                                                              "deleted"), "session")],
-        # The ref history (scenarios_ref_history.moved_repo: a branch created and
-        # deleted, recorded), all of it and filtered, anonymous and signed in.
-        "webRepoRefHistory": lambda s: after(s.session_cookie(), both(
-            f"/alice/{moved_repo(s)}/activity/refs") + [
-            Req("GET", f"/alice/{moved_repo(s)}/activity/refs?ref=main&forced=false",
-                "session"),
-            Req("GET", f"/alice/{moved_repo(s)}/activity/refs?forced=true", "session")]),
         # The migrating page (a queued and a failed project migration, to their doer)
         # first: the home page's rows come last, which its BUDGETS entries count.
         "webRepoHome": lambda s: after(web_scene(s), [
@@ -289,17 +272,6 @@ def scenarios() -> dict:
     }
 
 
-def deleted_web_repo(s: Scene) -> str:
-    """A repository of alice's deleted (restorable), once, and her session."""
-    def build() -> str:
-        name = s.new_repo(auto_init=True)
-        s.must("DELETE", f"/repos/alice/{name}", "token", expect=204)
-        return name
-    found = s.once("web_deleted_repo", build)
-    s.session_cookie()
-    return found
-
-
 def template_repo(s: Scene) -> int:
     """alice's template repository ``seed`` (auto-initialized), made once: its id."""
     return s.once("template_repo", lambda: s.must(
@@ -336,11 +308,6 @@ EXEMPT = {
            "(tests/web/test_two_factor_pages.py)" for op in (
         "webTwoFactorEnroll", "webTwoFactorRegenerate", "webTwoFactorDisable",
         "webAdminUserEditPost")},
-    "webAdminAudit": "a site admin's page: the bench's sessions are alice's, who gets its "
-                     "404 (tests/web/test_web_audit.py counts its calls: 2, 4 with filters)",
-    **{op: "a form POST needs a session cookie and its CSRF token "
-           "(tests/web/test_web_undo.py)" for op in (
-        "webUserDeletedRepoRestore", "webOrgDeletedRepoRestore", "webRepoRefRestore")},
     "webAdminUserEdit": "a site admin's page: the bench's sessions are alice's, who gets its "
                         "404 (tests/web/test_two_factor_pages.py)",
     # Security keys: the sign-in's key step exists only after the right password of a
@@ -421,21 +388,7 @@ BUDGETS = {
     ("webOrgTeamNewForm", "session"): 3,
     ("webOrgTeamEditForm", "session"): 4,
     ("webOrgSettings", "session"): 3,
-    # The organization's audit log: those three reads, then one Query of the log (one
-    # GetItem more resolves a ``repo`` or ``actor`` filter).
-    ("webOrgAudit", "session"): 5,
     ("webOrgCreateForm", "session"): 1,
-    # Deleted repositories: the session's account, the owner by name (Query), one Query
-    # of the owner's deleted records (a page and one more); an organization's adds its
-    # header's reads (the organization, the caller's membership) and the service's
-    # owner test (the membership again).
-    ("webUserDeletedRepos", "session"): 3,
-    ("webOrgDeletedRepos", "session"): 5,
-    # The ref history: the two preload batches (the session's account in the second),
-    # one Query of the history's index (the ref's or the forced moves' when filtered);
-    # the movers' batch only when someone else moved a ref of the page.
-    ("webRepoRefHistory", "anon"): 4,
-    ("webRepoRefHistory", "session"): 4,
     # A team's repositories: the session's account (GetItem), the organization by name
     # (Query), the caller's membership (GetItem), the teams (Query, to find the one
     # named), the team's repository links (Query), then one BatchGetItem of the
@@ -548,3 +501,14 @@ BUDGETS = {
     ("webRepoLabels", "anon"): 3,
     ("webRepoMilestones", "anon"): 3,
 }
+
+
+# The pages of the undo and the audit log keep their scenarios apart (scenarios_web_undo).
+def _merge_undo_pages() -> None:
+    import scenarios_web_undo
+
+    EXEMPT.update(scenarios_web_undo.EXEMPT)
+    BUDGETS.update(scenarios_web_undo.BUDGETS)
+
+
+_merge_undo_pages()

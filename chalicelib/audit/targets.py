@@ -63,6 +63,15 @@ def _owned(kind: str, verb: str, id_field: str) -> Callable[[Any], Shape]:
     return shape
 
 
+def _grant(event: Any) -> Shape:
+    """An application let act for a user: the scopes it holds, before and after."""
+    before = event.previous_scope if event.action == "edited" else None
+    return Shape(f"oauth2_grant.{event.action}",
+                 {"kind": "oauth2_grant", "id": int(event.app_id), "name": event.app_name},
+                 changes={"scope": {"before": before, "after": event.scope}},
+                 details={"user_id": int(event.user_id)})
+
+
 # Organizations ------------------------------------------------------------------------------
 
 def _organization(event: Any) -> Shape:
@@ -273,6 +282,7 @@ _RULES: dict[str, Callable[[Any], Shape]] = {
     "OAuth2ApplicationCreated": _owned("oauth2_application", "created", "app_id"),
     "OAuth2ApplicationEdited": _owned("oauth2_application", "edited", "app_id"),
     "OAuth2ApplicationDeleted": _owned("oauth2_application", "deleted", "app_id"),
+    "OAuth2Granted": _grant,
     "OAuth2GrantRevoked": _owned("oauth2_grant", "revoked", "app_id"),
     "OrganizationChanged": _organization,
     "MembershipChanged": _membership,

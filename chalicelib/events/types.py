@@ -93,6 +93,18 @@ class OAuth2ApplicationDeleted(Event):
 
 
 @dataclass(frozen=True)
+class OAuth2Granted(Event):
+    """A user let an application act for them (``action`` created), or granted it other
+    scopes than before (edited; ``previous_scope`` what it had)."""
+    user_id: int = 0
+    app_id: int = 0
+    app_name: str = ""
+    action: str = ""
+    scope: str = ""
+    previous_scope: str = ""
+
+
+@dataclass(frozen=True)
 class OAuth2GrantRevoked(Event):
     """A user took back an application's access (or a replayed token made Nimbus do so)."""
     user_id: int = 0

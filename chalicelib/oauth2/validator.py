@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from oauthlib.oauth2 import RequestValidator
 
-from chalicelib import accounts, clock
+from chalicelib import accounts, clock, events
 from chalicelib.oauth2 import app_store, claims, grant_store, jwt_keys, scopes
 from chalicelib.oauth2.issuing import (
     basic_client,
@@ -110,7 +110,8 @@ class NimbusValidator(RequestValidator):
         scope = scopes.kept(request.scopes)
         nonce = (getattr(request, "nonce", None) or "")[:255]
         grant = grant_store.get_grant(int(user.id), int(client.id), consistent=True)
-        with unit_of_work.writing():
+        previous = None if grant is None else grant.scope or ""
+        with unit_of_work.writing() as uow:
             if grant is None:
                 grant_store.stage_create_grant(grant_store.new_grant(
                     id=ids.next_id("oauth2grant"), user_id=int(user.id), app_id=int(client.id),
@@ -119,6 +120,12 @@ class NimbusValidator(RequestValidator):
             else:
                 grant.scope, grant.nonce, grant.updated = scope, nonce, now
                 grant_store.stage_save_grant(grant)
+            # A consent that changes nothing (the same scopes again) is no change to record.
+            if previous is None or previous != scope:
+                uow.raise_event(events.OAuth2Granted(
+                    **accounts.actor_of_event(user), user_id=int(user.id), app_id=int(client.id),
+                    app_name=client.name, action="created" if previous is None else "edited",
+                    scope=scope, previous_scope=previous or ""))
             grant_store.stage_code(
                 secret_hash(code["code"]), user_id=int(user.id), app_id=int(client.id),
                 client_id=client.client_id,

@@ -165,3 +165,32 @@ def test_the_groups_claim(memory):
     assert claims.id_token_claims(bob, ["groups"])["groups"] == []
     profile = claims.id_token_claims(alice, ["profile", "email"])
     assert profile["preferred_username"] == "alice" and profile["email"] == "alice@example.com"
+
+
+def test_a_consent_is_an_event_when_it_changes_what_the_application_holds(memory):
+    """The audit log records grants (chalicelib/audit): a first consent, and one with
+    other scopes, raise ``OAuth2Granted``; the same consent again raises nothing."""
+    from chalicelib import events
+    from chalicelib.audit import entries
+    from tests.conftest import drain_outbox
+
+    alice = scene.user("alice")
+    app, _ = oauth2.create_app(alice, AppOption(name="ci", redirect_uris=[CB]))
+    drain_outbox()
+
+    def granted() -> list:
+        return [e for e in drain_outbox() if isinstance(e, events.OAuth2Granted)]
+
+    _consent(alice, app)
+    [first] = granted()
+    assert (first.action, first.user_id, first.app_id, first.actor_id) == (
+        "created", int(alice.id), int(app.id), int(alice.id))
+    entry = entries.entry_of(first)
+    assert entry.action == "oauth2_grant.created" and entry.target["name"] == "ci"
+    assert entry.changes == {"scope": {"before": None, "after": first.scope}}
+    _consent(alice, app)
+    assert granted() == []
+    _consent(alice, app, scope="openid")
+    [wider] = granted()
+    assert (wider.action, wider.previous_scope) == ("edited", first.scope)
+    assert entries.entry_of(wider).changes["scope"]["before"] == first.scope
