@@ -149,11 +149,12 @@ def test_filters_agree(clients, stored, condition):
         with only(each, clients) as client:
             found.append(_filtered(client, clients, partition, stored, expression, used, names))
     # moto 5.2.5 crashes comparing values of different types and on a path through a
-    # scalar, and orders booleans as the numbers 0 and 1; DynamoDB answers false to all
-    # of those, as the twin does: nothing to compare.
+    # scalar, and orders and equates booleans as the numbers 0 and 1 (false = 0 holds
+    # there); DynamoDB answers false to all of those, as the twin does: nothing to compare.
     assume(found[0] != ("moto crashed",))
-    assume(not ('"BOOL"' in repr(stored).replace("'", '"') and any(
-        op in expression for op in (" < ", " <= ", " > ", " >= ", "BETWEEN"))))
+    booleans = '"BOOL"' in (repr(stored) + repr(used)).replace("'", '"')
+    assume(not (booleans and any(op in expression for op in (
+        " < ", " <= ", " > ", " >= ", "BETWEEN", " = ", " <> ", " IN "))))
     assert found[0] == found[1], (expression, used, stored)
 
 
